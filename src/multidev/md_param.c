@@ -1,0 +1,45 @@
+/* md_param.c - parameters of a device line, with environment overrides. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_sdi.h"
+#include "md_log.h"
+#include "md_size.h"
+
+const char *md_param_get(const md_subdev_init_args_t *args, const char *key)
+{
+    for (size_t i = 0; i < args->num_params; i++)
+        if (strcmp(args->params[i].key, key) == 0)
+            return args->params[i].value;
+    return NULL;
+}
+
+int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
+                  const char *key, size_t def, size_t *value)
+{
+    char env_name[128];
+    const char *text;
+    size_t parsed;
+
+    snprintf(env_name, sizeof(env_name), "MULTIDEV_%s_%s", subdev, key);
+    for (char *c = env_name; *c != '\0'; c++)
+        *c = (*c == '-' || *c == '.') ? '_' : (char)toupper((unsigned char)*c);
+
+    text = getenv(env_name);
+    if (text == NULL && args != NULL)
+        text = md_param_get(args, key);
+    if (text == NULL) {
+        *value = def;
+        return MD_OK;
+    }
+    if (md_parse_size(text, &parsed) != 0) {
+        md_log_error("%s: parameter %s='%s' is not a size (bytes with an "
+                     "optional k/m/g suffix)", subdev, key, text);
+        return MD_ERR_CONFIG;
+    }
+    *value = parsed;
+    return MD_OK;
+}

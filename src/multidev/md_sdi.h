@@ -1,0 +1,381 @@
+/*
+ * md_sdi.h - the SubDevice Interface (SDI) of the multidevice.
+ *
+ * This is the only header a subdevice includes from libmultidev. It is the
+ * contract between the multidevice (libmultidev) and the subdevices it loads
+ * at run time (shm, sci, via, myri, ...), in the spirit of P1 §3.2: an
+ * ADI-2-like point-to-point interface with matching done inside the
+ * subdevice.
+ *
+ * Life cycle of a subdevice, driven by the multidevice:
+ *
+ *   1. load:     lt_dlopenext("libmd_<name>"), resolve <name>_LoadDevicePtr
+ *                and call it; it fills an md_subdev_ops_t.  The loader
+ *                checks abi_version and that every mandatory slot is set.
+ *   2. init:     the subdevice learns who it is (rank, node, peers it serves,
+ *                parameters from the node configuration) and writes a small
+ *                "business card" (its address, at most MD_CARD_MAX bytes).
+ *   3. connect:  the multidevice has exchanged the cards of all ranks; the
+ *                subdevice connects to the peers it serves.
+ *   4. (barrier over all ranks)
+ *   5. ready:    optional; called once every rank has connected (shm uses it
+ *                to unlink its segments so that nothing survives a crash).
+ *   6. traffic:  isend/irecv/iprobe/improbe/imrecv/recv_cancel/progress.
+ *   7. finalize.
+ *
+ * Threading: the multidevice serialises calls into one subdevice instance
+ * unless the subdevice sets MD_CAP_THREAD_SAFE.  A subdevice may call the
+ * host upcalls (md_sdi_host_t) from any SDI call made on it, and from its own
+ * progress thread if it has one (MD_CAP_PROGRESS_THREAD).
+ *
+ * Ownership of requests: the multidevice allocates every md_request_t and
+ * fills its public part before handing it to a subdevice.  The subdevice owns
+ * the sd_priv area until it reports completion with host->complete() or
+ * until recv_cancel() returns MD_OK.
+ *
+ * ABI: any change to a struct or function type below bumps
+ * MD_SDI_ABI_VERSION; there are no compatibility shims.
+ */
+#ifndef MD_SDI_H
+#define MD_SDI_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MD_SDI_ABI_VERSION 1
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef enum md_status {
+    MD_OK               = 0,
+    MD_INPROGRESS       = 1,   /**< started; completes later */
+    MD_ERR_NO_RESOURCE  = -2,  /**< back-pressure: retry after progress */
+    MD_ERR_INVALID      = -3,  /**< bad argument */
+    MD_ERR_NO_MEMORY    = -4,
+    MD_ERR_UNSUPPORTED  = -5,  /**< operation not offered by this subdevice */
+    MD_ERR_TRUNCATE     = -6,  /**< message longer than the receive buffer */
+    MD_ERR_NOT_FOUND    = -7,  /**< e.g. cancel of a request already matched */
+    MD_ERR_IO           = -8,  /**< system call failed; see the log */
+    MD_ERR_PEER_FAILED  = -9,  /**< peer process or its NIC firmware died */
+    MD_ERR_TIMEOUT      = -10,
+    MD_ERR_CONFIG       = -11, /**< bad configuration file or parameter */
+    MD_ERR_ABI          = -12, /**< module built against another SDI version */
+    MD_ERR_PROTECTION   = -13, /**< protection key or tag mismatch */
+    MD_ERR_NO_ROUTE     = -14, /**< the connection table has no way to a peer */
+    MD_ERR_NOT_LOADED   = -15, /**< module or symbol could not be loaded */
+} md_status_t;
+
+const char *md_status_string(int status);
+
+/* ------------------------------------------------------------------ */
+/* Envelopes and matching                                              */
+/* ------------------------------------------------------------------ */
+
+#define MD_ANY_SOURCE   (-2)   /**< same values as MPICH's MPI_ANY_SOURCE */
+#define MD_ANY_TAG      (-1)   /**< and MPI_ANY_TAG */
+
+/* Envelope flags */
+#define MD_ENV_F_SYNC   0x1u   /**< MPI_Ssend: the send completes only when
+                                    the receiver has matched it */
+
+/* The envelope travels with every message.  Tags >= 0 are user tags; tags
+ * < 0 are system messages (P1 §3.4) and never match a user receive. */
+typedef struct md_envelope {
+    int32_t  src_rank;    /**< sender's rank in the communicator (matching) */
+    int32_t  src_world;   /**< sender's world rank (routing, ordering) */
+    int32_t  dst_world;   /**< final destination's world rank */
+    int32_t  tag;
+    uint32_t context_id;  /**< communicator context, offset included */
+    uint32_t flags;       /**< MD_ENV_F_* */
+    uint64_t seq;         /**< per (src_world, dst_world) send sequence */
+    uint64_t size;        /**< payload bytes */
+} md_envelope_t;
+
+/* What a receive or probe asks for. */
+typedef struct md_match {
+    int32_t  src_rank;    /**< rank in the communicator or MD_ANY_SOURCE */
+    int32_t  tag;         /**< tag or MD_ANY_TAG (never matches tag < 0) */
+    uint32_t context_id;
+} md_match_t;
+
+static inline int md_match_envelope(const md_match_t *m, const md_envelope_t *e)
+{
+    if (m->context_id != e->context_id)
+        return 0;
+    if (m->src_rank != MD_ANY_SOURCE && m->src_rank != e->src_rank)
+        return 0;
+    if (m->tag == MD_ANY_TAG)
+        return e->tag >= 0;
+    return m->tag == e->tag;
+}
+
+/* Completion status of a receive (or of a probe). */
+typedef struct md_recv_status {
+    int32_t  src_rank;
+    int32_t  src_world;
+    int32_t  tag;
+    int32_t  error;       /**< MD_OK, MD_ERR_TRUNCATE, ... */
+    uint64_t size;        /**< bytes delivered (<= buffer length) */
+    uint64_t msg_size;    /**< bytes the sender sent */
+    int32_t  cancelled;
+    int32_t  subdev;      /**< index of the subdevice that delivered */
+} md_recv_status_t;
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef enum md_req_kind {
+    MD_REQ_SEND  = 1,
+    MD_REQ_RECV  = 2,
+    MD_REQ_MPROBE = 3,    /**< a message taken by improbe, awaiting imrecv */
+} md_req_kind_t;
+
+/* Shared by the duplicates of one receive that was posted on several
+ * subdevices (MPI_ANY_SOURCE, or a peer reachable over more than one
+ * subdevice).  The first subdevice to win the claim delivers. */
+typedef struct md_claim {
+    _Atomic int32_t owner;  /**< -1 while unclaimed, else subdevice index */
+} md_claim_t;
+
+#define MD_REQ_SD_PRIV_WORDS 16
+
+typedef struct md_request md_request_t;
+typedef void (*md_request_cb_t)(md_request_t *req);
+
+struct md_request {
+    /* --- set by the multidevice; read-only for the subdevice --- */
+    uint8_t        kind;          /**< md_req_kind_t */
+    uint8_t        internal;      /**< owned by the multidevice (duplicate) */
+    uint16_t       reserved0;
+    int32_t        peer_world;    /**< send: next hop's world rank;
+                                       recv: sender's world rank or -1 */
+    void          *buf;           /**< contiguous bytes */
+    size_t         len;           /**< send: size; recv: capacity */
+    md_envelope_t  env;           /**< send: the envelope to deliver */
+    md_match_t     match;         /**< recv: what to match */
+    md_claim_t    *claim;         /**< recv duplicates: shared claim; else NULL */
+
+    /* --- written by the subdevice before host->complete() --- */
+    md_recv_status_t status;
+
+    /* --- owned by the multidevice --- */
+    _Atomic int32_t complete;     /**< 1 once finished (status valid) */
+    int32_t        subdev;        /**< index of the carrying subdevice */
+    md_request_t  *orig;          /**< duplicate -> the user's request */
+    md_request_t  *next_dup;      /**< list of a request's duplicates */
+    md_request_cb_t on_complete;  /**< caller's completion callback or NULL */
+    void          *user;          /**< caller's cookie */
+    uint64_t       md_priv[4];
+
+    /* --- private to the subdevice carrying the request --- */
+    uint64_t       sd_priv[MD_REQ_SD_PRIV_WORDS];
+};
+
+/* A subdevice calls this before it consumes a message for a posted receive.
+ * 1: deliver; 0: another subdevice owns this receive already, so look for
+ * another posted receive (P1 §3.3.4, step 3.1). */
+static inline int md_request_claim(md_request_t *req, int subdev_index)
+{
+    int32_t unclaimed = -1;
+    if (req->claim == NULL)
+        return 1;
+    return atomic_compare_exchange_strong(&req->claim->owner, &unclaimed,
+                                          subdev_index) ||
+           unclaimed == subdev_index;
+}
+
+/* ------------------------------------------------------------------ */
+/* Subdevice attributes and capabilities                               */
+/* ------------------------------------------------------------------ */
+
+#define MD_CAP_LOCAL_ONLY      (1ull << 0)  /**< reaches same-node peers only */
+#define MD_CAP_SYSMSG          (1ull << 1)  /**< carries tag < 0 messages */
+#define MD_CAP_IMPROBE         (1ull << 2)  /**< improbe/imrecv available */
+#define MD_CAP_SEND_CANCEL     (1ull << 3)  /**< send_cancel may succeed */
+#define MD_CAP_THREAD_SAFE     (1ull << 4)  /**< callable from many threads */
+#define MD_CAP_PROGRESS_THREAD (1ull << 5)  /**< progresses without the host */
+
+typedef struct md_subdev_attr {
+    uint64_t caps;          /**< MD_CAP_* */
+    double   latency_us;    /**< zero-byte one-way latency estimate */
+    double   bandwidth_MBs; /**< asymptotic bandwidth estimate */
+    size_t   eager_limit;   /**< largest message sent without handshake */
+    size_t   max_msg_size;  /**< largest message; SIZE_MAX if unbounded */
+} md_subdev_attr_t;
+
+/* ------------------------------------------------------------------ */
+/* Parameters and init arguments                                       */
+/* ------------------------------------------------------------------ */
+
+#define MD_CARD_MAX 256     /**< business card bytes per rank per subdevice */
+
+typedef struct md_param {
+    const char *key;
+    const char *value;
+} md_param_t;
+
+typedef enum md_role {
+    MD_ROLE_LOCAL  = 1,     /**< serves peers on this node (shm) */
+    MD_ROLE_GLOBAL = 2,     /**< serves peers on other nodes */
+} md_role_t;
+
+typedef struct md_subdev_init_args {
+    int32_t         world_rank;
+    int32_t         world_size;
+    const int32_t  *node_of_rank;   /**< node index of every world rank */
+    int32_t         my_node;
+    int32_t         num_nodes;
+    const char     *node_name;      /**< this node's name */
+    const char     *job_id;         /**< unique per job; safe in file names */
+    const uint8_t  *serves;         /**< [world_size]: 1 if this subdevice
+                                         carries traffic to/from that rank
+                                         (P1's GetDeviceNodeList) */
+    int             role;           /**< md_role_t */
+    const md_param_t *params;       /**< from the node configuration */
+    size_t          num_params;
+} md_subdev_init_args_t;
+
+/* Cards of all ranks, indexed by world rank; len 0 if a rank does not run
+ * this subdevice. */
+typedef struct md_card_table {
+    int32_t         world_size;
+    const uint8_t  *const *card;
+    const uint16_t *len;
+} md_card_table_t;
+
+/* ------------------------------------------------------------------ */
+/* The function tables                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct md_subdev md_subdev_t;
+typedef struct md_sdi_host md_sdi_host_t;
+
+/* Upcalls the multidevice offers to its subdevices. */
+struct md_sdi_host {
+    /* A request finished: status (receives) is filled.  May be called from
+     * inside any SDI call on the subdevice. */
+    void (*complete)(md_subdev_t *sd, md_request_t *req);
+
+    /* Ordering across subdevices.  Before matching an incoming user message
+     * the subdevice asks arrival_ok(); 0 means an earlier message from the
+     * same sender is still on its way over another subdevice: keep this one
+     * (unmatched, in arrival order) and ask again later.  Once the message
+     * has been matched or queued as unexpected, the subdevice calls
+     * arrived(). */
+    int  (*arrival_ok)(md_subdev_t *sd, const md_envelope_t *env);
+    void (*arrived)(md_subdev_t *sd, const md_envelope_t *env);
+
+    /* A system message (env->tag < 0) arrived; payload is valid only during
+     * the call (the subdevice owns the buffer, P1 §3.4). */
+    void (*sysmsg)(md_subdev_t *sd, const md_envelope_t *env,
+                   const void *payload);
+
+    /* Logging through the multidevice's logger (MULTIDEV_LOG_LEVEL).
+     * level: 0 error, 1 warn, 2 info, 3 debug, 4 trace. */
+    void (*log)(md_subdev_t *sd, int level, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+};
+
+/* Per-message counters every subdevice keeps (shown by MULTIDEV_STATS). */
+typedef struct md_subdev_counters {
+    uint64_t msgs_sent, bytes_sent;
+    uint64_t msgs_recvd, bytes_recvd;
+    uint64_t eager_sent, rndv_sent;     /**< protocol split of msgs_sent */
+    uint64_t unexpected;                /**< arrivals with no posted receive */
+    uint64_t sysmsgs_sent, sysmsgs_recvd;
+} md_subdev_counters_t;
+
+/* One loaded subdevice instance. */
+struct md_subdev {
+    const struct md_subdev_ops *ops;
+    const md_sdi_host_t *host;
+    void                *host_ctx;      /**< the multidevice instance */
+    void                *priv;          /**< the subdevice's own state */
+    int32_t              index;         /**< position in the device list */
+    char                 name[32];
+    md_subdev_attr_t     attr;          /**< filled by init */
+    md_subdev_counters_t counters;
+};
+
+/* Mandatory slots are marked [M]; NULL in an optional slot means
+ * "unsupported". */
+typedef struct md_subdev_ops {
+    uint32_t    abi_version;            /**< [M] MD_SDI_ABI_VERSION */
+    const char *name;                   /**< [M] must equal the module name */
+
+    /* [M] Set up, fill sd->attr and write this rank's card (at most
+     * MD_CARD_MAX bytes) into card, its length into *card_len. */
+    int (*init)(md_subdev_t *sd, const md_subdev_init_args_t *args,
+                void *card, size_t *card_len);
+    /* [M] Connect to the peers this subdevice serves. */
+    int (*connect)(md_subdev_t *sd, const md_card_table_t *cards);
+    /* Every rank has connected. */
+    int (*ready)(md_subdev_t *sd);
+    /* [M] Release everything; outstanding requests are abandoned. */
+    int (*finalize)(md_subdev_t *sd);
+
+    /* [M] Start a send of req->buf/len with req->env to req->peer_world.
+     * A negative req->env.tag makes it a system message (MD_CAP_SYSMSG):
+     * it is sent at once, never matched by a receive, and on arrival the
+     * receiving subdevice supplies the buffer and calls host->sysmsg().
+     * System messages are not subject to arrival_ok() ordering. */
+    int (*isend)(md_subdev_t *sd, md_request_t *req);
+    /* [M] Post a receive for req->match into req->buf (capacity req->len).
+     * If a matching message is already here (and the claim is won) the
+     * request may complete inside the call. */
+    int (*irecv)(md_subdev_t *sd, md_request_t *req);
+    /* [M] Remove a posted receive.  MD_OK: unlinked, will never complete
+     * (the caller completes it as cancelled); MD_ERR_NOT_FOUND: already
+     * matched, it will complete normally. */
+    int (*recv_cancel)(md_subdev_t *sd, md_request_t *req);
+    /* Try to take back a send that has not been matched.  MD_OK: the
+     * message will never be received. */
+    int (*send_cancel)(md_subdev_t *sd, md_request_t *req);
+
+    /* [M] Is a message matching *match here?  *flag = 1 and *status filled
+     * if so.  The message stays queued. */
+    int (*iprobe)(md_subdev_t *sd, const md_match_t *match, int *flag,
+                  md_recv_status_t *status);
+    /* Like iprobe, but dequeue the message and bind it to msg (kind
+     * MD_REQ_MPROBE, status filled) for a later imrecv. */
+    int (*improbe)(md_subdev_t *sd, const md_match_t *match, int *flag,
+                   md_request_t *msg);
+    /* Receive the message bound to msg into req->buf/len; completes req. */
+    int (*imrecv)(md_subdev_t *sd, md_request_t *msg, md_request_t *req);
+
+    /* [M] Make progress; return the number of events (>= 0) or an error. */
+    int (*progress)(md_subdev_t *sd);
+} md_subdev_ops_t;
+
+/* Every subdevice module exports
+ *     int <name>_LoadDevicePtr(md_subdev_ops_t *ops);
+ * which fills *ops and returns MD_OK.  MD_LOAD_DEVICE_PTR(name) declares it
+ * with the right spelling. */
+#define MD_LOAD_DEVICE_PTR_SYMBOL(name) name##_LoadDevicePtr
+#define MD_LOAD_DEVICE_PTR(name) \
+    int MD_LOAD_DEVICE_PTR_SYMBOL(name)(md_subdev_ops_t *ops)
+
+typedef int (*md_load_device_ptr_fn)(md_subdev_ops_t *ops);
+
+/* Looks up a parameter of the device line ("key=value"); NULL if absent. */
+const char *md_param_get(const md_subdev_init_args_t *args, const char *key);
+/* Parameter with environment override and default.  The environment
+ * variable MULTIDEV_<SUBDEV>_<KEY> (upper case) wins over the device line,
+ * which wins over def.  Returns MD_ERR_CONFIG on a malformed size value;
+ * sizes accept suffixes k, m, g (powers of 1024). */
+int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
+                  const char *key, size_t def, size_t *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MD_SDI_H */
