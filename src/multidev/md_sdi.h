@@ -126,6 +126,8 @@ typedef struct md_recv_status {
     uint64_t msg_size;    /**< bytes the sender sent */
     int32_t  cancelled;
     int32_t  subdev;      /**< index of the subdevice that delivered */
+    uint64_t seq;         /**< the envelope's sequence number (probes use
+                               it to report a sender's earliest message) */
 } md_recv_status_t;
 
 /* ------------------------------------------------------------------ */
@@ -173,7 +175,8 @@ struct md_request {
     md_request_t  *next_dup;      /**< list of a request's duplicates */
     md_request_cb_t on_complete;  /**< caller's completion callback or NULL */
     void          *user;          /**< caller's cookie */
-    uint64_t       md_priv[4];
+    md_request_t  *md_next;       /**< pending-send queue link */
+    void          *md_any;        /**< AnyQueue entry of a duplicated recv */
 
     /* --- private to the subdevice carrying the request --- */
     uint64_t       sd_priv[MD_REQ_SD_PRIV_WORDS];

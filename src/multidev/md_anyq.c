@@ -1,0 +1,207 @@
+/*
+ * md_anyq.c - the AnyQueue (P1 §3.3.4): a receive that may be satisfied by
+ * more than one subdevice (MPI_ANY_SOURCE, or a peer reachable over several
+ * subdevices) is posted as one duplicate per subdevice, all sharing one
+ * claim word.  The subdevice that wins the claim delivers; the multidevice
+ * then copies the status into the user's request, completes it, and cancels
+ * the other duplicates (MULTI_CancelAnyRequest).
+ *
+ * The losers are cancelled later, from md_progress, never from inside the
+ * winner's completion upcall: a subdevice completing a request may hold its
+ * own locks, and calling another subdevice's recv_cancel there would order
+ * locks across subdevices (P1 §4 warns of exactly this deadlock).  Losers
+ * cannot deliver in the meantime, because they lost the claim.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_core.h"
+#include "md_log.h"
+
+#define MD_CLAIM_BY_CANCEL MD_MAX_SUBDEVS   /**< the user's MPI_Cancel won */
+
+#define md_req_anyreq(_req) ((_req)->md_any)
+
+static md_anyreq_t *md_anyreq_get(md_t *md)
+{
+    md_anyreq_t *a = md->any_free;
+
+    if (a != NULL)
+        md->any_free = a->next;
+    else if ((a = malloc(sizeof(*a))) == NULL)
+        return NULL;
+    memset(a, 0, sizeof(*a));
+    atomic_init(&a->claim.owner, -1);
+    return a;
+}
+
+static void md_anyreq_put(md_t *md, md_anyreq_t *a)
+{
+    a->next = md->any_free;
+    md->any_free = a;
+}
+
+static void md_anyreq_forget_dup(md_anyreq_t *a, md_request_t *dup)
+{
+    for (int i = 0; i < a->num_dups; i++) {
+        if (a->dups[i] == dup) {
+            a->dups[i] = NULL;
+            a->num_unresolved--;
+        }
+    }
+    free(dup);
+}
+
+static void md_anyreq_queue_cancel(md_t *md, md_anyreq_t *a)
+{
+    a->next = md->any_cancel;
+    md->any_cancel = a;
+}
+
+int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask)
+{
+    md_anyreq_t *a = md_anyreq_get(md);
+    int rc = MD_OK;
+
+    if (a == NULL)
+        return MD_ERR_NO_MEMORY;
+    a->orig = req;
+    req->subdev = -1;
+    md_req_anyreq(req) = a;
+
+    for (int i = 0; i < md->devs.num && rc == MD_OK; i++) {
+        md_subdev_t *sd = md_sd(md, i);
+        md_request_t *dup;
+
+        if (!(mask & (1u << i)))
+            continue;
+        if (atomic_load(&a->claim.owner) != -1)
+            break;      /* an earlier duplicate matched already */
+        dup = malloc(sizeof(*dup));
+        if (dup == NULL) {
+            rc = MD_ERR_NO_MEMORY;
+            break;
+        }
+        memcpy(dup, req, sizeof(*dup));
+        dup->internal = 1;
+        dup->orig = req;
+        dup->claim = &a->claim;
+        dup->subdev = i;
+        dup->on_complete = NULL;
+        atomic_init(&dup->complete, 0);
+        md_req_anyreq(dup) = a;
+        a->dups[a->num_dups++] = dup;
+        a->num_unresolved++;
+        rc = sd->ops->irecv(sd, dup);
+        if (rc != MD_OK) {
+            md_log_error("posting a receive on %s failed: %s", sd->name,
+                         md_status_string(rc));
+            md_anyreq_forget_dup(a, dup);
+        }
+    }
+    if (rc != MD_OK && a->orig != NULL) {
+        /* take back what was posted; the caller reports the error */
+        int32_t unclaimed = -1;
+        if (atomic_compare_exchange_strong(&a->claim.owner, &unclaimed,
+                                           MD_CLAIM_BY_CANCEL)) {
+            a->orig = NULL;
+            md_anyreq_queue_cancel(md, a);
+            md_anyq_drain_cancels(md);
+            return rc;
+        }
+        rc = MD_OK;     /* a duplicate won meanwhile: the receive stands */
+    }
+    return rc;
+}
+
+void md_anyq_dup_complete(md_t *md, md_request_t *dup)
+{
+    md_anyreq_t *a = (md_anyreq_t *)dup->md_any;
+    md_request_t *orig = a->orig;
+
+    if (orig != NULL) {
+        orig->status = dup->status;
+        a->orig = NULL;
+        md_anyreq_forget_dup(a, dup);
+        md_anyreq_queue_cancel(md, a);
+        md_request_done(orig);
+    } else {
+        /* a loser completed although it lost the claim: a subdevice bug */
+        md_log_error("subdevice %d completed a duplicate receive that another "
+                     "subdevice had claimed", dup->subdev);
+        md_anyreq_forget_dup(a, dup);
+    }
+}
+
+int md_anyq_cancel(md_t *md, md_request_t *req)
+{
+    md_anyreq_t *a = req->md_any;
+    int32_t unclaimed = -1;
+
+    if (!atomic_compare_exchange_strong(&a->claim.owner, &unclaimed,
+                                        MD_CLAIM_BY_CANCEL))
+        return MD_ERR_NOT_FOUND;    /* a subdevice matched it first */
+    a->orig = NULL;
+    md_anyreq_queue_cancel(md, a);
+    md_anyq_drain_cancels(md);
+    req->status.cancelled = 1;
+    md_request_done(req);
+    return MD_OK;
+}
+
+void md_anyq_drain_cancels(md_t *md)
+{
+    md_anyreq_t *a = md->any_cancel, *keep = NULL;
+
+    md->any_cancel = NULL;
+    while (a != NULL) {
+        md_anyreq_t *next = a->next;
+
+        for (int i = 0; i < a->num_dups; i++) {
+            md_request_t *dup = a->dups[i];
+            md_subdev_t *sd;
+            int rc;
+
+            if (dup == NULL)
+                continue;
+            sd = md_sd(md, dup->subdev);
+            rc = sd->ops->recv_cancel(sd, dup);
+            if (rc == MD_OK)
+                md_anyreq_forget_dup(a, dup);
+            else if (rc != MD_ERR_NOT_FOUND)
+                md_log_error("cancelling a duplicate receive on %s failed: %s",
+                             sd->name, md_status_string(rc));
+        }
+        if (a->num_unresolved == 0) {
+            md_anyreq_put(md, a);
+        } else {
+            a->next = keep;     /* retry on the next progress */
+            keep = a;
+        }
+        a = next;
+    }
+    while (keep != NULL) {
+        md_anyreq_t *next = keep->next;
+        md_anyreq_queue_cancel(md, keep);
+        keep = next;
+    }
+}
+
+void md_anyq_free_all(md_t *md)
+{
+    md_anyq_drain_cancels(md);
+    while (md->any_cancel != NULL) {     /* abandoned: subdevices are gone */
+        md_anyreq_t *a = md->any_cancel;
+        md->any_cancel = a->next;
+        for (int i = 0; i < a->num_dups; i++)
+            free(a->dups[i]);
+        free(a);
+    }
+    while (md->any_free != NULL) {
+        md_anyreq_t *a = md->any_free;
+        md->any_free = a->next;
+        free(a);
+    }
+}

@@ -1,0 +1,157 @@
+/*
+ * md_core.h - internal state of one multidevice instance.
+ *
+ * Nothing here is visible to subdevices (they see md_sdi.h) or to the MPICH
+ * netmod (it sees multidev.h).
+ */
+#ifndef MD_CORE_H
+#define MD_CORE_H
+
+#include <ltdl.h>
+#include <stdint.h>
+
+#include "md_nodeconf.h"
+#include "multidev.h"
+
+#define MD_MAX_SUBDEVS     8    /**< device list capacity (mask is 8 bits) */
+#define MD_MAX_CLASSES     8    /**< size classes per peer node */
+#define MD_NAME_MAX        64
+#define MD_SYSTAG_HANDLERS 64   /**< user system tags -64 .. -127 */
+
+/* One size class of a route: messages of up to max bytes (inclusive) go
+ * over subdev to next_hop (the peer itself for a direct link). */
+typedef struct md_route_class {
+    size_t  max;
+    int32_t subdev;
+    int32_t next_hop_node;      /**< -1: direct */
+} md_route_class_t;
+
+/* How this node talks to the ranks of one node. */
+typedef struct md_node_route {
+    int32_t          num_classes;     /**< 0: unreachable */
+    md_route_class_t classes[MD_MAX_CLASSES];
+    uint32_t         arrive_mask;     /**< subdevices messages come in on */
+} md_node_route_t;
+
+/* The device list: loaded modules and their instances. */
+typedef struct md_devlist {
+    int          num;
+    md_subdev_t  subdevs[MD_MAX_SUBDEVS];
+    md_subdev_ops_t ops[MD_MAX_SUBDEVS];
+    lt_dlhandle  handles[MD_MAX_SUBDEVS];
+} md_devlist_t;
+
+/* A receive that was posted on several subdevices at once (AnyQueue
+ * entry): the user's request, the claim and the duplicates. */
+typedef struct md_anyreq {
+    md_claim_t        claim;
+    md_request_t     *orig;
+    md_request_t     *dups[MD_MAX_SUBDEVS];
+    int               num_dups;
+    int               num_unresolved;   /**< dups not yet completed/cancelled */
+    struct md_anyreq *next;             /**< free list / cancel queue */
+} md_anyreq_t;
+
+typedef struct md_sysmsg_slot {
+    md_sysmsg_handler_t handler;
+    void               *ctx;
+} md_sysmsg_slot_t;
+
+/* A send the subdevice pushed back (MD_ERR_NO_RESOURCE): retried in order
+ * by md_progress. */
+typedef struct md_pending {
+    md_request_t *head, *tail;          /**< linked through md_priv[0] */
+} md_pending_t;
+
+struct md_comm {
+    uint32_t subdev_mask;               /**< union of members' arrive masks */
+};
+
+struct md {
+    int32_t        rank, size;
+    char           job_id[MD_NAME_MAX];
+    char           node_name[MD_NAME_MAX];
+
+    /* nodes */
+    int32_t        num_nodes;
+    int32_t        my_node;
+    int32_t       *node_of_rank;        /**< [size] */
+    char         (*node_names)[MD_NAME_MAX]; /**< [num_nodes] */
+    int32_t       *node_relay_rank;     /**< [num_nodes] rank relaying there */
+
+    /* configuration, device list, connection table */
+    md_nodeconf_t *conf;                /**< NULL: the default (shm only) */
+    md_devlist_t   devs;
+    int            devs_initialised;    /**< subdevices whose init ran */
+    md_bootstrap_t bootstrap;           /**< valid until md_finalize */
+    uint8_t       *ordered_node;        /**< [num_nodes] arrivals need seq */
+    md_sdi_host_t  host;
+    md_node_route_t *routes;            /**< [num_nodes] */
+    uint32_t       all_mask;            /**< every subdevice that receives */
+
+    /* ordering: per peer world rank */
+    uint64_t      *send_seq;            /**< next seq to send to rank */
+    uint64_t      *recv_seq;            /**< next seq expected from rank */
+
+    /* AnyQueue: free entries and entries whose losers await cancel */
+    md_anyreq_t   *any_free;
+    md_anyreq_t   *any_cancel;
+    md_pending_t   pending;
+
+    md_sysmsg_slot_t sys_handlers[MD_SYSTAG_HANDLERS];
+
+    int            progress_rr;
+    int            print_stats;
+};
+
+/* md_node.c: node membership */
+int  md_nodes_setup(md_t *md, const md_init_params_t *p);
+void md_nodes_free(md_t *md);
+int32_t md_node_index(const md_t *md, const char *name);
+
+/* md_conntab.c: connection table from the configuration */
+int  md_conntab_build(md_t *md);
+void md_conntab_print(const md_t *md);
+const md_route_class_t *md_conntab_lookup(const md_t *md, int32_t dst_world,
+                                          size_t len);
+uint32_t md_conntab_arrive_mask(const md_t *md, int32_t src_world);
+
+/* md_loader.c: device list */
+int  md_loader_load(const char *name, const char *search_path,
+                    md_subdev_ops_t *ops, lt_dlhandle *handle,
+                    char *err, size_t err_len);
+void md_loader_unload(lt_dlhandle handle);
+int  md_loader_validate(const char *name, const md_subdev_ops_t *ops,
+                        char *err, size_t err_len);
+int  md_devlist_load(md_t *md, const char *module_path);
+int  md_devlist_index(const md_t *md, const char *name);
+void md_devlist_unload(md_t *md);
+
+/* md_wireup.c: subdevice init, card exchange, connect, ready */
+int  md_wireup(md_t *md, const md_bootstrap_t *bs);
+/* Collective: every rank passes its local status; all get MD_OK only if
+ * every rank succeeded (failures elsewhere are logged, naming the rank). */
+int  md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc,
+              const char *what);
+
+/* md_host.c: the upcalls offered to subdevices */
+void md_host_setup(md_t *md);
+void md_request_done(md_request_t *req);
+
+/* md_anyq.c: receives posted on several subdevices */
+int  md_anyq_post(md_t *md, md_request_t *req, uint32_t mask);
+void md_anyq_dup_complete(md_t *md, md_request_t *dup);
+int  md_anyq_cancel(md_t *md, md_request_t *req);
+void md_anyq_drain_cancels(md_t *md);
+void md_anyq_free_all(md_t *md);
+
+/* md_pending.c: sends delayed by back-pressure */
+void md_pending_push(md_pending_t *q, md_request_t *req);
+int  md_pending_retry(md_t *md);
+
+static inline md_subdev_t *md_sd(md_t *md, int index)
+{
+    return &md->devs.subdevs[index];
+}
+
+#endif /* MD_CORE_H */

@@ -1,0 +1,210 @@
+/*
+ * md_init.c - bringing a multidevice up and down (P1 §3.2).
+ *
+ *   1. read this node's configuration (MULTIDEV_CONFIG) or take the default
+ *   2. learn which rank runs on which node (one allgather of node names)
+ *   3. load the device list and build the connection table
+ *   4. init the subdevices, exchange cards, connect, ready (md_wireup.c)
+ *
+ * Each step ends in an agreement among all ranks, so an error anywhere ends
+ * md_init everywhere with a message rather than a hang.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "md_core.h"
+#include "md_log.h"
+
+static void md_copy_name(char *dst, const char *src)
+{
+    size_t i = 0;
+
+    for (; src[i] != '\0' && i < MD_NAME_MAX - 1; i++) {
+        char c = src[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+        dst[i] = ok ? c : '_';
+    }
+    dst[i] = '\0';
+}
+
+static int md_config_load(md_t *md, const md_init_params_t *p)
+{
+    const char *path = p->config_path ? p->config_path : getenv("MULTIDEV_CONFIG");
+    const char *name = p->node_name ? p->node_name : getenv("MULTIDEV_NODE");
+    char file[4096], err[MD_NODECONF_ERR_MAX];
+    struct stat st;
+
+    if (name != NULL && *name != '\0')
+        snprintf(md->node_name, MD_NAME_MAX, "%s", name);
+    if (path == NULL || *path == '\0')
+        return MD_OK;
+
+    if (stat(path, &st) != 0) {
+        md_log_error("MULTIDEV_CONFIG=%s: no such file or directory", path);
+        return MD_ERR_CONFIG;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        char host[MD_NAME_MAX] = "";
+        if (md->node_name[0] == '\0' && gethostname(host, sizeof(host) - 1) == 0)
+            snprintf(md->node_name, MD_NAME_MAX, "%s", host);
+        snprintf(file, sizeof(file), "%s/%s.conf", path, md->node_name);
+        if (stat(file, &st) != 0) {
+            md_log_error("MULTIDEV_CONFIG=%s holds no configuration for node "
+                         "%s (expected %s); set MULTIDEV_NODE to one of the "
+                         "nodes mdconfig wrote", path, md->node_name, file);
+            return MD_ERR_CONFIG;
+        }
+    } else {
+        snprintf(file, sizeof(file), "%s", path);
+    }
+    if (md_nodeconf_parse_file(file, &md->conf, err, sizeof(err)) != 0) {
+        md_log_error("%s", err);
+        return MD_ERR_CONFIG;
+    }
+    if (md->node_name[0] != '\0' && strcmp(md->node_name, md->conf->node) != 0) {
+        md_log_error("%s is the configuration of node %s, but this process "
+                     "runs as node %s (MULTIDEV_NODE)", file, md->conf->node,
+                     md->node_name);
+        return MD_ERR_CONFIG;
+    }
+    snprintf(md->node_name, MD_NAME_MAX, "%s", md->conf->node);
+    md_log_info("configuration %s for node %s", file, md->node_name);
+    return MD_OK;
+}
+
+static int md_seq_setup(md_t *md)
+{
+    md->send_seq = calloc((size_t)md->size, sizeof(uint64_t));
+    md->recv_seq = calloc((size_t)md->size, sizeof(uint64_t));
+    md->ordered_node = calloc((size_t)md->num_nodes, 1);
+    if (!md->send_seq || !md->recv_seq || !md->ordered_node)
+        return MD_ERR_NO_MEMORY;
+    for (int32_t n = 0; n < md->num_nodes; n++) {
+        uint32_t m = md->routes[n].arrive_mask;
+        md->ordered_node[n] = (m & (m - 1)) != 0;
+    }
+    return MD_OK;
+}
+
+static void md_teardown(md_t *md)
+{
+    for (int i = md->devs_initialised - 1; i >= 0; i--) {
+        md_subdev_t *sd = md_sd(md, i);
+        int rc = sd->ops->finalize(sd);
+        if (rc != MD_OK)
+            md_log_warn("subdevice %s: finalize: %s", sd->name,
+                        md_status_string(rc));
+    }
+    md->devs_initialised = 0;
+    md_anyq_free_all(md);
+    md_devlist_unload(md);
+    if (md->conf != NULL)
+        md_nodeconf_free(md->conf);
+    md_nodes_free(md);
+    free(md->routes);
+    free(md->send_seq);
+    free(md->recv_seq);
+    free(md->ordered_node);
+    free(md);
+}
+
+int md_init(const md_init_params_t *p, md_t **md_p)
+{
+    const char *module_path;
+    md_t *md;
+    int rc, local;
+
+    *md_p = NULL;
+    if (p == NULL || p->world_size <= 0 || p->world_rank < 0 ||
+        p->world_rank >= p->world_size || p->bootstrap.allgather == NULL)
+        return MD_ERR_INVALID;
+    md = calloc(1, sizeof(*md));
+    if (md == NULL)
+        return MD_ERR_NO_MEMORY;
+    md->rank = p->world_rank;
+    md->size = p->world_size;
+    md->bootstrap = p->bootstrap;
+    md_copy_name(md->job_id, p->job_id ? p->job_id : "job");
+    md_host_setup(md);
+    md_log_init(md->rank);
+    md->print_stats = getenv("MULTIDEV_STATS") && atoi(getenv("MULTIDEV_STATS")) > 0;
+    module_path = p->module_path ? p->module_path : getenv("MULTIDEV_MODULE_PATH");
+
+    local = md_config_load(md, p);
+    rc = md_nodes_setup(md, p);
+    rc = md_agree(md, &md->bootstrap, local != MD_OK ? local : rc,
+                  "reading the node configuration");
+    if (rc != MD_OK)
+        goto err;
+
+    local = md_devlist_load(md, module_path);
+    if (local == MD_OK)
+        local = md_conntab_build(md);
+    if (local == MD_OK)
+        local = md_seq_setup(md);
+    rc = md_agree(md, &md->bootstrap, local, "loading the device list");
+    if (rc != MD_OK)
+        goto err;
+
+    rc = md_wireup(md, &md->bootstrap);
+    if (rc != MD_OK)
+        goto err;
+    md_conntab_print(md);
+    *md_p = md;
+    return MD_OK;
+
+err:
+    md_teardown(md);
+    return rc;
+}
+
+int md_finalize(md_t *md)
+{
+    int rc = MD_OK;
+
+    if (md == NULL)
+        return MD_OK;
+    /* sends still pushed back by a subdevice: give them a bounded chance */
+    for (int spins = 0; md->pending.head != NULL && spins < 1000000; spins++)
+        if (md_progress(md) < 0)
+            break;
+    if (md->pending.head != NULL)
+        md_log_warn("finalize with sends that never left: they are dropped");
+    md_anyq_drain_cancels(md);
+    if (md->print_stats)
+        md_print_stats(md, stderr);
+    if (md->bootstrap.barrier != NULL && md->bootstrap.barrier(md->bootstrap.ctx) != 0)
+        rc = MD_ERR_IO;
+    md_teardown(md);
+    return rc;
+}
+
+int md_comm_create(md_t *md, int32_t size, const int32_t *world_ranks,
+                   md_comm_t **comm_p)
+{
+    md_comm_t *comm = calloc(1, sizeof(*comm));
+
+    if (comm == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (int32_t i = 0; i < size; i++) {
+        if (world_ranks[i] < 0 || world_ranks[i] >= md->size) {
+            free(comm);
+            return MD_ERR_INVALID;
+        }
+        comm->subdev_mask |= md_conntab_arrive_mask(md, world_ranks[i]);
+    }
+    *comm_p = comm;
+    return MD_OK;
+}
+
+void md_comm_free(md_t *md, md_comm_t *comm)
+{
+    (void)md;
+    free(comm);
+}

@@ -1,0 +1,119 @@
+/*
+ * md_node.c - which rank runs on which node.
+ *
+ * Every rank publishes its node name (MULTIDEV_NODE, the node of its
+ * configuration file, or the host name) in one allgather.  Without an
+ * explicit name, the launcher's node map decides membership; names then only
+ * label the nodes.  Emulated nodes on one host are simply distinct names.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "md_core.h"
+#include "md_log.h"
+
+int32_t md_node_index(const md_t *md, const char *name)
+{
+    for (int32_t n = 0; n < md->num_nodes; n++)
+        if (strcmp(md->node_names[n], name) == 0)
+            return n;
+    return -1;
+}
+
+/* Numbers nodes 0.. in order of their lowest rank. */
+static int md_nodes_from_names(md_t *md, char (*names)[MD_NAME_MAX])
+{
+    for (int32_t r = 0; r < md->size; r++) {
+        int32_t n = md_node_index(md, names[r]);
+        if (n < 0) {
+            n = md->num_nodes++;
+            memcpy(md->node_names[n], names[r], MD_NAME_MAX);
+        }
+        md->node_of_rank[r] = n;
+    }
+    return MD_OK;
+}
+
+static int md_nodes_from_launcher(md_t *md, const int32_t *launcher,
+                                  char (*names)[MD_NAME_MAX])
+{
+    int32_t *seen = malloc(sizeof(*seen) * (size_t)md->size);
+
+    if (seen == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (int32_t r = 0; r < md->size; r++) {
+        int32_t n = -1;
+        for (int32_t k = 0; k < md->num_nodes; k++)
+            if (seen[k] == launcher[r])
+                n = k;
+        if (n < 0) {
+            n = md->num_nodes++;
+            seen[n] = launcher[r];
+            memcpy(md->node_names[n], names[r], MD_NAME_MAX);
+        }
+        md->node_of_rank[r] = n;
+    }
+    free(seen);
+    return MD_OK;
+}
+
+int md_nodes_setup(md_t *md, const md_init_params_t *p)
+{
+    char (*names)[MD_NAME_MAX];
+    int explicit_name = md->node_name[0] != '\0';
+    int rc;
+
+    if (!explicit_name && gethostname(md->node_name, MD_NAME_MAX - 1) != 0)
+        snprintf(md->node_name, MD_NAME_MAX, "localhost");
+    md->node_name[MD_NAME_MAX - 1] = '\0';
+
+    names = calloc((size_t)md->size, MD_NAME_MAX);
+    md->node_of_rank = calloc((size_t)md->size, sizeof(int32_t));
+    md->node_names = calloc((size_t)md->size, MD_NAME_MAX);
+    md->node_relay_rank = calloc((size_t)md->size, sizeof(int32_t));
+    if (!names || !md->node_of_rank || !md->node_names || !md->node_relay_rank) {
+        free(names);
+        return MD_ERR_NO_MEMORY;
+    }
+
+    rc = p->bootstrap.allgather(p->bootstrap.ctx, md->node_name, names,
+                                MD_NAME_MAX);
+    if (rc != 0) {
+        md_log_error("exchanging node names with the launcher failed (%d)", rc);
+        free(names);
+        return MD_ERR_IO;
+    }
+    for (int32_t r = 0; r < md->size; r++)
+        names[r][MD_NAME_MAX - 1] = '\0';
+
+    if (!explicit_name && p->launcher_node_of_rank != NULL)
+        rc = md_nodes_from_launcher(md, p->launcher_node_of_rank, names);
+    else
+        rc = md_nodes_from_names(md, names);
+    free(names);
+    if (rc != MD_OK)
+        return rc;
+
+    md->my_node = md->node_of_rank[md->rank];
+    for (int32_t n = 0; n < md->num_nodes; n++)
+        md->node_relay_rank[n] = -1;
+    for (int32_t r = md->size - 1; r >= 0; r--)
+        md->node_relay_rank[md->node_of_rank[r]] = r;
+
+    md_log_info("node %s (%d of %d nodes), %d ranks in the job", md->node_name,
+                md->my_node, md->num_nodes, md->size);
+    return MD_OK;
+}
+
+void md_nodes_free(md_t *md)
+{
+    free(md->node_of_rank);
+    free(md->node_names);
+    free(md->node_relay_rank);
+    md->node_of_rank = NULL;
+    md->node_names = NULL;
+    md->node_relay_rank = NULL;
+}

@@ -1,0 +1,302 @@
+/*
+ * md_p2p.c - point-to-point dispatch (P1 §3.3): the connection table picks
+ * the subdevice of a send by destination and size; a receive goes to the
+ * subdevices its sender's messages can arrive on, duplicated through the
+ * AnyQueue when there are several.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "md_core.h"
+#include "md_log.h"
+
+static inline int md_mask_single(uint32_t mask)
+{
+    return mask != 0 && (mask & (mask - 1)) == 0;
+}
+
+static inline uint32_t md_recv_mask(const md_t *md, int32_t src_world,
+                                    const md_comm_t *comm)
+{
+    if (src_world >= 0)
+        return md_conntab_arrive_mask(md, src_world);
+    return comm != NULL ? comm->subdev_mask : md->all_mask;
+}
+
+static void md_request_reset(md_request_t *req, uint8_t kind)
+{
+    req->kind = kind;
+    req->internal = 0;
+    req->claim = NULL;
+    req->orig = NULL;
+    req->next_dup = NULL;
+    memset(&req->status, 0, sizeof(req->status));
+    atomic_store_explicit(&req->complete, 0, memory_order_relaxed);
+}
+
+static int md_send_start(md_t *md, md_request_t *req)
+{
+    md_subdev_t *sd = md_sd(md, req->subdev);
+    int rc;
+
+    if (md->pending.head != NULL) {     /* keep posting order */
+        md_pending_push(&md->pending, req);
+        return MD_OK;
+    }
+    rc = sd->ops->isend(sd, req);
+    if (rc == MD_ERR_NO_RESOURCE) {
+        md_pending_push(&md->pending, req);
+        return MD_OK;
+    }
+    if (rc != MD_OK)
+        md_log_error("send of %zu bytes to rank %d over %s failed: %s",
+                     req->len, req->env.dst_world, sd->name,
+                     md_status_string(rc));
+    return rc;
+}
+
+static int md_send_route(md_t *md, md_request_t *req, int32_t dst_world,
+                         size_t len)
+{
+    const md_route_class_t *c;
+
+    if (dst_world < 0 || dst_world >= md->size) {
+        md_log_error("send to rank %d: there are ranks 0..%d", dst_world,
+                     md->size - 1);
+        return MD_ERR_INVALID;
+    }
+    c = md_conntab_lookup(md, dst_world, len);
+    if (c == NULL)
+        return MD_ERR_NO_ROUTE;     /* md_init checked every peer */
+    req->subdev = c->subdev;
+    req->peer_world = c->next_hop_node < 0
+                          ? dst_world : md->node_relay_rank[c->next_hop_node];
+    return MD_OK;
+}
+
+int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
+             int32_t dst_world, int32_t src_rank, int32_t tag,
+             uint32_t context_id, uint32_t flags)
+{
+    int rc;
+
+    if (tag < 0) {
+        md_log_error("send with tag %d: negative tags are reserved for system "
+                     "messages", tag);
+        return MD_ERR_INVALID;
+    }
+    md_request_reset(req, MD_REQ_SEND);
+    rc = md_send_route(md, req, dst_world, len);
+    if (rc != MD_OK)
+        return rc;
+    req->buf = (void *)buf;
+    req->len = len;
+    req->env = (md_envelope_t){
+        .src_rank = src_rank, .src_world = md->rank, .dst_world = dst_world,
+        .tag = tag, .context_id = context_id, .flags = flags,
+        .seq = md->send_seq[dst_world], .size = len,
+    };
+    rc = md_send_start(md, req);
+    if (rc == MD_OK)
+        md->send_seq[dst_world]++;
+    return rc;
+}
+
+int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
+                    int32_t tag, const void *buf, size_t len)
+{
+    int rc;
+
+    if (tag >= 0) {
+        md_log_error("system message with tag %d: system tags are negative",
+                     tag);
+        return MD_ERR_INVALID;
+    }
+    md_request_reset(req, MD_REQ_SEND);
+    rc = md_send_route(md, req, dst_world, len);
+    if (rc != MD_OK)
+        return rc;
+    req->buf = (void *)buf;
+    req->len = len;
+    req->env = (md_envelope_t){
+        .src_rank = md->rank, .src_world = md->rank, .dst_world = dst_world,
+        .tag = tag, .size = len,
+    };
+    rc = md_send_start(md, req);
+    if (rc == MD_OK)
+        md_sd(md, req->subdev)->counters.sysmsgs_sent++;
+    return rc;
+}
+
+/* Among the subdevices in mask, the one holding the message a receive or
+ * probe for *m must take first: a sender's earliest message (lowest seq)
+ * when two subdevices hold messages of the same sender.  -1: none. */
+static int md_probe_earliest(md_t *md, uint32_t mask, const md_match_t *m,
+                             md_recv_status_t *best)
+{
+    int found = -1;
+
+    for (int i = 0; i < md->devs.num; i++) {
+        md_subdev_t *sd = md_sd(md, i);
+        md_recv_status_t st;
+        int flag = 0;
+
+        if (!(mask & (1u << i)))
+            continue;
+        if (sd->ops->iprobe(sd, m, &flag, &st) != MD_OK || !flag)
+            continue;
+        if (found < 0 || (st.src_world == best->src_world && st.seq < best->seq)) {
+            found = i;
+            *best = st;
+            best->subdev = i;
+        }
+    }
+    return found;
+}
+
+int md_irecv(md_t *md, md_request_t *req, void *buf, size_t len,
+             int32_t src_world, int32_t src_rank, int32_t tag,
+             uint32_t context_id, const md_comm_t *comm)
+{
+    uint32_t mask = md_recv_mask(md, src_world, comm);
+    md_recv_status_t st;
+    int target;
+
+    md_request_reset(req, MD_REQ_RECV);
+    req->buf = buf;
+    req->len = len;
+    req->peer_world = src_world;
+    req->match = (md_match_t){ .src_rank = src_rank, .tag = tag,
+                               .context_id = context_id };
+    if (mask == 0) {
+        md_log_error("receive from rank %d: no subdevice carries its messages",
+                     src_world);
+        return MD_ERR_NO_ROUTE;
+    }
+    if (md_mask_single(mask)) {
+        target = __builtin_ctz(mask);
+    } else {
+        /* P1 §3.3.4 step 1: a message already here is taken directly */
+        target = md_probe_earliest(md, mask, &req->match, &st);
+        if (target < 0)
+            return md_anyq_post(md, req, mask);
+    }
+    req->subdev = target;
+    return md_sd(md, target)->ops->irecv(md_sd(md, target), req);
+}
+
+int md_iprobe(md_t *md, int32_t src_world, int32_t src_rank, int32_t tag,
+              uint32_t context_id, const md_comm_t *comm, int *flag,
+              md_recv_status_t *status)
+{
+    md_match_t m = { .src_rank = src_rank, .tag = tag,
+                     .context_id = context_id };
+
+    *flag = md_probe_earliest(md, md_recv_mask(md, src_world, comm), &m,
+                              status) >= 0;
+    return MD_OK;
+}
+
+int md_improbe(md_t *md, md_request_t *msg, int32_t src_world,
+               int32_t src_rank, int32_t tag, uint32_t context_id,
+               const md_comm_t *comm, int *flag)
+{
+    uint32_t mask = md_recv_mask(md, src_world, comm);
+    md_match_t m = { .src_rank = src_rank, .tag = tag,
+                     .context_id = context_id };
+    md_recv_status_t st;
+    md_subdev_t *sd;
+    int target;
+
+    *flag = 0;
+    md_request_reset(msg, MD_REQ_MPROBE);
+    msg->match = m;
+    msg->peer_world = src_world;
+    target = md_probe_earliest(md, mask, &m, &st);
+    if (target < 0)
+        return MD_OK;
+    sd = md_sd(md, target);
+    if (sd->ops->improbe == NULL) {
+        md_log_error("%s does not support MPI_Improbe/MPI_Mprobe", sd->name);
+        return MD_ERR_UNSUPPORTED;
+    }
+    msg->subdev = target;
+    return sd->ops->improbe(sd, &m, flag, msg);
+}
+
+int md_imrecv(md_t *md, md_request_t *msg, md_request_t *req, void *buf,
+              size_t len)
+{
+    md_subdev_t *sd = md_sd(md, msg->subdev);
+
+    md_request_reset(req, MD_REQ_RECV);
+    req->buf = buf;
+    req->len = len;
+    req->match = msg->match;
+    req->peer_world = msg->status.src_world;
+    req->subdev = msg->subdev;
+    return sd->ops->imrecv(sd, msg, req);
+}
+
+int md_cancel_recv(md_t *md, md_request_t *req)
+{
+    md_subdev_t *sd;
+    int rc;
+
+    if (md_request_is_complete(req))
+        return MD_ERR_NOT_FOUND;
+    if (req->subdev < 0)
+        return md_anyq_cancel(md, req);
+    sd = md_sd(md, req->subdev);
+    rc = sd->ops->recv_cancel(sd, req);
+    if (rc == MD_OK) {
+        req->status.cancelled = 1;
+        md_request_done(req);
+    }
+    return rc;
+}
+
+int md_cancel_send(md_t *md, md_request_t *req)
+{
+    md_subdev_t *sd = md_sd(md, req->subdev);
+    int rc;
+
+    /* A cancelled send would leave a hole in the sequence numbers the
+     * receiver waits on; only senders whose messages take one subdevice
+     * may cancel. */
+    if (md_request_is_complete(req) || sd->ops->send_cancel == NULL ||
+        md->ordered_node[md->node_of_rank[req->env.dst_world]])
+        return MD_ERR_NOT_FOUND;
+    rc = sd->ops->send_cancel(sd, req);
+    if (rc == MD_OK) {
+        req->status.cancelled = 1;
+        md_request_done(req);
+    }
+    return rc;
+}
+
+int md_progress(md_t *md)
+{
+    int events = 0, n = md->devs.num, start;
+
+    if (md->any_cancel != NULL)
+        md_anyq_drain_cancels(md);
+    if (md->pending.head != NULL)
+        events += md_pending_retry(md);
+    if (n == 1) {
+        int rc = md_sd(md, 0)->ops->progress(md_sd(md, 0));
+        return rc < 0 ? rc : events + rc;
+    }
+    start = md->progress_rr;
+    md->progress_rr = start + 1 == n ? 0 : start + 1;
+    for (int k = 0; k < n; k++) {
+        int i = start + k < n ? start + k : start + k - n;
+        md_subdev_t *sd = md_sd(md, i);
+        int rc = sd->ops->progress(sd);
+        if (rc < 0)
+            return rc;
+        events += rc;
+    }
+    return events;
+}

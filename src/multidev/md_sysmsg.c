@@ -1,0 +1,53 @@
+/*
+ * md_sysmsg.c - system messages: one-sided messages with negative tags that
+ * the runtime, not the application, sends (P1 §3.4).  The receiving
+ * subdevice supplies the buffer and hands the payload to the handler of the
+ * tag.  Tags -1..-63 belong to the multidevice, the rest to callers
+ * (md_sysmsg_register).
+ */
+#include "config.h"
+
+#include "md_core.h"
+#include "md_log.h"
+#include "md_sysmsg.h"
+
+static int md_systag_slot(int32_t tag)
+{
+    int32_t slot = MD_SYSTAG_USER_FIRST - tag;
+
+    return (tag <= MD_SYSTAG_USER_FIRST && slot < MD_SYSTAG_HANDLERS) ? slot : -1;
+}
+
+int md_sysmsg_register(md_t *md, int32_t tag, md_sysmsg_handler_t handler,
+                       void *ctx)
+{
+    int slot = md_systag_slot(tag);
+
+    if (slot < 0) {
+        md_log_error("system message tag %d is outside the range open to "
+                     "callers (%d..%d)", tag,
+                     MD_SYSTAG_USER_FIRST - MD_SYSTAG_HANDLERS + 1,
+                     MD_SYSTAG_USER_FIRST);
+        return MD_ERR_INVALID;
+    }
+    md->sys_handlers[slot].handler = handler;
+    md->sys_handlers[slot].ctx = ctx;
+    return MD_OK;
+}
+
+void md_sysmsg_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
+                        const void *payload)
+{
+    int slot = md_systag_slot(env->tag);
+
+    sd->counters.sysmsgs_recvd++;
+    if (slot >= 0 && md->sys_handlers[slot].handler != NULL) {
+        md->sys_handlers[slot].handler(md->sys_handlers[slot].ctx,
+                                       env->src_world, env->tag, payload,
+                                       env->size);
+        return;
+    }
+    md_log_error("system message with tag %d from rank %d over %s has no "
+                 "handler; %llu bytes dropped", env->tag, env->src_world,
+                 sd->name, (unsigned long long)env->size);
+}

@@ -1,0 +1,221 @@
+/*
+ * md_wireup.c - bring the device list up across the job (P1 §3.2, steps
+ * 5-7): init every subdevice, exchange their business cards, connect, wait
+ * for everybody, then tell them the job is ready.
+ *
+ * Every step that can fail on one rank is followed by an agreement round,
+ * so a failure anywhere ends md_init on every rank with a message, instead
+ * of leaving the others waiting in a collective.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_core.h"
+#include "md_log.h"
+
+int md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc, const char *what)
+{
+    int32_t mine = local_rc, *all;
+    int rc = MD_OK;
+
+    all = malloc(sizeof(*all) * (size_t)md->size);
+    if (all == NULL)
+        return MD_ERR_NO_MEMORY;
+    if (bs->allgather(bs->ctx, &mine, all, sizeof(mine)) != 0) {
+        md_log_error("%s: the launcher's allgather failed", what);
+        free(all);
+        return MD_ERR_IO;
+    }
+    for (int32_t r = 0; r < md->size && rc == MD_OK; r++) {
+        if (all[r] == MD_OK)
+            continue;
+        rc = r == md->rank ? all[r] : MD_ERR_PEER_FAILED;
+        if (r != md->rank)
+            md_log_error("%s failed on rank %d (%s); see its messages", what,
+                         r, md_status_string(all[r]));
+    }
+    free(all);
+    return rc;
+}
+
+static void md_wireup_serves(const md_t *md, int index, uint8_t *serves)
+{
+    for (int32_t r = 0; r < md->size; r++) {
+        const md_node_route_t *route = &md->routes[md->node_of_rank[r]];
+        int uses = (route->arrive_mask >> index) & 1u;
+
+        for (int32_t c = 0; c < route->num_classes; c++)
+            uses |= route->classes[c].subdev == index;
+        serves[r] = (uint8_t)uses;
+    }
+}
+
+static int md_wireup_role(const md_t *md, const uint8_t *serves)
+{
+    for (int32_t r = 0; r < md->size; r++)
+        if (serves[r] && md->node_of_rank[r] != md->my_node)
+            return MD_ROLE_GLOBAL;
+    return MD_ROLE_LOCAL;
+}
+
+/* Calls every subdevice's init and packs the cards into one blob:
+ * repeated { u8 name_len, name, u16 card_len, card }. */
+static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
+{
+    uint8_t *serves = calloc((size_t)md->size, 1);
+    md_param_t params[64];
+    size_t used = 0;
+    int rc = MD_OK;
+
+    if (serves == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (int i = 0; i < md->devs.num && rc == MD_OK; i++) {
+        md_subdev_t *sd = md_sd(md, i);
+        const md_nodeconf_device_t *dev =
+            md->conf ? md_nodeconf_find_device(md->conf, sd->name) : NULL;
+        md_subdev_init_args_t args = {
+            .world_rank = md->rank, .world_size = md->size,
+            .node_of_rank = md->node_of_rank, .my_node = md->my_node,
+            .num_nodes = md->num_nodes, .node_name = md->node_name,
+            .job_id = md->job_id, .serves = serves, .params = params,
+        };
+        size_t name_len = strlen(sd->name), card_len = 0;
+
+        md_wireup_serves(md, i, serves);
+        args.role = md_wireup_role(md, serves);
+        for (size_t k = 0; dev && k < dev->num_params && k < 64; k++) {
+            params[k].key = dev->params[k].key;
+            params[k].value = dev->params[k].value;
+            args.num_params = k + 1;
+        }
+        rc = sd->ops->init(sd, &args, blob + used + 1 + name_len + 2, &card_len);
+        if (rc != MD_OK) {
+            md_log_error("subdevice %s: init failed: %s", sd->name,
+                         md_status_string(rc));
+            break;
+        }
+        if (card_len > MD_CARD_MAX) {
+            md_log_error("subdevice %s wrote a %zu-byte card (max %d)",
+                         sd->name, card_len, MD_CARD_MAX);
+            rc = MD_ERR_INVALID;
+            break;
+        }
+        blob[used] = (uint8_t)name_len;
+        memcpy(blob + used + 1, sd->name, name_len);
+        blob[used + 1 + name_len] = (uint8_t)(card_len & 0xff);
+        blob[used + 2 + name_len] = (uint8_t)(card_len >> 8);
+        used += 3 + name_len + card_len;
+        md->devs_initialised = i + 1;
+    }
+    free(serves);
+    *blob_len = used;
+    return rc;
+}
+
+/* Finds subdevice name's card in one rank's blob. */
+static const uint8_t *md_wireup_find_card(const uint8_t *blob, size_t len,
+                                          const char *name, uint16_t *card_len)
+{
+    size_t pos = 0, name_len = strlen(name);
+
+    while (pos + 3 <= len) {
+        size_t nl = blob[pos];
+        uint16_t cl;
+
+        if (pos + 3 + nl > len)
+            break;
+        cl = (uint16_t)(blob[pos + 1 + nl] | (blob[pos + 2 + nl] << 8));
+        if (nl == name_len && memcmp(blob + pos + 1, name, nl) == 0) {
+            *card_len = cl;
+            return blob + pos + 3 + nl;
+        }
+        pos += 3 + nl + cl;
+    }
+    *card_len = 0;
+    return NULL;
+}
+
+static int md_wireup_connect_all(md_t *md, const uint8_t *blobs,
+                                 const uint32_t *lens, size_t stride)
+{
+    const uint8_t **cards = calloc((size_t)md->size, sizeof(*cards));
+    uint16_t *card_lens = calloc((size_t)md->size, sizeof(*card_lens));
+    int rc = MD_OK;
+
+    if (cards == NULL || card_lens == NULL) {
+        rc = MD_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (int i = 0; i < md->devs.num && rc == MD_OK; i++) {
+        md_subdev_t *sd = md_sd(md, i);
+        md_card_table_t table = { .world_size = md->size, .card = cards,
+                                  .len = card_lens };
+
+        for (int32_t r = 0; r < md->size; r++)
+            cards[r] = md_wireup_find_card(blobs + (size_t)r * stride, lens[r],
+                                           sd->name, &card_lens[r]);
+        rc = sd->ops->connect(sd, &table);
+        if (rc != MD_OK)
+            md_log_error("subdevice %s: connect failed: %s", sd->name,
+                         md_status_string(rc));
+    }
+out:
+    free(cards);
+    free(card_lens);
+    return rc;
+}
+
+int md_wireup(md_t *md, const md_bootstrap_t *bs)
+{
+    size_t blob_cap = (size_t)md->devs.num * (3 + 32 + MD_CARD_MAX);
+    uint8_t *mine = calloc(1, blob_cap ? blob_cap : 1), *all = NULL;
+    uint32_t *lens = calloc((size_t)md->size, sizeof(*lens)), my_len, stride = 0;
+    size_t used = 0;
+    int rc;
+
+    if (mine == NULL || lens == NULL) {
+        free(mine);
+        free(lens);
+        return MD_ERR_NO_MEMORY;
+    }
+    rc = md_wireup_init_all(md, mine, &used);
+    rc = md_agree(md, bs, rc, "subdevice initialisation");
+    if (rc != MD_OK)
+        goto out;
+
+    my_len = (uint32_t)used;
+    if (bs->allgather(bs->ctx, &my_len, lens, sizeof(my_len)) != 0) {
+        rc = MD_ERR_IO;
+        goto out;
+    }
+    for (int32_t r = 0; r < md->size; r++)
+        stride = lens[r] > stride ? lens[r] : stride;
+    stride = stride ? stride : 1;
+    all = calloc((size_t)md->size, stride);
+    if (all == NULL) {
+        rc = MD_ERR_NO_MEMORY;
+        goto out;
+    }
+    if (bs->allgather(bs->ctx, mine, all, stride) != 0) {
+        md_log_error("exchanging subdevice cards failed");
+        rc = MD_ERR_IO;
+        goto out;
+    }
+    rc = md_wireup_connect_all(md, all, lens, stride);
+    rc = md_agree(md, bs, rc, "connecting the subdevices");
+    for (int i = 0; i < md->devs.num && rc == MD_OK; i++) {
+        md_subdev_t *sd = md_sd(md, i);
+        if (sd->ops->ready != NULL)
+            rc = sd->ops->ready(sd);
+        if (rc != MD_OK)
+            md_log_error("subdevice %s: ready failed: %s", sd->name,
+                         md_status_string(rc));
+    }
+out:
+    free(mine);
+    free(all);
+    free(lens);
+    return rc;
+}
