@@ -1,0 +1,379 @@
+/*
+ * md_nodeconf.c - the in-memory per-node configuration: building it,
+ * freeing it, looking things up.  Parsing is md_nodeconf_parse.c, writing
+ * md_nodeconf_write.c.  The arrays stay in canonical order (see
+ * md_nodeconf_internal.h) so that every lookup is a binary search.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_lines.h"
+#include "md_nodeconf_internal.h"
+
+static int name_ok(const char *name)
+{
+    return name != NULL &&
+           md_name_valid(name, strlen(name), MD_NODECONF_NAME_LEN);
+}
+
+/* Makes room in *array (of elem-sized items, n in use) for one more.  The
+ * capacity is implicit: 8, then doubled whenever n reaches a power of two,
+ * so no capacity field is needed in the public structs. */
+static int grow(void **array, size_t n, size_t elem)
+{
+    size_t cap;
+    void *p;
+
+    if (n == 0)
+        cap = 8;
+    else if (n >= 8 && (n & (n - 1)) == 0)
+        cap = 2 * n;
+    else
+        return 0;
+    p = realloc(*array, cap * elem);
+    if (p == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *array = p;
+    return 0;
+}
+
+md_nodeconf_t *md_nodeconf_new(const char *node)
+{
+    md_nodeconf_t *conf;
+
+    if (node != NULL && node[0] != '\0' && !name_ok(node)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    conf = calloc(1, sizeof(*conf));
+    if (conf == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    conf->version = MD_NODECONF_VERSION;
+    if (node != NULL)
+        strcpy(conf->node, node);
+    strcpy(conf->source, "<memory>");
+    return conf;
+}
+
+int md_nodeconf_value_valid(const char *value)
+{
+    for (const char *p = value; *p != '\0'; p++)
+        if (*p <= ' ' || *p >= 0x7f || *p == '#')
+            return 0;
+    return 1;
+}
+
+static void free_params(md_nodeconf_kv_t *params, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(params[i].key);
+        free(params[i].value);
+    }
+    free(params);
+}
+
+static int copy_params(md_nodeconf_device_t *dev,
+                       const md_nodeconf_kv_t *params, size_t n)
+{
+    dev->params = NULL;
+    dev->num_params = 0;
+    if (n == 0)
+        return 0;
+    dev->params = calloc(n, sizeof(*dev->params));
+    if (dev->params == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        dev->params[i].key = strdup(params[i].key);
+        dev->params[i].value = strdup(params[i].value);
+        dev->num_params = i + 1;
+        if (dev->params[i].key == NULL || dev->params[i].value == NULL) {
+            free_params(dev->params, dev->num_params);
+            dev->params = NULL;
+            dev->num_params = 0;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int params_valid(const md_nodeconf_kv_t *params, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (params[i].key == NULL || params[i].value == NULL ||
+            !name_ok(params[i].key) ||
+            !md_nodeconf_value_valid(params[i].value))
+            return 0;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(params[i].key, params[j].key) == 0)
+                return 0;
+    }
+    return 1;
+}
+
+md_nodeconf_device_t *md_nodeconf_insert_device(md_nodeconf_t *conf,
+                                                const char *name,
+                                                const md_nodeconf_kv_t *params,
+                                                size_t num_params)
+{
+    md_nodeconf_device_t *dev;
+
+    if (!name_ok(name) || (num_params > 0 && params == NULL) ||
+        !params_valid(params, num_params)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (md_nodeconf_find_device(conf, name) != NULL) {
+        errno = EEXIST;
+        return NULL;
+    }
+    if (grow((void **)&conf->devices, conf->num_devices,
+             sizeof(*conf->devices)) != 0)
+        return NULL;
+    dev = &conf->devices[conf->num_devices];
+    memset(dev, 0, sizeof(*dev));
+    strcpy(dev->name, name);
+    if (copy_params(dev, params, num_params) != 0) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    conf->num_devices++;
+    return dev;
+}
+
+/* Routes are ordered by (peer, min). */
+static int route_cmp(const md_nodeconf_route_t *r, const char *peer,
+                     size_t min)
+{
+    int c = strcmp(r->peer, peer);
+
+    if (c != 0)
+        return c;
+    return r->min < min ? -1 : r->min > min ? 1 : 0;
+}
+
+/* Index of the first route not ordered before (peer, min). */
+static size_t route_lower_bound(const md_nodeconf_t *conf, const char *peer,
+                                size_t min)
+{
+    size_t lo = 0, hi = conf->num_routes;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (route_cmp(&conf->routes[mid], peer, min) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+md_nodeconf_route_t *md_nodeconf_insert_route(md_nodeconf_t *conf,
+                                              const char *peer, size_t min,
+                                              size_t max, const char *subdev,
+                                              const char *next_hop)
+{
+    md_nodeconf_route_t *r;
+    size_t at;
+
+    if (next_hop == NULL || strcmp(next_hop, "-") == 0)
+        next_hop = "";                   /* direct, as in the text form */
+    if (!name_ok(peer) || !name_ok(subdev) ||
+        (next_hop[0] != '\0' && !name_ok(next_hop)) || min > max ||
+        min == MD_SIZE_INF) {
+        errno = EINVAL;
+        return NULL;
+    }
+    /* appending in order is the common case (mdconfig, its own files) */
+    if (conf->num_routes == 0 ||
+        route_cmp(&conf->routes[conf->num_routes - 1], peer, min) < 0)
+        at = conf->num_routes;
+    else
+        at = route_lower_bound(conf, peer, min);
+    if (at < conf->num_routes &&
+        route_cmp(&conf->routes[at], peer, min) == 0) {
+        errno = EEXIST;
+        return NULL;
+    }
+    if (grow((void **)&conf->routes, conf->num_routes,
+             sizeof(*conf->routes)) != 0)
+        return NULL;
+    memmove(&conf->routes[at + 1], &conf->routes[at],
+            (conf->num_routes - at) * sizeof(*conf->routes));
+    conf->num_routes++;
+    r = &conf->routes[at];
+    memset(r, 0, sizeof(*r));
+    strcpy(r->peer, peer);
+    r->min = min;
+    r->max = max;
+    strcpy(r->subdev, subdev);
+    strcpy(r->next_hop, next_hop);
+    return r;
+}
+
+static size_t arrive_lower_bound(const md_nodeconf_t *conf, const char *peer)
+{
+    size_t lo = 0, hi = conf->num_arrives;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(conf->arrives[mid].peer, peer) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int subdev_list_valid(const char *const *subdevs, size_t n)
+{
+    if (n == 0 || subdevs == NULL)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!name_ok(subdevs[i]))
+            return 0;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(subdevs[i], subdevs[j]) == 0)
+                return 0;
+    }
+    return 1;
+}
+
+md_nodeconf_arrive_t *md_nodeconf_insert_arrive(md_nodeconf_t *conf,
+                                                const char *peer,
+                                                const char *const *subdevs,
+                                                size_t num_subdevs)
+{
+    md_nodeconf_arrive_t *a;
+    size_t at;
+
+    if (!name_ok(peer) || !subdev_list_valid(subdevs, num_subdevs)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (conf->num_arrives == 0 ||
+        strcmp(conf->arrives[conf->num_arrives - 1].peer, peer) < 0)
+        at = conf->num_arrives;
+    else
+        at = arrive_lower_bound(conf, peer);
+    if (at < conf->num_arrives && strcmp(conf->arrives[at].peer, peer) == 0) {
+        errno = EEXIST;
+        return NULL;
+    }
+    char (*list)[MD_NODECONF_NAME_MAX] = calloc(num_subdevs, sizeof(*list));
+    if (list == NULL ||
+        grow((void **)&conf->arrives, conf->num_arrives,
+             sizeof(*conf->arrives)) != 0) {
+        free(list);
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (size_t i = 0; i < num_subdevs; i++)
+        strcpy(list[i], subdevs[i]);
+    memmove(&conf->arrives[at + 1], &conf->arrives[at],
+            (conf->num_arrives - at) * sizeof(*conf->arrives));
+    conf->num_arrives++;
+    a = &conf->arrives[at];
+    memset(a, 0, sizeof(*a));
+    strcpy(a->peer, peer);
+    a->subdevs = list;
+    a->num_subdevs = num_subdevs;
+    return a;
+}
+
+int md_nodeconf_add_device(md_nodeconf_t *conf, const char *name,
+                           const md_nodeconf_kv_t *params, size_t num_params)
+{
+    return md_nodeconf_insert_device(conf, name, params, num_params) != NULL
+               ? 0 : -1;
+}
+
+int md_nodeconf_add_route(md_nodeconf_t *conf, const char *peer, size_t min,
+                          size_t max, const char *subdev, const char *next_hop)
+{
+    return md_nodeconf_insert_route(conf, peer, min, max, subdev, next_hop)
+               != NULL ? 0 : -1;
+}
+
+int md_nodeconf_add_arrive(md_nodeconf_t *conf, const char *peer,
+                           const char *const *subdevs, size_t num_subdevs)
+{
+    return md_nodeconf_insert_arrive(conf, peer, subdevs, num_subdevs) != NULL
+               ? 0 : -1;
+}
+
+void md_nodeconf_free(md_nodeconf_t *conf)
+{
+    if (conf == NULL)
+        return;
+    for (size_t i = 0; i < conf->num_devices; i++)
+        free_params(conf->devices[i].params, conf->devices[i].num_params);
+    for (size_t i = 0; i < conf->num_arrives; i++)
+        free(conf->arrives[i].subdevs);
+    free(conf->devices);
+    free(conf->routes);
+    free(conf->arrives);
+    free(conf);
+}
+
+const md_nodeconf_device_t *md_nodeconf_find_device(const md_nodeconf_t *conf,
+                                                    const char *name)
+{
+    /* few devices (one per subdevice type): a scan is the fastest */
+    if (conf == NULL || name == NULL)
+        return NULL;
+    for (size_t i = 0; i < conf->num_devices; i++)
+        if (strcmp(conf->devices[i].name, name) == 0)
+            return &conf->devices[i];
+    return NULL;
+}
+
+const md_nodeconf_route_t *md_nodeconf_find_route(const md_nodeconf_t *conf,
+                                                  const char *peer,
+                                                  size_t size)
+{
+    size_t at;
+
+    if (conf == NULL || peer == NULL || conf->num_routes == 0)
+        return NULL;
+    /* the route holding size is the last one with min <= size */
+    at = route_lower_bound(conf, peer, size);
+    if (at < conf->num_routes &&
+        route_cmp(&conf->routes[at], peer, size) == 0)
+        return &conf->routes[at];
+    if (at == 0)
+        return NULL;
+    const md_nodeconf_route_t *r = &conf->routes[at - 1];
+    if (strcmp(r->peer, peer) != 0 || size > r->max)
+        return NULL;
+    return r;
+}
+
+const md_nodeconf_route_t *md_nodeconf_last_route(const md_nodeconf_t *conf,
+                                                  const char *peer)
+{
+    size_t at = route_lower_bound(conf, peer, MD_SIZE_INF);
+
+    if (at < conf->num_routes && strcmp(conf->routes[at].peer, peer) == 0)
+        return &conf->routes[at];         /* min == MD_SIZE_INF: impossible */
+    if (at == 0 || strcmp(conf->routes[at - 1].peer, peer) != 0)
+        return NULL;
+    return &conf->routes[at - 1];
+}
+
+const md_nodeconf_arrive_t *md_nodeconf_find_arrive(const md_nodeconf_t *conf,
+                                                    const char *peer)
+{
+    size_t at;
+
+    if (conf == NULL || peer == NULL)
+        return NULL;
+    at = arrive_lower_bound(conf, peer);
+    if (at < conf->num_arrives && strcmp(conf->arrives[at].peer, peer) == 0)
+        return &conf->arrives[at];
+    return NULL;
+}
