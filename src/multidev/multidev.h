@@ -7,9 +7,11 @@
  * requests stay in the caller.
  *
  * A request lives in memory the caller owns (the netmod embeds it in the MPI
- * request).  The multidevice fills its status and sets complete; if
- * on_complete is set it is called once, from inside md_progress() or from
- * the call that started the request.
+ * request).  The caller sets req->on_complete (or NULL) and req->user before
+ * starting it; the starting call fills everything else.  The multidevice
+ * fills its status and sets complete; if on_complete is set it is called
+ * once, from inside md_progress() or from the call that started the
+ * request.
  *
  * Environment (each documented in doc/environment.md):
  *   MULTIDEV_CONFIG       node configuration file, or a directory holding

@@ -1,0 +1,311 @@
+/*
+ * tloop.c - a loop-back test subdevice: messages a rank sends to itself.
+ *
+ * Compiled twice (-DTLOOP_NAME=tloopa / tloopb) so one process can load two
+ * subdevices and exercise the multidevice's cross-subdevice logic: size
+ * split, AnyQueue duplicates, ordering hold-back, cancel, probe, system
+ * messages.  Parameter delay=N makes a sent message arrive only after N
+ * progress calls, so one subdevice can be made "slower" than the other.
+ * Messages are copied at send time (eager); MD_ENV_F_SYNC sends complete
+ * when matched.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_sdi.h"
+
+#define TLOOP_STR2(x) #x
+#define TLOOP_STR(x) TLOOP_STR2(x)
+
+typedef struct tloop_msg {
+    md_envelope_t     env;
+    void             *data;
+    int               delay;
+    md_request_t     *sync_req;    /* sync send waiting for its match */
+    struct tloop_msg *next;
+} tloop_msg_t;
+
+typedef struct tloop_list {
+    tloop_msg_t *head, *tail;
+} tloop_list_t;
+
+typedef struct tloop {
+    int          delay;
+    tloop_list_t in_flight;
+    tloop_list_t unexpected;
+    md_request_t *posted[256];     /* in posting order */
+    int          num_posted;
+} tloop_t;
+
+static void tloop_list_push(tloop_list_t *l, tloop_msg_t *m)
+{
+    m->next = NULL;
+    if (l->tail)
+        l->tail->next = m;
+    else
+        l->head = m;
+    l->tail = m;
+}
+
+static void tloop_list_unlink(tloop_list_t *l, tloop_msg_t *prev, tloop_msg_t *m)
+{
+    if (prev)
+        prev->next = m->next;
+    else
+        l->head = m->next;
+    if (l->tail == m)
+        l->tail = prev;
+}
+
+static void tloop_msg_free(tloop_msg_t *m)
+{
+    free(m->data);
+    free(m);
+}
+
+/* Copies a message into a receive and completes both sides. */
+static void tloop_deliver(md_subdev_t *sd, tloop_msg_t *m, md_request_t *req)
+{
+    size_t n = m->env.size < req->len ? m->env.size : req->len;
+
+    memcpy(req->buf, m->data, n);
+    req->status.src_rank = m->env.src_rank;
+    req->status.src_world = m->env.src_world;
+    req->status.tag = m->env.tag;
+    req->status.size = n;
+    req->status.msg_size = m->env.size;
+    req->status.seq = m->env.seq;
+    req->status.error = n < m->env.size ? MD_ERR_TRUNCATE : MD_OK;
+    sd->counters.msgs_recvd++;
+    sd->counters.bytes_recvd += n;
+    if (m->sync_req)
+        sd->host->complete(sd, m->sync_req);
+    sd->host->complete(sd, req);
+    tloop_msg_free(m);
+}
+
+static int tloop_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
+                      void *card, size_t *card_len)
+{
+    tloop_t *t = calloc(1, sizeof(*t));
+    const char *delay = md_param_get(args, "delay");
+
+    (void)card;
+    if (t == NULL)
+        return MD_ERR_NO_MEMORY;
+    t->delay = delay ? atoi(delay) : 0;
+    sd->priv = t;
+    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
+    sd->attr.eager_limit = SIZE_MAX;
+    sd->attr.max_msg_size = SIZE_MAX;
+    *card_len = 0;
+    return MD_OK;
+}
+
+static int tloop_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    (void)sd; (void)cards;
+    return MD_OK;
+}
+
+static void tloop_free_list(tloop_list_t *l)
+{
+    while (l->head) {
+        tloop_msg_t *m = l->head;
+        l->head = m->next;
+        tloop_msg_free(m);
+    }
+}
+
+static int tloop_finalize(md_subdev_t *sd)
+{
+    tloop_t *t = sd->priv;
+
+    tloop_free_list(&t->in_flight);
+    tloop_free_list(&t->unexpected);
+    free(t);
+    return MD_OK;
+}
+
+static int tloop_isend(md_subdev_t *sd, md_request_t *req)
+{
+    tloop_t *t = sd->priv;
+    tloop_msg_t *m = calloc(1, sizeof(*m));
+
+    if (m == NULL || (m->data = malloc(req->len ? req->len : 1)) == NULL) {
+        free(m);
+        return MD_ERR_NO_MEMORY;
+    }
+    memcpy(m->data, req->buf, req->len);
+    m->env = req->env;
+    m->delay = t->delay;
+    sd->counters.msgs_sent++;
+    sd->counters.bytes_sent += req->len;
+    sd->counters.eager_sent++;
+    if (req->env.tag >= 0 && (req->env.flags & MD_ENV_F_SYNC))
+        m->sync_req = req;
+    tloop_list_push(&t->in_flight, m);
+    if (m->sync_req == NULL)
+        sd->host->complete(sd, req);
+    return MD_OK;
+}
+
+/* First posted receive that matches and whose claim this subdevice wins. */
+static md_request_t *tloop_take_posted(md_subdev_t *sd, const md_envelope_t *env)
+{
+    tloop_t *t = sd->priv;
+
+    for (int i = 0; i < t->num_posted; i++) {
+        md_request_t *req = t->posted[i];
+        if (!md_match_envelope(&req->match, env) ||
+            !md_request_claim(req, sd->index))
+            continue;
+        memmove(&t->posted[i], &t->posted[i + 1],
+                sizeof(t->posted[0]) * (size_t)(t->num_posted - i - 1));
+        t->num_posted--;
+        return req;
+    }
+    return NULL;
+}
+
+static int tloop_progress(md_subdev_t *sd)
+{
+    tloop_t *t = sd->priv;
+    int events = 0;
+
+    for (tloop_msg_t *m = t->in_flight.head; m; m = m->next)
+        if (m->delay > 0)
+            m->delay--;
+    while (t->in_flight.head && t->in_flight.head->delay == 0) {
+        tloop_msg_t *m = t->in_flight.head;
+        md_request_t *req;
+
+        if (m->env.tag >= 0 && !sd->host->arrival_ok(sd, &m->env))
+            break;      /* an earlier message is on another subdevice */
+        tloop_list_unlink(&t->in_flight, NULL, m);
+        events++;
+        if (m->env.tag < 0) {
+            sd->host->sysmsg(sd, &m->env, m->data);
+            tloop_msg_free(m);
+            continue;
+        }
+        req = tloop_take_posted(sd, &m->env);
+        sd->host->arrived(sd, &m->env);
+        if (req != NULL) {
+            tloop_deliver(sd, m, req);
+        } else {
+            sd->counters.unexpected++;
+            tloop_list_push(&t->unexpected, m);
+        }
+    }
+    return events;
+}
+
+static tloop_msg_t *tloop_find_unexpected(tloop_t *t, const md_match_t *match,
+                                          tloop_msg_t **prev_p)
+{
+    tloop_msg_t *prev = NULL;
+
+    for (tloop_msg_t *m = t->unexpected.head; m; prev = m, m = m->next) {
+        if (md_match_envelope(match, &m->env)) {
+            *prev_p = prev;
+            return m;
+        }
+    }
+    return NULL;
+}
+
+static int tloop_irecv(md_subdev_t *sd, md_request_t *req)
+{
+    tloop_t *t = sd->priv;
+    tloop_msg_t *prev, *m = tloop_find_unexpected(t, &req->match, &prev);
+
+    if (m != NULL && md_request_claim(req, sd->index)) {
+        tloop_list_unlink(&t->unexpected, prev, m);
+        tloop_deliver(sd, m, req);
+        return MD_OK;
+    }
+    if (t->num_posted == 256)
+        return MD_ERR_NO_RESOURCE;
+    t->posted[t->num_posted++] = req;
+    return MD_OK;
+}
+
+static int tloop_recv_cancel(md_subdev_t *sd, md_request_t *req)
+{
+    tloop_t *t = sd->priv;
+
+    for (int i = 0; i < t->num_posted; i++) {
+        if (t->posted[i] != req)
+            continue;
+        memmove(&t->posted[i], &t->posted[i + 1],
+                sizeof(t->posted[0]) * (size_t)(t->num_posted - i - 1));
+        t->num_posted--;
+        return MD_OK;
+    }
+    return MD_ERR_NOT_FOUND;
+}
+
+static void tloop_fill_status(const tloop_msg_t *m, md_recv_status_t *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->src_rank = m->env.src_rank;
+    st->src_world = m->env.src_world;
+    st->tag = m->env.tag;
+    st->size = m->env.size;
+    st->msg_size = m->env.size;
+    st->seq = m->env.seq;
+}
+
+static int tloop_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
+                        md_recv_status_t *st)
+{
+    tloop_msg_t *prev, *m = tloop_find_unexpected(sd->priv, match, &prev);
+
+    *flag = m != NULL;
+    if (m != NULL)
+        tloop_fill_status(m, st);
+    return MD_OK;
+}
+
+static int tloop_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
+                         md_request_t *msg)
+{
+    tloop_t *t = sd->priv;
+    tloop_msg_t *prev, *m = tloop_find_unexpected(t, match, &prev);
+
+    *flag = m != NULL;
+    if (m == NULL)
+        return MD_OK;
+    tloop_list_unlink(&t->unexpected, prev, m);
+    tloop_fill_status(m, &msg->status);
+    msg->sd_priv[0] = (uint64_t)(uintptr_t)m;
+    return MD_OK;
+}
+
+static int tloop_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
+{
+    tloop_deliver(sd, (tloop_msg_t *)(uintptr_t)msg->sd_priv[0], req);
+    return MD_OK;
+}
+
+#define TLOOP_CAT2(a, b) a##b
+#define TLOOP_CAT(a, b) TLOOP_CAT2(a, b)
+
+MD_LOAD_DEVICE_PTR(TLOOP_NAME);
+MD_LOAD_DEVICE_PTR(TLOOP_NAME)
+{
+    ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->name = TLOOP_STR(TLOOP_NAME);
+    ops->init = tloop_init;
+    ops->connect = tloop_connect;
+    ops->finalize = tloop_finalize;
+    ops->isend = tloop_isend;
+    ops->irecv = tloop_irecv;
+    ops->recv_cancel = tloop_recv_cancel;
+    ops->iprobe = tloop_iprobe;
+    ops->improbe = tloop_improbe;
+    ops->imrecv = tloop_imrecv;
+    ops->progress = tloop_progress;
+    return MD_OK;
+}
