@@ -90,10 +90,12 @@ if ! command -v mpicc.mpich >/dev/null || ! command -v mpicc.openmpi >/dev/null;
     "$ROOT/scripts/setup-deps.sh"
   fi
 fi
-command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
+if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null; then
   die "Debian's MPICH is missing (packages mpich, libmpich-dev: scripts/setup-deps.sh)"
-command -v mpicc.openmpi >/dev/null && command -v mpiexec.openmpi >/dev/null ||
+fi
+if ! command -v mpicc.openmpi >/dev/null || ! command -v mpiexec.openmpi >/dev/null; then
   die "Debian's Open MPI is missing (packages openmpi-bin, libopenmpi-dev: scripts/setup-deps.sh)"
+fi
 MPIS+=(mpich openmpi)
 
 # mpi_cc NAME: the compiler wrapper of one MPI.
@@ -123,7 +125,7 @@ mpi_launch() {
       LAUNCH=(mpiexec.mpich -n "$NP")
       if [ "$BIND" -eq 1 ]; then LAUNCH+=(-bind-to core); fi ;;
     openmpi)
-      LAUNCH=(mpiexec.openmpi -n "$NP" --mca pml ob1 --mca btl self,vader)
+      LAUNCH=(mpiexec.openmpi -n "$NP" --mca pml ob1 --mca btl "self,vader")
       if [ "$(id -u)" -eq 0 ]; then LAUNCH+=(--allow-run-as-root); fi
       if [ "$BIND" -eq 1 ]; then LAUNCH+=(--bind-to core); else LAUNCH+=(--bind-to none); fi ;;
   esac

@@ -102,6 +102,12 @@ static void pingpong_checked(struct pp_ctx *c, size_t size, long first_seq, long
         } else {
             memset(c->rbuf, 0x5a, size);
             MPI_Recv(c->rbuf, (int)size, MPI_BYTE, src, recv_tag(c, PING_TAG), c->comm, &st);
+#ifdef BENCH_FAULT_INJECTION
+            /* Test builds only (test/mpi/run.sh): spoil one byte of one message
+             * per size, to show that --check notices. */
+            if (size > 0 && seq == first_seq)
+                c->rbuf[size - 1] ^= 0x40;
+#endif
             check_received(c, size, seq, PING_TAG, &st);
             bench_fill(c->sbuf, size, (uint64_t)seq, c->me);
             MPI_Send(c->sbuf, (int)size, MPI_BYTE, c->peer, PONG_TAG, c->comm);
