@@ -176,13 +176,13 @@ int main(int argc, char **argv)
         size_t size = sizes[s];
         long n = bench_scale_iters(o.iters, size, iter_floor);
         long w = bench_scale_iters(o.warmup, size, warm_floor);
-        MPI_Barrier(MPI_COMM_WORLD);
+        bench_sync(MPI_COMM_WORLD, active);
         if (!active) {
-            MPI_Barrier(MPI_COMM_WORLD);
+            bench_sync(MPI_COMM_WORLD, active);
             continue;
         }
         run_windows(&c, size, 0, w);
-        MPI_Barrier(MPI_COMM_WORLD);
+        bench_sync(MPI_COMM_WORLD, active);
         double t0 = MPI_Wtime();
         run_windows(&c, size, w * o.window, n);
         double t1 = MPI_Wtime();

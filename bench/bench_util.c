@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int parse_size(const char *s, size_t *out)
@@ -246,6 +247,24 @@ size_t bench_verify(const unsigned char *buf, size_t size, uint64_t seq, int sen
         }
     }
     return (size_t)-1;
+}
+
+void bench_sync(MPI_Comm comm, int active)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(comm, &req);
+    if (active) {
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        return;
+    }
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            struct timespec ts = {0, 200 * 1000}; /* 200 us */
+            nanosleep(&ts, NULL);
+        }
+    }
 }
 
 const char *bench_size_str(size_t size, char *buf, size_t len)

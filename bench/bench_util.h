@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mpi.h>
+
 #define BENCH_MAX_SIZES 64
 
 struct bench_opts {
@@ -51,6 +53,11 @@ size_t bench_verify(const unsigned char *buf, size_t size, uint64_t seq, int sen
 
 /* Expected byte at offset off (for error messages). */
 unsigned char bench_expected_byte(size_t size, uint64_t seq, int sender, size_t off);
+
+/* Barrier over comm.  Ranks outside the measured pair (active == 0) wait
+ * for it by testing and sleeping instead of spinning, so that on a machine
+ * with fewer cores than ranks they do not steal the pair's CPU time. */
+void bench_sync(MPI_Comm comm, int active);
 
 /* Formats a size with a K/M suffix when exact (for messages). */
 const char *bench_size_str(size_t size, char *buf, size_t len);

@@ -69,79 +69,39 @@ done
 command -v python3 >/dev/null || die "python3 is needed for the report (scripts/setup-deps.sh)"
 
 # --- the three MPIs -----------------------------------------------------------
+# shellcheck source=bench/mpi-common.sh
+. "$BENCH/mpi-common.sh"
+
 MPIS=()
 if [ "$BASELINES_ONLY" -eq 0 ]; then
-  if [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mpiexec" ]; then
+  if bench_mpi_available ours; then
     MPIS+=(ours)
   else
-    cat >&2 <<EOF
+    cat >&2 <<EOT
 compare-mpi: our MPICH is not installed: $PREFIX/bin/mpicc and
 $PREFIX/bin/mpiexec are missing.  Build it first (see doc/hacking.md and
 mpich/build-mpich.sh), or run with --baselines-only to measure only Debian's
 MPICH and Open MPI.
-EOF
+EOT
     exit 2
   fi
 fi
 
-if ! command -v mpicc.mpich >/dev/null || ! command -v mpicc.openmpi >/dev/null; then
+if ! bench_mpi_available mpich || ! bench_mpi_available openmpi; then
   if [ "$SETUP" -eq 1 ]; then
     echo "compare-mpi: Debian's MPI packages missing; running scripts/setup-deps.sh" >&2
     "$ROOT/scripts/setup-deps.sh"
   fi
 fi
-if ! command -v mpicc.mpich >/dev/null || ! command -v mpiexec.mpich >/dev/null; then
+bench_mpi_available mpich ||
   die "Debian's MPICH is missing (packages mpich, libmpich-dev: scripts/setup-deps.sh)"
-fi
-if ! command -v mpicc.openmpi >/dev/null || ! command -v mpiexec.openmpi >/dev/null; then
+bench_mpi_available openmpi ||
   die "Debian's Open MPI is missing (packages openmpi-bin, libopenmpi-dev: scripts/setup-deps.sh)"
-fi
 MPIS+=(mpich openmpi)
-
-# mpi_cc NAME: the compiler wrapper of one MPI.
-mpi_cc() {
-  case "$1" in
-    ours) echo "$PREFIX/bin/mpicc" ;;
-    mpich) echo mpicc.mpich ;;
-    openmpi) echo mpicc.openmpi ;;
-  esac
-}
-
-# mpi_launch NAME: fills LAUNCH with the launcher command for $NP ranks.
-#   ours, mpich: MPICH's hydra; it does not bind by default and needs no
-#     special environment as root or on 2 cores (Debian's MPICH is ch4:ucx;
-#     UCX picks its shared-memory transports by itself).
-#   openmpi: refuses to run as root without --allow-run-as-root (or the two
-#     OMPI_ALLOW_RUN_AS_ROOT* variables, set below); binds to cores by default,
-#     so --bind-to none makes it match hydra; pml ob1 with the self and vader
-#     (shared memory) BTLs is its fastest on-node path and keeps it from
-#     probing for network hardware.
-mpi_launch() {
-  case "$1" in
-    ours)
-      LAUNCH=("$PREFIX/bin/mpiexec" -n "$NP")
-      if [ "$BIND" -eq 1 ]; then LAUNCH+=(-bind-to core); fi ;;
-    mpich)
-      LAUNCH=(mpiexec.mpich -n "$NP")
-      if [ "$BIND" -eq 1 ]; then LAUNCH+=(-bind-to core); fi ;;
-    openmpi)
-      LAUNCH=(mpiexec.openmpi -n "$NP" --mca pml ob1 --mca btl "self,vader")
-      if [ "$(id -u)" -eq 0 ]; then LAUNCH+=(--allow-run-as-root); fi
-      if [ "$BIND" -eq 1 ]; then LAUNCH+=(--bind-to core); else LAUNCH+=(--bind-to none); fi ;;
-  esac
-}
-if [ "$(id -u)" -eq 0 ]; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
 
 # --- build ----------------------------------------------------------------------
 for m in "${MPIS[@]}"; do
-  mkdir -p "$WORK/$m"
-  for p in pingpong bandwidth; do
-    "$(mpi_cc "$m")" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
-      -o "$WORK/$m/$p" "$BENCH/$p.c" "$BENCH/bench_util.c" ||
-      die "building $p with $(mpi_cc "$m") failed"
-  done
+  bench_build "$m" "$WORK/$m" || die "building the benchmarks with $m failed"
 done
 
 # --- run, interleaved -----------------------------------------------------------
@@ -149,20 +109,7 @@ RESULTS="$WORK/results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$RESULTS"
 echo "compare-mpi: ${MPIS[*]} on $NP ranks, $REPEATS run(s) each, $(nproc) cores;" \
      "raw outputs in $RESULTS"
-FAILED=0
-
-run_one() { # run_one MPI PROG REP ARGS...
-  local m=$1 p=$2 r=$3; shift 3
-  local out="$RESULTS/$m.$p.$r.txt" err="$RESULTS/$m.$p.$r.err"
-  mpi_launch "$m"
-  if ! timeout --kill-after=10 "$TIMEOUT" "${LAUNCH[@]}" "$WORK/$m/$p" "$@" >"$out" 2>"$err"
-  then
-    echo "compare-mpi: run $r of $p with $m FAILED (exit or timeout ${TIMEOUT}s); stderr:" >&2
-    tail -n 20 "$err" >&2
-    mv "$out" "$out.failed"
-    FAILED=1
-  fi
-}
+BENCH_FAILED=0
 
 n=${#MPIS[@]}
 for ((r = 1; r <= REPEATS; r++)); do
@@ -171,10 +118,11 @@ for ((r = 1; r <= REPEATS; r++)); do
   for ((i = 0; i < n; i++)); do order+=("${MPIS[$(((i + r - 1) % n))]}"); done
   for p in pingpong bandwidth; do
     for m in "${order[@]}"; do
+      bench_mpi_launch "$m" "$NP"
       if [ "$p" = pingpong ]; then
-        run_one "$m" "$p" "$r" ${PP_ARGS[@]+"${PP_ARGS[@]}"}
+        bench_run "$m" "$p" "$r" "${LAUNCH[@]}" "$WORK/$m/$p" ${PP_ARGS[@]+"${PP_ARGS[@]}"}
       else
-        run_one "$m" "$p" "$r" ${BW_ARGS[@]+"${BW_ARGS[@]}"}
+        bench_run "$m" "$p" "$r" "${LAUNCH[@]}" "$WORK/$m/$p" ${BW_ARGS[@]+"${BW_ARGS[@]}"}
       fi
       printf '.'
     done
@@ -189,9 +137,9 @@ done
 
 set +e
 IFS=,
-python3 "$BENCH/compare_report.py" "$RESULTS" "$STAT" "${MPIS[*]}" | tee "$RESULTS/report.txt"
+python3 "$BENCH/compare_report.py" --goal mpi "$RESULTS" "$STAT" "${MPIS[*]}" | tee "$RESULTS/report.txt"
 status=${PIPESTATUS[0]}
 unset IFS
 set -e
-if [ "$FAILED" -eq 1 ] && [ "$status" -lt 3 ]; then status=3; fi
+if [ "$BENCH_FAILED" -eq 1 ] && [ "$status" -lt 3 ]; then status=3; fi
 exit "$status"

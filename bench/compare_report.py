@@ -1,41 +1,47 @@
 #!/usr/bin/env python3
-"""Summarises the raw outputs of bench/compare-mpi.sh.
+"""Summarises the raw outputs of the bench/*.sh comparison scripts.
 
-usage: compare_report.py RESULTS_DIR STAT MPI[,MPI...]
+usage: compare_report.py [--goal G] [--programs P,...] RESULTS_DIR STAT LABEL,LABEL...
 
-RESULTS_DIR holds <mpi>.<prog>.<rep>.txt files, each the stdout of one run of
-pingpong or bandwidth ("size value" lines, '#' comments).  STAT is 'median' or
-'best' (lowest latency, highest bandwidth).  Prints one table per program with
-the ratios of ours to each baseline, then the verdict on the issue-2 goals.
-Exit status: 0 goals met (or not applicable), 1 a goal missed, 3 data missing.
+RESULTS_DIR holds <label>.<prog>.<rep>.txt files, each the stdout of one run
+of pingpong or bandwidth ("size value" lines, '#' comments).  A label names
+one measured configuration: an MPI (ours, mpich, openmpi), a receive mode
+(specific, anysource) or a rank pair (AB, BC, AC).  STAT is 'median' or
+'best' (lowest latency, highest bandwidth).  Prints one table per program
+with the ratios of the first label to each other one, then the verdict:
+
+  --goal mpi        (compare-mpi.sh) 8 B latency ours <= Debian MPICH;
+                    1 MiB bandwidth ours >= 0.9 x Open MPI
+  --goal anysource  (anysource.sh)   ANY_SOURCE latency <= 1.1 x specific
+  --goal route      (route.sh)       forwarded A-C latency vs A-B + B-C;
+                    4 MiB A->C bandwidth >= 0.8 x the slower hop
+  --goal none
+
+Exit status: 0 goals met (or not evaluated), 1 a goal missed, 3 data missing.
 """
+import argparse
 import os
 import re
 import statistics
 import sys
 
-LAT_SIZE = 8                # goal 1: latency at 8 B ...
-LAT_LIMIT = 1.0             # ... ours / Debian MPICH at most this
-BW_SIZE = 1 << 20           # goal 2: bandwidth at 1 MiB ...
-BW_LIMIT = 0.9              # ... ours / Open MPI at least this
-
-LABEL = {"ours": "ours", "mpich": "mpich", "openmpi": "openmpi"}
+PROGS = {
+    "pingpong": ("Ping-pong latency", "us, half round trip", False, 3),
+    "bandwidth": ("Streaming bandwidth", "MB/s = 10^6 B/s", True, 1),
+}
 
 
-def read_runs(results, mpi, prog):
-    """Returns {size: [value per run]} for one MPI and program."""
+def read_runs(results, label, prog):
+    """Returns {size: [value per run]} for one label and program."""
     data = {}
-    pat = re.compile(r"^%s\.%s\.(\d+)\.txt$" % (re.escape(mpi), re.escape(prog)))
+    pat = re.compile(r"^%s\.%s\.(\d+)\.txt$" % (re.escape(label), re.escape(prog)))
     for name in sorted(os.listdir(results)):
         if not pat.match(name):
             continue
         with open(os.path.join(results, name)) as f:
             for line in f:
-                line = line.strip()
-                if not line or line.startswith("#"):
-                    continue
                 parts = line.split()
-                if len(parts) < 2:
+                if len(parts) < 2 or parts[0].startswith("#"):
                     continue
                 try:
                     data.setdefault(int(parts[0]), []).append(float(parts[1]))
@@ -64,74 +70,150 @@ def fmt(v, width, prec):
     return ("%*.*f" % (width, prec, v)) if v is not None else "%*s" % (width, "-")
 
 
-def table(title, unit, prog, mpis, stat, higher, prec, runs_of):
-    per = {m: read_runs(runs_of, m, prog) for m in mpis}
-    sizes = sorted(set().union(*[set(d) for d in per.values()]))
-    nrep = max([len(v) for d in per.values() for v in d.values()] or [0])
-    better = "higher" if higher else "lower"
-    print("\n== %s (%s, %s of %d run(s), %s is better) ==" % (title, unit, stat, nrep, better))
-    hdr = "%8s" % "size" + "".join("%11s" % LABEL[m] for m in mpis)
-    base = [m for m in mpis if m != mpis[0]]
-    hdr += "".join("%14s" % ("%s/%s" % (mpis[0], b)) for b in base)
-    print(hdr)
-    summary = {}
-    for s in sizes:
-        vals = {m: pick(per[m].get(s, []), stat, higher) for m in mpis}
-        summary[s] = vals
-        line = "%8s" % size_str(s) + "".join(fmt(vals[m], 11, prec) for m in mpis)
-        for b in base:
-            a, v = vals[mpis[0]], vals[b]
-            line += fmt(a / v if a is not None and v else None, 14, 3)
-        print(line)
-    return per, summary
-
-
-def spread(values, prec):
+def runs_str(values, prec):
     if not values:
         return "no data"
     return "runs: " + " ".join("%.*f" % (prec, v) for v in values)
 
 
-def main():
-    results, stat, mpis = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
-    lat_per, lat = table("Ping-pong latency", "us, half round trip", "pingpong", mpis, stat,
-                         False, 3, results)
-    bw_per, bw = table("Streaming bandwidth", "MB/s = 10^6 B/s, window 64", "bandwidth", mpis,
-                       stat, True, 1, results)
+class Results:
+    def __init__(self, results, stat, labels):
+        self.results, self.stat, self.labels = results, stat, labels
+        self.raw = {}     # (prog, label) -> {size: [runs]}
+        self.value = {}   # (prog, label) -> {size: statistic}
 
-    print("\n== Verdict ==")
-    status = 0
-    if "ours" not in mpis:
+    def load(self, prog):
+        higher = PROGS[prog][2]
+        for lab in self.labels:
+            runs = read_runs(self.results, lab, prog)
+            self.raw[(prog, lab)] = runs
+            self.value[(prog, lab)] = {s: pick(v, self.stat, higher) for s, v in runs.items()}
+
+    def get(self, prog, label, size):
+        return self.value.get((prog, label), {}).get(size)
+
+    def runs(self, prog, label, size):
+        return self.raw.get((prog, label), {}).get(size)
+
+    def table(self, prog):
+        title, unit, higher, prec = PROGS[prog]
+        sizes = sorted(set().union(*[set(self.raw[(prog, l)]) for l in self.labels]))
+        if not sizes:
+            print("\n== %s: no data ==" % title)
+            return
+        nrep = max(len(v) for l in self.labels for v in self.raw[(prog, l)].values())
+        print("\n== %s (%s, %s of %d run(s), %s is better) ==" % (
+            title, unit, self.stat, nrep, "higher" if higher else "lower"))
+        first, others = self.labels[0], self.labels[1:]
+        width = max([11] + [len(l) + 2 for l in self.labels])
+        hdr = "%8s" % "size" + "".join("%*s" % (width, l) for l in self.labels)
+        hdr += "".join("%14s" % ("%s/%s" % (first, b)) for b in others)
+        print(hdr)
+        for s in sizes:
+            vals = [self.get(prog, l, s) for l in self.labels]
+            line = "%8s" % size_str(s) + "".join(fmt(v, width, prec) for v in vals)
+            for v in vals[1:]:
+                line += fmt(vals[0] / v if vals[0] is not None and v else None, 14, 3)
+            print(line)
+
+
+def verdict_line(name, ratio, limit, higher, detail):
+    ok = ratio >= limit if higher else ratio <= limit
+    print("%s: %s -> ratio %.3f (goal %s %.2f): %s" % (
+        name, detail, ratio, ">=" if higher else "<=", limit, "MET" if ok else "MISSED"))
+    return 0 if ok else 1
+
+
+def goal_ratio(r, name, prog, size, num, den, limit, higher, unit):
+    prec = PROGS[prog][3]
+    a, b = r.get(prog, num, size), r.get(prog, den, size)
+    if a is None or not b:
+        print("%s: MISSING DATA (%s=%s, %s=%s)" % (name, num, a, den, b))
+        return 3
+    st = verdict_line(name, a / b, limit, higher, "%s %.*f %s vs %s %.*f %s" % (
+        num, prec, a, unit, den, prec, b, unit))
+    print("    %s %s | %s %s" % (num, runs_str(r.runs(prog, num, size), prec), den,
+                                runs_str(r.runs(prog, den, size), prec)))
+    return st
+
+
+def goal_mpi(r):
+    if "ours" not in r.labels:
         print("our MPICH was not measured (--baselines-only): goals not evaluated")
-        for m in mpis:
+        for m in r.labels:
             print("  %-8s  8 B latency %s us (%s)   1 MiB bandwidth %s MB/s (%s)" % (
-                m, fmt(lat.get(LAT_SIZE, {}).get(m), 0, 3),
-                spread(lat_per[m].get(LAT_SIZE), 3),
-                fmt(bw.get(BW_SIZE, {}).get(m), 0, 1), spread(bw_per[m].get(BW_SIZE), 1)))
+                m, fmt(r.get("pingpong", m, 8), 0, 3), runs_str(r.runs("pingpong", m, 8), 3),
+                fmt(r.get("bandwidth", m, 1 << 20), 0, 1),
+                runs_str(r.runs("bandwidth", m, 1 << 20), 1)))
         return 0
-
-    def goal(name, prog_per, summary, size, other, limit, higher, prec, unit):
-        ours = summary.get(size, {}).get("ours")
-        base = summary.get(size, {}).get(other)
-        if ours is None or base is None or base == 0:
-            print("%s: MISSING DATA (ours=%s, %s=%s)" % (name, ours, other, base))
-            return 3
-        ratio = ours / base
-        ok = ratio >= limit if higher else ratio <= limit
-        print("%s: ours %.*f %s vs %s %.*f %s -> ratio %.3f (goal %s %.2f): %s" % (
-            name, prec, ours, unit, other, prec, base, unit, ratio,
-            ">=" if higher else "<=", limit, "MET" if ok else "MISSED"))
-        print("    ours %s | %s %s" % (spread(prog_per["ours"].get(size), prec), other,
-                                       spread(prog_per[other].get(size), prec)))
-        return 0 if ok else 1
-
-    if "mpich" in mpis:
-        status = max(status, goal("8 B latency, ours vs Debian MPICH", lat_per, lat, LAT_SIZE,
-                                  "mpich", LAT_LIMIT, False, 3, "us"))
-    if "openmpi" in mpis:
-        status = max(status, goal("1 MiB bandwidth, ours vs Debian Open MPI", bw_per, bw,
-                                  BW_SIZE, "openmpi", BW_LIMIT, True, 1, "MB/s"))
+    status = 0
+    if "mpich" in r.labels:
+        status = max(status, goal_ratio(r, "8 B latency, ours vs Debian MPICH", "pingpong", 8,
+                                        "ours", "mpich", 1.0, False, "us"))
+    if "openmpi" in r.labels:
+        status = max(status, goal_ratio(r, "1 MiB bandwidth, ours vs Debian Open MPI",
+                                        "bandwidth", 1 << 20, "ours", "openmpi", 0.9, True,
+                                        "MB/s"))
     return status
+
+
+def goal_anysource(r):
+    status = goal_ratio(r, "8 B latency, ANY_SOURCE vs specific source", "pingpong", 8,
+                        "anysource", "specific", 1.1, False, "us")
+    worst = None
+    for s, v in r.value.get(("pingpong", "specific"), {}).items():
+        a = r.get("pingpong", "anysource", s)
+        if a is not None and v:
+            if worst is None or a / v > worst[1]:
+                worst = (s, a / v)
+    if worst:
+        print("    worst ratio over all sizes: %.3f at %s" % (worst[1], size_str(worst[0])))
+    return status
+
+
+def goal_route(r):
+    status = 0
+    sizes = sorted(r.value.get(("pingpong", "AC"), {}))
+    print("forwarded latency A-C against the sum of its hops A-B + B-C (the excess is the")
+    print("forwarding cost; goal: A-C <= A-B + B-C + forwarding cost):")
+    print("%8s %12s %12s %12s %10s" % ("size", "A-B+B-C", "A-C", "excess_us", "ratio"))
+    for s in sizes:
+        ab, bc, ac = (r.get("pingpong", l, s) for l in ("AB", "BC", "AC"))
+        if None in (ab, bc, ac):
+            continue
+        print("%8s %12.3f %12.3f %12.3f %10.3f" % (size_str(s), ab + bc, ac, ac - ab - bc,
+                                                  ac / (ab + bc)))
+    size = 4 << 20
+    ab, bc, ac = (r.get("bandwidth", l, size) for l in ("AB", "BC", "AC"))
+    if None in (ab, bc, ac) or not min(ab, bc):
+        print("4 MiB bandwidth: MISSING DATA (A-B=%s, B-C=%s, A-C=%s)" % (ab, bc, ac))
+        return 3
+    slower = "AB" if ab <= bc else "BC"
+    status = max(status, goal_ratio(r, "4 MiB bandwidth, A->C vs slower hop", "bandwidth",
+                                    size, "AC", slower, 0.8, True, "MB/s"))
+    return status
+
+
+GOALS = {"mpi": goal_mpi, "anysource": goal_anysource, "route": goal_route,
+         "none": lambda r: 0}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--goal", choices=sorted(GOALS), default="mpi")
+    ap.add_argument("--programs", default="pingpong,bandwidth")
+    ap.add_argument("results")
+    ap.add_argument("stat", choices=["median", "best"])
+    ap.add_argument("labels")
+    a = ap.parse_args()
+    r = Results(a.results, a.stat, a.labels.split(","))
+    for prog in a.programs.split(","):
+        if prog not in PROGS:
+            ap.error("unknown program %s" % prog)
+        r.load(prog)
+        r.table(prog)
+    print("\n== Verdict ==")
+    return GOALS[a.goal](r)
 
 
 if __name__ == "__main__":

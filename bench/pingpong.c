@@ -175,16 +175,16 @@ int main(int argc, char **argv)
         size_t size = sizes[s];
         long n = bench_scale_iters(o.iters, size, iter_floor);
         long w = bench_scale_iters(o.warmup, size, warm_floor);
-        MPI_Barrier(MPI_COMM_WORLD);
+        bench_sync(MPI_COMM_WORLD, active);
         if (!active) {
-            MPI_Barrier(MPI_COMM_WORLD);
+            bench_sync(MPI_COMM_WORLD, active);
             continue;
         }
         if (o.check)
             pingpong_checked(&c, size, 0, w);
         else
             pingpong_fast(&c, size, w);
-        MPI_Barrier(MPI_COMM_WORLD);
+        bench_sync(MPI_COMM_WORLD, active);
         double t0 = MPI_Wtime();
         if (o.check)
             pingpong_checked(&c, size, w, n);

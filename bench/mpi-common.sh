@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# Sourced by the bench/*.sh scripts: how to build and launch the benchmark
+# programs with each MPI.  Expects ROOT, BENCH, PREFIX; BIND (0/1) optional.
+#
+#   ours     MPICH --with-device=multi under $PREFIX (default ./_install)
+#   mpich    Debian's MPICH 4.0.2 (ch4:ucx): mpicc.mpich / mpiexec.mpich
+#   openmpi  Debian's Open MPI 4.1.4: mpicc.openmpi / mpiexec.openmpi
+
+# bench_mpi_cc NAME: prints the compiler wrapper of one MPI.
+bench_mpi_cc() {
+  case "$1" in
+    ours) echo "$PREFIX/bin/mpicc" ;;
+    mpich) echo mpicc.mpich ;;
+    openmpi) echo mpicc.openmpi ;;
+    *) return 1 ;;
+  esac
+}
+
+# bench_mpi_available NAME: true when that MPI's wrapper and launcher exist.
+bench_mpi_available() {
+  case "$1" in
+    ours) [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mpiexec" ] ;;
+    mpich) command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ;;
+    openmpi) command -v mpicc.openmpi >/dev/null && command -v mpiexec.openmpi >/dev/null ;;
+    *) return 1 ;;
+  esac
+}
+
+# bench_mpi_launch NAME NP: sets the array LAUNCH to the launcher command.
+#   ours, mpich: MPICH's hydra.  It does not bind by default, and needs no
+#     special environment as root or on 2 cores (Debian's MPICH is ch4:ucx;
+#     UCX picks its shared-memory transports by itself).
+#   openmpi: refuses to run as root without --allow-run-as-root (or the two
+#     OMPI_ALLOW_RUN_AS_ROOT* variables, exported below); binds to cores by
+#     default, so --bind-to none matches hydra; pml ob1 with the self and
+#     vader (shared memory) BTLs is its on-node fast path and keeps it from
+#     probing for network hardware; --oversubscribe lets it start more ranks
+#     than cores (added only then).
+bench_mpi_launch() {
+  local bind=${BIND:-0}
+  case "$1" in
+    ours)
+      LAUNCH=("$PREFIX/bin/mpiexec" -n "$2")
+      if [ "$bind" -eq 1 ]; then LAUNCH+=(-bind-to core); fi ;;
+    mpich)
+      LAUNCH=(mpiexec.mpich -n "$2")
+      if [ "$bind" -eq 1 ]; then LAUNCH+=(-bind-to core); fi ;;
+    openmpi)
+      LAUNCH=(mpiexec.openmpi -n "$2" --mca pml ob1 --mca btl "self,vader")
+      # Only when needed: oversubscribed, Open MPI yields in its progress loop.
+      if [ "$2" -gt "$(nproc)" ]; then LAUNCH+=(--oversubscribe); fi
+      if [ "$(id -u)" -eq 0 ]; then LAUNCH+=(--allow-run-as-root); fi
+      if [ "$bind" -eq 1 ]; then LAUNCH+=(--bind-to core); else LAUNCH+=(--bind-to none); fi ;;
+    *) return 1 ;;
+  esac
+}
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+# bench_build NAME DIR: builds pingpong and bandwidth with that MPI into DIR.
+bench_build() {
+  local cc p
+  cc=$(bench_mpi_cc "$1") || return 1
+  mkdir -p "$2" || return 1
+  for p in pingpong bandwidth; do
+    if ! "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
+         -o "$2/$p" "$BENCH/$p.c" "$BENCH/bench_util.c"; then
+      echo "bench: building $p with $cc failed" >&2
+      return 1
+    fi
+  done
+}
+
+# bench_launch_cmd MPI NP: sets LAUNCH for NP ranks -- through the --launcher
+# script LAUNCHER when one is given (called as LAUNCHER NP PROGRAM ARGS...,
+# e.g. test/mpi/launch-nodes.sh for emulated nodes), else bench_mpi_launch.
+bench_launch_cmd() {
+  if [ -n "${LAUNCHER:-}" ]; then
+    LAUNCH=("$LAUNCHER" "$2")
+  else
+    bench_mpi_launch "$1" "$2"
+  fi
+}
+
+# bench_run LABEL PROG REP COMMAND...: runs one measurement, bounded by
+# TIMEOUT seconds, stdout to $RESULTS/LABEL.PROG.REP.txt (renamed *.failed
+# on failure, with stderr shown); sets BENCH_FAILED=1 on failure.
+bench_run() {
+  local label=$1 prog=$2 rep=$3
+  shift 3
+  local out="$RESULTS/$label.$prog.$rep.txt" err="$RESULTS/$label.$prog.$rep.err"
+  echo "+ $*" >"$err"
+  if ! timeout --kill-after=10 "${TIMEOUT:-300}" "$@" >"$out" 2>>"$err" </dev/null; then
+    echo "bench: run $rep of $prog ($label) FAILED (exit status or ${TIMEOUT:-300}s timeout):" >&2
+    tail -n 20 "$err" >&2
+    mv "$out" "$out.failed"
+    BENCH_FAILED=1
+  fi
+}
