@@ -20,6 +20,9 @@ extern "C" {
 #define MD_NODECONF_VERSION  1
 #define MD_NODECONF_NAME_MAX 64          /**< including the NUL */
 #define MD_NODECONF_ERR_MAX  512         /**< room for an error message */
+/* In an arrive line: messages from that peer also arrive forwarded through
+ * an intermediate node (the multidevice's own receiver, not a module). */
+#define MD_NODECONF_FORWARDED "fwd"
 
 typedef struct md_nodeconf_kv {
     char *key;

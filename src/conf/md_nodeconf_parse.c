@@ -222,6 +222,10 @@ static int parse_device(parser_t *p, const md_line_t *l)
         return fail(p, l->lineno, l->tok[1].col,
                     "duplicate device '%s' (first at line %d)", name,
                     old->line);
+    if (strcmp(name, MD_NODECONF_FORWARDED) == 0)
+        return fail(p, l->lineno, l->tok[1].col,
+                    "'%s' is reserved for forwarded arrivals (expected a "
+                    "subdevice name)", name);
     if (l->num_tok > 2) {
         kv = calloc(l->num_tok - 2, sizeof(*kv));
         if (kv == NULL)
@@ -348,7 +352,8 @@ static int parse_arrive(parser_t *p, const md_line_t *l)
                      names[i]);
                 goto out;
             }
-        if (add_ref(p, REF_SUBDEV, l->lineno, &l->tok[i + 2], names[i]) != 0)
+        if (strcmp(names[i], MD_NODECONF_FORWARDED) != 0 &&
+            add_ref(p, REF_SUBDEV, l->lineno, &l->tok[i + 2], names[i]) != 0)
             goto out;
         ptrs[i] = names[i];
     }
