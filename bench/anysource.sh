@@ -62,6 +62,7 @@ bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed
 RESULTS="$WORK/results/anysource-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$RESULTS"
 echo "anysource: $MPI, $NP ranks, $REPEATS run(s) per mode; raw outputs in $RESULTS"
+bench_check_idle
 BENCH_FAILED=0
 bench_launch_cmd "$MPI" "$NP"
 for ((r = 1; r <= REPEATS; r++)); do

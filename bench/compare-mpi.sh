@@ -109,6 +109,7 @@ RESULTS="$WORK/results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$RESULTS"
 echo "compare-mpi: ${MPIS[*]} on $NP ranks, $REPEATS run(s) each, $(nproc) cores;" \
      "raw outputs in $RESULTS"
+bench_check_idle
 BENCH_FAILED=0
 
 n=${#MPIS[@]}

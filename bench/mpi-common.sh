@@ -98,3 +98,20 @@ bench_run() {
     BENCH_FAILED=1
   fi
 }
+
+# bench_check_idle: warns when other work is using the CPUs (the benchmark
+# ranks busy-poll; any other process on the 2 cores skews the numbers).
+# Samples /proc/stat over one second before anything of ours runs.
+bench_check_idle() {
+  local a b busy total
+  read -r -a a < <(head -n1 /proc/stat)
+  sleep 1
+  read -r -a b < <(head -n1 /proc/stat)
+  # fields: cpu user nice system idle iowait irq softirq steal ...
+  total=$(( (b[1]+b[2]+b[3]+b[4]+b[5]+b[6]+b[7]+b[8]) - (a[1]+a[2]+a[3]+a[4]+a[5]+a[6]+a[7]+a[8]) ))
+  busy=$(( total - (b[4] - a[4]) - (b[5] - a[5]) ))
+  if [ "$total" -gt 0 ] && [ $((100 * busy / total)) -ge 10 ]; then
+    echo "bench: WARNING: the machine is $((100 * busy / total))% busy with other work" \
+         "before the runs; numbers will be noisy (more --repeats, or --stat best, help)" >&2
+  fi
+}

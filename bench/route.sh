@@ -72,6 +72,7 @@ bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed
 RESULTS="$WORK/results/route-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$RESULTS"
 echo "route: $MPI, $NP ranks, route $A->$B->$C, $REPEATS run(s) each; raw outputs in $RESULTS"
+bench_check_idle
 BENCH_FAILED=0
 bench_launch_cmd "$MPI" "$NP"
 declare -A PAIR=([AB]="$A,$B" [BC]="$B,$C" [AC]="$A,$C")
