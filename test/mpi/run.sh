@@ -38,6 +38,7 @@ TESTS=(
   "bandwidth_check  2 bench:bandwidth --check --iters 4 --warmup 1 --max-size 1M"
   "ring             4 ring"
   "anysource        4 anysource"
+  "anymix           3 anymix"
   "anytag           2 anytag"
   "probe            2 probe"
   "cancel           2 cancel"
@@ -55,7 +56,7 @@ usage() {
 usage: test/mpi/run.sh [options] [TEST...]
   TEST...             run only these tests (default: all; see --list)
   --list              list the tests with their rank counts and arguments
-  --np N              run every test on N ranks instead of its own count
+  --np N              run every test on at least N ranks
   --timeout S         limit per test in seconds (default $TIMEOUT; env TEST_TIMEOUT)
   --env VAR=VALUE     put VAR in the environment of every run (repeatable);
                       hydra's mpiexec passes the environment on to the ranks
@@ -180,7 +181,8 @@ for t in "${TESTS[@]}"; do
     for s in "${SELECT[@]}"; do [ "$s" = "$name" ] && want=1; done
     [ "$want" -eq 1 ] || continue
   fi
-  [ -n "$NP_OVERRIDE" ] && np=$NP_OVERRIDE
+  # --np raises every test to N ranks (never below the test's own count)
+  if [ -n "$NP_OVERRIDE" ] && [ "$NP_OVERRIDE" -gt "$np" ]; then np=$NP_OVERRIDE; fi
   read -r -a argv <<<"${args:-}"
   log="$BUILD/logs/$name.log"
   exe=$(exe_of "$src")
