@@ -1,0 +1,338 @@
+/* nic_fw.c - the firmware main loop: wire, doorbells, timers, control. */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nic_fw_internal.h"
+#include "nic_log.h"
+#include "nic_rundir.h"
+
+#define NIC_FW_RX_PER_LOOP 64
+
+uint64_t nic_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void nic_spin_ns(uint64_t ns)
+{
+    uint64_t end = nic_now_ns() + ns;
+    while (nic_now_ns() < end)
+        ;
+}
+
+uint64_t nic_fw_random(nic_fw_t *fw)
+{
+    fw->rng ^= fw->rng >> 12;
+    fw->rng ^= fw->rng << 25;
+    fw->rng ^= fw->rng >> 27;
+    return fw->rng * 2685821657736338717ull;
+}
+
+static double env_double(const char *name, double def)
+{
+    const char *v = getenv(name);
+    return (v != NULL && *v != '\0') ? strtod(v, NULL) : def;
+}
+
+static long env_long(const char *name, long def)
+{
+    const char *v = getenv(name);
+    return (v != NULL && *v != '\0') ? strtol(v, NULL, 0) : def;
+}
+
+void nic_fw_config_defaults(nic_fw_config_t *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->nic = "myri0";
+    cfg->pers = "myri";
+    cfg->bind_ip = getenv("MULTIDEV_NIC_ADDR") ? getenv("MULTIDEV_NIC_ADDR") : "127.0.0.1";
+    cfg->bind_port = (uint16_t)env_long("MULTIDEV_NIC_PORT", 0);
+    cfg->idle_exit_ms = (int)env_long("MULTIDEV_NIC_IDLE_MS", 2000);
+    cfg->spin_us = (int)env_long("MULTIDEV_NIC_SPIN_US", 200);
+    cfg->fault.drop = env_double("MULTIDEV_NIC_FAULT_DROP", 0);
+    cfg->fault.dup = env_double("MULTIDEV_NIC_FAULT_DUP", 0);
+    cfg->fault.reorder = env_double("MULTIDEV_NIC_FAULT_REORDER", 0);
+    cfg->fault.corrupt = env_double("MULTIDEV_NIC_FAULT_CORRUPT", 0);
+    cfg->fault.seed = (uint64_t)env_long("MULTIDEV_NIC_FAULT_SEED", 0);
+}
+
+static int fw_epoll_add(nic_fw_t *fw, int fd, uint32_t kind, uint32_t index)
+{
+    struct epoll_event ev = { .events = EPOLLIN,
+                              .data.u64 = ((uint64_t)kind << 32) | index };
+    return epoll_ctl(fw->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int fw_listen(nic_fw_t *fw)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+    if (strlen(fw->sock_path) >= sizeof(sa.sun_path)) {
+        nic_log_error("socket path %s is too long", fw->sock_path);
+        return NIC_ERR_CONFIG;
+    }
+    strcpy(sa.sun_path, fw->sock_path);
+    fw->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fw->listen_fd < 0)
+        return NIC_ERR_IO;
+    unlink(fw->sock_path);   /* a stale socket of a dead firmware (we hold the lock) */
+    if (bind(fw->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+        listen(fw->listen_fd, 64) != 0) {
+        nic_log_error("control socket %s: %m", fw->sock_path);
+        return NIC_ERR_IO;
+    }
+    return NIC_OK;
+}
+
+int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
+{
+    nic_fw_t *fw = calloc(1, sizeof(*fw));
+    int rc;
+
+    if (fw == NULL)
+        return NIC_ERR_NO_MEMORY;
+    fw->cfg = *cfg;
+    fw->listen_fd = fw->event_fd = fw->epoll_fd = fw->status_fd = -1;
+    fw->wire.fd = -1;
+    for (unsigned c = 0; c < NIC_FW_MAX_CONN; c++)
+        fw->conns[c].fd = fw->conns[c].pidfd = -1;
+    fw->rng = nic_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)fw;
+    snprintf(fw->node, sizeof(fw->node), "%s", cfg->node ? cfg->node : "");
+    snprintf(fw->nic, sizeof(fw->nic), "%s", cfg->nic ? cfg->nic : "");
+    fw->cfg.node = fw->node;
+    fw->cfg.nic = fw->nic;
+
+    fw->pers = nic_pers_find(cfg->pers);
+    if (fw->pers == NULL) {
+        nic_log_error("unknown NIC personality '%s'", cfg->pers ? cfg->pers : "");
+        rc = NIC_ERR_CONFIG;
+        goto err;
+    }
+    if ((rc = nic_rundir_node(cfg->rundir, fw->node, fw->dir, sizeof(fw->dir))) != NIC_OK ||
+        (rc = nic_rundir_file(fw->dir, fw->nic, ".sock", fw->sock_path,
+                              sizeof(fw->sock_path))) != NIC_OK)
+        goto err;
+
+    fw->status_fd = memfd_create("nic-status", MFD_CLOEXEC);
+    if (fw->status_fd < 0 || ftruncate(fw->status_fd, 4096) != 0) {
+        rc = NIC_ERR_IO;
+        goto err;
+    }
+    fw->status = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fw->status_fd, 0);
+    if (fw->status == MAP_FAILED) {
+        fw->status = NULL;
+        rc = NIC_ERR_NO_MEMORY;
+        goto err;
+    }
+    fw->status->magic = NIC_STATUS_MAGIC;
+    fw->status->abi_version = NIC_ABI_VERSION;
+    fw->status->fw_pid = (uint32_t)getpid();
+    fw->status->pers_id = fw->pers->id;
+    atomic_store(&fw->status->fw_alive, 1);
+
+    fw->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    fw->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (fw->event_fd < 0 || fw->epoll_fd < 0) {
+        rc = NIC_ERR_IO;
+        goto err;
+    }
+    if ((rc = nic_wire_open(&fw->wire, cfg->bind_ip, cfg->bind_port, &cfg->fault)) != NIC_OK)
+        goto err;
+    if ((rc = fw->pers->fw_init(fw, &fw->pers_state)) != NIC_OK)
+        goto err;
+    if ((rc = fw_listen(fw)) != NIC_OK)
+        goto err;
+    fw_epoll_add(fw, fw->listen_fd, NIC_EV_LISTEN, 0);
+    fw_epoll_add(fw, fw->event_fd, NIC_EV_EVENT, 0);
+    fw_epoll_add(fw, fw->wire.fd, NIC_EV_WIRE, 0);
+    fw->idle_since_ns = nic_now_ns();
+    *fw_p = fw;
+    return NIC_OK;
+err:
+    nic_fw_destroy(fw);
+    return rc;
+}
+
+void nic_fw_stop(nic_fw_t *fw)
+{
+    uint64_t one = 1;
+    atomic_store(&fw->stop, 1);
+    if (write(fw->event_fd, &one, sizeof(one)) < 0) {
+        /* the loop also checks stop at its next timeout */
+    }
+}
+
+void nic_fw_destroy(nic_fw_t *fw)
+{
+    if (fw == NULL)
+        return;
+    for (unsigned c = 0; c < NIC_FW_MAX_CONN; c++)
+        if (fw->conns[c].fd >= 0)
+            nic_fw_conn_drop(fw, c, "left at shutdown");
+    if (fw->pers_state != NULL && fw->pers->fw_fini != NULL)
+        fw->pers->fw_fini(fw, fw->pers_state);
+    if (fw->listen_fd >= 0) {
+        unlink(fw->sock_path);
+        close(fw->listen_fd);
+    }
+    if (fw->status != NULL) {
+        atomic_store(&fw->status->fw_alive, 0);
+        munmap(fw->status, 4096);
+    }
+    if (fw->status_fd >= 0)
+        close(fw->status_fd);
+    if (fw->event_fd >= 0)
+        close(fw->event_fd);
+    if (fw->epoll_fd >= 0)
+        close(fw->epoll_fd);
+    nic_wire_close(&fw->wire);
+    free(fw);
+}
+
+void *nic_fw_pers_state(nic_fw_t *fw) { return fw->pers_state; }
+nic_wire_t *nic_fw_wire(nic_fw_t *fw) { return &fw->wire; }
+const nic_fw_config_t *nic_fw_config(nic_fw_t *fw) { return &fw->cfg; }
+
+static void fw_rx_one(void *arg, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+{
+    nic_fw_t *fw = arg;
+    fw->pers->rx_frame(fw, from, frame, len);
+}
+
+/* One pass over the doorbells of every endpoint. */
+static int fw_service_eps(nic_fw_t *fw)
+{
+    int events = 0;
+    for (unsigned i = 0; i < NIC_FW_MAX_EP; i++) {
+        nic_fw_ep_t *ep = fw->eps[i];
+        if (ep == NULL)
+            continue;
+        if (nic_ring_corrupt(&ep->sq)) {
+            nic_log_warn("endpoint %#x: send doorbell beyond the ring; endpoint failed", ep->id);
+            nic_fw_ep_fail(ep, NIC_ERR_PROTECTION);
+            continue;
+        }
+        events += fw->pers->ep_service(fw, ep);
+    }
+    return events;
+}
+
+/* Work pending that a sleeping firmware must not miss. */
+static int fw_doorbells_pending(nic_fw_t *fw)
+{
+    for (unsigned i = 0; i < NIC_FW_MAX_EP; i++) {
+        nic_fw_ep_t *ep = fw->eps[i];
+        if (ep == NULL)
+            continue;
+        if (atomic_load(&ep->sh->sq_prod) != ep->sq.local ||
+            (ep->sh->rq_entries && atomic_load(&ep->sh->rq_prod) != ep->rq.local))
+            return 1;
+    }
+    return 0;
+}
+
+/* Control socket, pidfds, eventfd; timeout_ms 0 polls. */
+static int fw_wait_events(nic_fw_t *fw, int timeout_ms)
+{
+    struct epoll_event evs[16];
+    int n = epoll_wait(fw->epoll_fd, evs, 16, timeout_ms);
+    int handled = 0;
+
+    for (int i = 0; i < n; i++) {
+        uint32_t kind = (uint32_t)(evs[i].data.u64 >> 32);
+        uint32_t idx = (uint32_t)evs[i].data.u64;
+        switch (kind) {
+        case NIC_EV_LISTEN:
+            handled += nic_fw_ctl_accept(fw);
+            break;
+        case NIC_EV_EVENT: {
+            uint64_t v;
+            if (read(fw->event_fd, &v, sizeof(v)) < 0) {
+                /* already drained */
+            }
+            break;
+        }
+        case NIC_EV_WIRE:
+            break;   /* the loop receives */
+        case NIC_EV_CONN:
+            nic_fw_ctl_handle(fw, idx);
+            handled++;
+            break;
+        case NIC_EV_PIDFD:
+            nic_fw_conn_drop(fw, idx, "exited");
+            handled++;
+            break;
+        }
+    }
+    return handled;
+}
+
+int nic_fw_run(nic_fw_t *fw)
+{
+    uint64_t last_busy = nic_now_ns(), loops = 0;
+    const uint64_t spin_ns = (uint64_t)(fw->cfg.spin_us > 0 ? fw->cfg.spin_us : 0) * 1000;
+
+    while (!atomic_load(&fw->stop)) {
+        uint64_t now, next = UINT64_MAX;
+        int events = 0;
+
+        events += nic_wire_recv(&fw->wire, NIC_FW_RX_PER_LOOP, fw_rx_one, fw);
+        events += fw_service_eps(fw);
+        now = nic_now_ns();
+        events += fw->pers->poll(fw, now, &next);
+        events += nic_wire_flush(&fw->wire, now);
+        if ((++loops & 255) == 0) {
+            events += fw_wait_events(fw, 0);
+            atomic_store_explicit(&fw->status->loops, loops, memory_order_relaxed);
+        }
+        if (events > 0) {
+            last_busy = now;
+            continue;
+        }
+        if (now - last_busy < spin_ns) {
+            /* Idle but recently busy: stay responsive, and let a process
+             * sharing this core run. */
+            sched_yield();
+            continue;
+        }
+        if (fw->nconns == 0 && fw->cfg.idle_exit_ms >= 0 &&
+            now - fw->idle_since_ns >= (uint64_t)fw->cfg.idle_exit_ms * 1000000ull) {
+            nic_log_info("no process attached for %d ms: exiting", fw->cfg.idle_exit_ms);
+            break;
+        }
+        /* Block.  Announce it, then look once more, so that a host that
+         * rang a doorbell before seeing the flag is not missed. */
+        atomic_store(&fw->status->fw_sleeping, 1);
+        if (fw_doorbells_pending(fw)) {
+            atomic_store(&fw->status->fw_sleeping, 0);
+            continue;
+        }
+        int timeout_ms = 1000;
+        if (next != UINT64_MAX)
+            timeout_ms = next <= now ? 0 : (int)((next - now) / 1000000ull) + 1;
+        if (timeout_ms > 1000)
+            timeout_ms = 1000;
+        if (fw->nconns == 0 && fw->cfg.idle_exit_ms >= 0 && timeout_ms > fw->cfg.idle_exit_ms)
+            timeout_ms = fw->cfg.idle_exit_ms;
+        if (fw->wire.held)
+            timeout_ms = 1;
+        fw_wait_events(fw, timeout_ms);
+        atomic_store(&fw->status->fw_sleeping, 0);
+        last_busy = nic_now_ns();
+    }
+    return NIC_OK;
+}

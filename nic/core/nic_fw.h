@@ -1,0 +1,127 @@
+/*
+ * nic_fw.h - the firmware core, as seen by a personality (a control
+ * program: nic/myri, nic/via, nic/sci) and by the programs that run it
+ * (nicd, or a thread inside a test).
+ *
+ * The core owns: the main loop, the control socket and the attached
+ * processes, endpoints and their rings, registered regions, the UDP wire
+ * with fault injection, sleeping and waking, and reclaiming what a dead
+ * process left behind.  A personality fills a nic_pers_ops_t and reacts to
+ * doorbells (ep_service), frames (rx_frame) and time (poll).
+ */
+#ifndef NIC_FW_H
+#define NIC_FW_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nic_abi.h"
+#include "nic_ring.h"
+#include "nic_status.h"
+#include "nic_wire.h"
+
+#define NIC_FW_MAX_EP    256u   /* endpoints per firmware */
+#define NIC_FW_MAX_MR    64u    /* regions per endpoint */
+#define NIC_FW_MAX_CONN  256u   /* attached processes */
+
+typedef struct nic_fw nic_fw_t;
+typedef struct nic_pers_ops nic_pers_ops_t;
+
+/* A registered region, as the firmware maps it. */
+typedef struct nic_fw_mr {
+    uint32_t key;          /* 0: free slot */
+    uint32_t access;       /* NIC_MR_* */
+    uint8_t *base;
+    uint64_t size;
+} nic_fw_mr_t;
+
+/* An open endpoint, firmware side. */
+typedef struct nic_fw_ep {
+    uint32_t         id;        /* slot | generation << 8 */
+    uint32_t         conn;      /* owning connection */
+    uint64_t         job_key;
+    int              memfd;
+    nic_ep_shared_t *sh;
+    size_t           seg_size;
+    nic_ring_t       sq, rq, cq;   /* firmware's side of each ring */
+    nic_fw_mr_t      mr[NIC_FW_MAX_MR];
+    void            *pers;         /* the personality's per-endpoint state */
+} nic_fw_ep_t;
+
+/* Firmware configuration (nicd options, or a test). */
+typedef struct nic_fw_config {
+    const char *node;          /* emulated node name (shm/socket directory) */
+    const char *nic;           /* NIC name on that node, e.g. "myri0" */
+    const char *pers;          /* personality name, e.g. "myri" */
+    const char *rundir;        /* NULL: nic_rundir_base() */
+    const char *bind_ip;       /* UDP address (default 127.0.0.1) */
+    uint16_t    bind_port;     /* 0: any */
+    int         idle_exit_ms;  /* exit after this long with no process; <0 never */
+    int         spin_us;       /* busy-poll this long before blocking */
+    nic_fault_t fault;         /* fault injection on transmit */
+} nic_fw_config_t;
+
+/* Fills defaults, then applies MULTIDEV_NIC_* environment variables. */
+void nic_fw_config_defaults(nic_fw_config_t *cfg);
+
+/* Personality interface.  All callbacks run on the firmware thread. */
+struct nic_pers_ops {
+    const char *name;
+    uint32_t    id;                          /* enum nic_pers_id */
+    int  (*fw_init)(nic_fw_t *fw, void **state);
+    void (*fw_fini)(nic_fw_t *fw, void *state);
+    /* A new endpoint (rings mapped, state OPEN); set ep->pers. */
+    int  (*ep_open)(nic_fw_t *fw, nic_fw_ep_t *ep);
+    /* The endpoint goes away (closed, or its process died): drop every
+     * reference to it, its regions are unmapped after this returns. */
+    void (*ep_close)(nic_fw_t *fw, nic_fw_ep_t *ep);
+    /* NIC_CTL_PERS: personality-specific configuration. */
+    int  (*ep_ctl)(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op,
+                   const void *in, size_t in_len, void *out, size_t *out_len);
+    /* Look at the endpoint's SQ/RQ; return the number of entries handled. */
+    int  (*ep_service)(nic_fw_t *fw, nic_fw_ep_t *ep);
+    /* One datagram from the wire. */
+    void (*rx_frame)(nic_fw_t *fw, const struct sockaddr_in *from,
+                     uint8_t *frame, size_t len);
+    /* Timers and queued work; return events handled.  *next_ns: absolute
+     * CLOCK_MONOTONIC time of the next timer (UINT64_MAX: none). */
+    int  (*poll)(nic_fw_t *fw, uint64_t now_ns, uint64_t *next_ns);
+    /* Counters for nicd --status. */
+    void (*status)(nic_fw_t *fw, FILE *out);
+};
+
+/* The registry of personalities (nic_pers_list.c). */
+const nic_pers_ops_t *nic_pers_find(const char *name);
+
+/* Create the firmware: bind the wire, create the control socket, status
+ * page and eventfd.  Does not take the node lock (nicd does that). */
+int  nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p);
+/* Run the main loop until nic_fw_stop() or the idle timeout. */
+int  nic_fw_run(nic_fw_t *fw);
+void nic_fw_stop(nic_fw_t *fw);      /* any thread */
+void nic_fw_destroy(nic_fw_t *fw);
+
+/* --- for personalities --- */
+void            *nic_fw_pers_state(nic_fw_t *fw);
+nic_wire_t      *nic_fw_wire(nic_fw_t *fw);
+const nic_fw_config_t *nic_fw_config(nic_fw_t *fw);
+nic_fw_ep_t     *nic_fw_ep_lookup(nic_fw_t *fw, uint32_t ep_id);
+/* Calls fn for every open endpoint. */
+void nic_fw_ep_foreach(nic_fw_t *fw, void (*fn)(nic_fw_t *, nic_fw_ep_t *, void *),
+                       void *arg);
+/* Bytes [off, off+len) of region key, if the endpoint registered it with
+ * every bit of access; NULL otherwise (the protection check). */
+void *nic_fw_mr_lookup(nic_fw_ep_t *ep, uint32_t key, uint64_t off,
+                       uint64_t len, uint32_t access);
+/* Publish CQ entries and wake a host blocked in nic_ep_wait(). */
+void nic_fw_cq_commit(nic_fw_ep_t *ep);
+/* Put the endpoint into the ERROR state with a status code. */
+void nic_fw_ep_fail(nic_fw_ep_t *ep, int status);
+
+uint64_t nic_now_ns(void);
+/* Busy-wait for ns nanoseconds (timing model; nanosleep is too coarse). */
+void nic_spin_ns(uint64_t ns);
+
+#endif /* NIC_FW_H */

@@ -1,0 +1,87 @@
+/* nic_fw_thread.c - in-process firmware, and the node lock. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "nic_fw_internal.h"
+#include "nic_fw_thread.h"
+#include "nic_log.h"
+#include "nic_rundir.h"
+
+struct nic_fw_thread {
+    nic_fw_t *fw;
+    pthread_t tid;
+    int       lock_fd;
+};
+
+int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p)
+{
+    char dir[512], path[600];
+    int rc, fd;
+
+    if ((rc = nic_rundir_node(rundir, node, dir, sizeof(dir))) != NIC_OK ||
+        (rc = nic_rundir_file(dir, nic, ".lock", path, sizeof(path))) != NIC_OK)
+        return rc;
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return NIC_ERR_IO;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return NIC_ERR_NO_RESOURCE;
+    }
+    *fd_p = fd;
+    return NIC_OK;
+}
+
+static void *fw_thread_main(void *arg)
+{
+    nic_fw_thread_t *thr = arg;
+    nic_fw_run(thr->fw);
+    return NULL;
+}
+
+int nic_fw_thread_start(const nic_fw_config_t *cfg, nic_fw_thread_t **thr_p)
+{
+    nic_fw_thread_t *thr = calloc(1, sizeof(*thr));
+    int rc;
+
+    if (thr == NULL)
+        return NIC_ERR_NO_MEMORY;
+    if ((rc = nic_fw_lock(cfg->rundir, cfg->node, cfg->nic, &thr->lock_fd)) != NIC_OK) {
+        free(thr);
+        return rc;
+    }
+    if ((rc = nic_fw_create(cfg, &thr->fw)) != NIC_OK) {
+        close(thr->lock_fd);
+        free(thr);
+        return rc;
+    }
+    if (pthread_create(&thr->tid, NULL, fw_thread_main, thr) != 0) {
+        nic_fw_destroy(thr->fw);
+        close(thr->lock_fd);
+        free(thr);
+        return NIC_ERR_IO;
+    }
+    *thr_p = thr;
+    return NIC_OK;
+}
+
+void nic_fw_thread_addr(nic_fw_thread_t *thr, char *buf, size_t len)
+{
+    nic_addr_format(&thr->fw->wire.addr, buf, len);
+}
+
+void nic_fw_thread_stop(nic_fw_thread_t *thr)
+{
+    if (thr == NULL)
+        return;
+    nic_fw_stop(thr->fw);
+    pthread_join(thr->tid, NULL);
+    nic_fw_destroy(thr->fw);
+    close(thr->lock_fd);
+    free(thr);
+}

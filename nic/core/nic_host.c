@@ -1,0 +1,587 @@
+/* nic_host.c - host side: attach (and start nicd), endpoints, regions,
+ * liveness. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nic_ctl_proto.h"
+#include "nic_host.h"
+#include "nic_log.h"
+#include "nic_rundir.h"
+
+#ifndef NIC_NICD_PATH
+#define NIC_NICD_PATH "nicd"
+#endif
+
+static uint64_t host_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int host_connect(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd;
+
+    if (strlen(path) >= sizeof(sa.sun_path))
+        return -1;
+    strcpy(sa.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One request, one reply; fds received (at most 2) go to fds_out. */
+static int host_call(int fd, nic_ctl_msg_t *m, int send_fd, int *fds_out, int *nfds_out)
+{
+    char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+    struct iovec iov = { m, NIC_CTL_HDR_SIZE + m->len };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+    ssize_t n;
+
+    m->abi_version = NIC_ABI_VERSION;
+    if (send_fd >= 0) {
+        memset(cbuf, 0, sizeof(cbuf));
+        mh.msg_control = cbuf;
+        mh.msg_controllen = CMSG_SPACE(sizeof(int));
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &send_fd, sizeof(int));
+    }
+    while ((n = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    if (n < 0)
+        return NIC_ERR_PEER_FAILED;
+
+    iov.iov_len = sizeof(*m);
+    mh.msg_control = cbuf;
+    mh.msg_controllen = sizeof(cbuf);
+    while ((n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0 || (size_t)n < NIC_CTL_HDR_SIZE)
+        return NIC_ERR_PEER_FAILED;
+    if (nfds_out != NULL)
+        *nfds_out = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            if (fds_out != NULL && nfds_out != NULL) {
+                memcpy(fds_out, CMSG_DATA(cm), sizeof(int) * (size_t)k);
+                *nfds_out = k;
+            } else {
+                int tmp[2];
+                memcpy(tmp, CMSG_DATA(cm), sizeof(int) * (size_t)(k > 2 ? 2 : k));
+                for (int i = 0; i < k && i < 2; i++)
+                    close(tmp[i]);
+            }
+        }
+    }
+    return m->status;
+}
+
+/* Start nicd for this node and NIC, detached from the caller. */
+static int host_spawn_nicd(const nic_attach_opts_t *o, const char *dir, const char *log_path)
+{
+    const char *path = o->nicd_path ? o->nicd_path : getenv("MULTIDEV_NICD");
+    pid_t pid;
+    int status;
+
+    if (path == NULL || path[0] == '\0')
+        path = NIC_NICD_PATH;
+    pid = fork();
+    if (pid < 0)
+        return NIC_ERR_IO;
+    if (pid == 0) {
+        /* Child: a new session, then a grandchild that is reparented, so
+         * the daemon is nobody's zombie and survives its starter. */
+        setsid();
+        if (fork() != 0)
+            _exit(0);
+        int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, 0);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        const char *rundir = o->rundir ? o->rundir : getenv("MULTIDEV_NIC_RUNDIR");
+        char *argv[16];
+        int a = 0;
+        argv[a++] = (char *)path;
+        argv[a++] = "--node";
+        argv[a++] = (char *)o->node;
+        argv[a++] = "--nic";
+        argv[a++] = (char *)o->nic;
+        argv[a++] = "--pers";
+        argv[a++] = (char *)(o->pers ? o->pers : "myri");
+        if (rundir != NULL) {
+            argv[a++] = "--rundir";
+            argv[a++] = (char *)rundir;
+        }
+        if (o->bind_ip != NULL) {
+            argv[a++] = "--addr";
+            argv[a++] = (char *)o->bind_ip;
+        }
+        argv[a] = NULL;
+        execv(path, argv);
+        fprintf(stderr, "nic: cannot execute %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    (void)dir;
+    return NIC_OK;
+}
+
+/* Connect to the node's firmware, starting it under the start lock if no
+ * firmware runs.  Exactly one nicd runs per node and NIC: nicd holds
+ * <nic>.lock for its lifetime, and starters serialise on <nic>.start. */
+static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
+{
+    char dir[512], sock[600], start[600], lock[600], log[600];
+    int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 10000;
+    int rc, fd;
+
+    if ((rc = nic_rundir_node(o->rundir, o->node, dir, sizeof(dir))) != NIC_OK ||
+        (rc = nic_rundir_file(dir, o->nic, ".sock", sock, sizeof(sock))) != NIC_OK ||
+        (rc = nic_rundir_file(dir, o->nic, ".start", start, sizeof(start))) != NIC_OK ||
+        (rc = nic_rundir_file(dir, o->nic, ".lock", lock, sizeof(lock))) != NIC_OK ||
+        (rc = nic_rundir_file(dir, o->nic, ".log", log, sizeof(log))) != NIC_OK)
+        return rc;
+    if ((fd = host_connect(sock)) >= 0) {
+        *fd_p = fd;
+        return NIC_OK;
+    }
+    if (!o->start) {
+        nic_log_error("no firmware runs for node %s nic %s (socket %s): start it with "
+                      "'nicctl start --node %s --nic %s'", o->node, o->nic, sock, o->node, o->nic);
+        return NIC_ERR_NOT_FOUND;
+    }
+    int sfd = open(start, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (sfd < 0 || flock(sfd, LOCK_EX) != 0) {
+        nic_log_error("start lock %s: %m", start);
+        if (sfd >= 0)
+            close(sfd);
+        return NIC_ERR_IO;
+    }
+    fd = host_connect(sock);
+    if (fd < 0) {
+        /* Is a firmware holding the node lock (still starting, or exiting)? */
+        int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int running = lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) != 0;
+        if (lfd >= 0)
+            close(lfd);
+        if (!running)
+            host_spawn_nicd(o, dir, log);
+        uint64_t end = host_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+        while ((fd = host_connect(sock)) < 0 && host_now_ns() < end) {
+            struct timespec ts = { 0, 2000000 };
+            nanosleep(&ts, NULL);
+            if (running) {
+                /* The old firmware may have exited meanwhile. */
+                lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+                if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+                    close(lfd);
+                    host_spawn_nicd(o, dir, log);
+                    running = 0;
+                } else if (lfd >= 0) {
+                    close(lfd);
+                }
+            }
+        }
+    }
+    flock(sfd, LOCK_UN);
+    close(sfd);
+    if (fd < 0) {
+        nic_log_error("firmware for node %s nic %s did not come up within %d ms (see %s)",
+                      o->node, o->nic, timeout_ms, log);
+        return NIC_ERR_TIMEOUT;
+    }
+    *fd_p = fd;
+    return NIC_OK;
+}
+
+int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
+{
+    static nic_ctl_msg_t m;
+    static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+    nic_host_t *h;
+    int fds[2], nfds = 0, rc = NIC_ERR_PEER_FAILED, fd = -1;
+    const char *wd = getenv("MULTIDEV_NIC_WATCHDOG_MS");
+
+    if (o->node == NULL || o->nic == NULL)
+        return NIC_ERR_INVALID;
+    h = calloc(1, sizeof(*h));
+    if (h == NULL)
+        return NIC_ERR_NO_MEMORY;
+    h->lock = malloc(sizeof(pthread_mutex_t));
+    pthread_mutex_init(h->lock, NULL);
+    h->fd = h->event_fd = -1;
+    h->watch_interval_ns = (uint64_t)(wd ? atol(wd) : 100) * 1000000ull;
+    snprintf(h->what, sizeof(h->what), "node %s nic %s", o->node, o->nic);
+
+    pthread_mutex_lock(&attach_lock);
+    /* A firmware that is exiting (idle) may accept and then close: retry. */
+    for (int attempt = 0; attempt < 5; attempt++) {
+        if ((rc = host_connect_or_start(o, &fd)) != NIC_OK)
+            break;
+        memset(&m, 0, NIC_CTL_HDR_SIZE);
+        m.op = NIC_CTL_HELLO;
+        rc = host_call(fd, &m, -1, fds, &nfds);
+        if (rc == NIC_OK && nfds == 2)
+            break;
+        for (int i = 0; i < nfds; i++)
+            close(fds[i]);
+        close(fd);
+        fd = -1;
+        if (rc == NIC_ERR_ABI)
+            break;
+    }
+    pthread_mutex_unlock(&attach_lock);
+    if (rc != NIC_OK || fd < 0) {
+        if (rc == NIC_ERR_ABI)
+            nic_log_error("%s: firmware speaks another host/NIC ABI than %u", h->what,
+                          NIC_ABI_VERSION);
+        else if (rc == NIC_ERR_PEER_FAILED)
+            nic_log_error("%s: firmware closed the control connection", h->what);
+        goto err;
+    }
+    h->fd = fd;
+    h->event_fd = fds[0];
+    h->status = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fds[1], 0);
+    close(fds[1]);
+    if (h->status == MAP_FAILED || h->status->magic != NIC_STATUS_MAGIC) {
+        nic_log_error("%s: bad firmware status page", h->what);
+        h->status = NULL;
+        rc = NIC_ERR_ABI;
+        goto err;
+    }
+    h->pers_id = (uint32_t)m.arg[0];
+    if (o->pers != NULL && strcmp((char *)m.data, o->pers) != 0) {
+        nic_log_error("%s runs personality %s, not %s", h->what, (char *)m.data, o->pers);
+        rc = NIC_ERR_CONFIG;
+        goto err;
+    }
+    h->watch_ns = host_now_ns();
+    *host_p = h;
+    return NIC_OK;
+err:
+    nic_host_detach(h);
+    return rc;
+}
+
+void nic_host_detach(nic_host_t *h)
+{
+    if (h == NULL)
+        return;
+    if (h->status != NULL)
+        munmap(h->status, 4096);
+    if (h->event_fd >= 0)
+        close(h->event_fd);
+    if (h->fd >= 0)
+        close(h->fd);
+    pthread_mutex_destroy(h->lock);
+    free(h->lock);
+    free(h);
+}
+
+void nic_host_kick_slow(nic_host_t *h)
+{
+    uint64_t one = 1;
+    if (write(h->event_fd, &one, sizeof(one)) < 0) {
+        /* counter saturated: the firmware is awake anyway */
+    }
+}
+
+static int host_locked_call(nic_host_t *h, nic_ctl_msg_t *m, int send_fd, int *fds, int *nfds)
+{
+    int rc;
+    if (atomic_load(&h->dead))
+        return NIC_ERR_PEER_FAILED;
+    pthread_mutex_lock(h->lock);
+    rc = host_call(h->fd, m, send_fd, fds, nfds);
+    pthread_mutex_unlock(h->lock);
+    return rc;
+}
+
+int nic_host_status(nic_host_t *h, char *buf, size_t len)
+{
+    nic_ctl_msg_t *m = calloc(1, sizeof(*m));
+    int rc;
+    if (m == NULL)
+        return NIC_ERR_NO_MEMORY;
+    m->op = NIC_CTL_STATUS;
+    rc = host_locked_call(h, m, -1, NULL, NULL);
+    if (rc == NIC_OK)
+        snprintf(buf, len, "%.*s", (int)m->len, (char *)m->data);
+    free(m);
+    return rc;
+}
+
+int nic_host_shutdown(nic_host_t *h)
+{
+    nic_ctl_msg_t m;
+    memset(&m, 0, NIC_CTL_HDR_SIZE);
+    m.op = NIC_CTL_SHUTDOWN;
+    return host_locked_call(h, &m, -1, NULL, NULL);
+}
+
+int nic_host_ctl_raw(nic_host_t *h, uint32_t op, uint32_t ep_id, uint64_t job_key,
+                     uint32_t pers_op, const void *in, size_t in_len)
+{
+    nic_ctl_msg_t *m = calloc(1, sizeof(*m));
+    int rc;
+    if (m == NULL)
+        return NIC_ERR_NO_MEMORY;
+    if (in_len > NIC_CTL_DATA_MAX) {
+        free(m);
+        return NIC_ERR_INVALID;
+    }
+    m->op = op;
+    m->ep_id = ep_id;
+    m->job_key = job_key;
+    m->pers_op = pers_op;
+    m->len = (uint32_t)in_len;
+    if (in_len)
+        memcpy(m->data, in, in_len);
+    rc = host_locked_call(h, m, -1, NULL, NULL);
+    free(m);
+    return rc;
+}
+
+int nic_ep_open(nic_host_t *h, uint64_t job_key, uint32_t sq_n, uint32_t rq_n, uint32_t cq_n,
+                nic_ep_t **ep_p)
+{
+    nic_ctl_msg_t m;
+    int fds[2], nfds = 0, rc;
+    nic_ep_t *ep;
+
+    memset(&m, 0, NIC_CTL_HDR_SIZE);
+    m.op = NIC_CTL_EP_OPEN;
+    m.job_key = job_key;
+    m.arg[0] = sq_n;
+    m.arg[1] = rq_n;
+    m.arg[2] = cq_n;
+    rc = host_locked_call(h, &m, -1, fds, &nfds);
+    if (rc != NIC_OK || nfds != 1) {
+        nic_log_error("%s: opening an endpoint failed: %s", h->what, nic_status_str(rc));
+        return rc != NIC_OK ? rc : NIC_ERR_IO;
+    }
+    ep = calloc(1, sizeof(*ep));
+    if (ep == NULL) {
+        close(fds[0]);
+        return NIC_ERR_NO_MEMORY;
+    }
+    ep->host = h;
+    ep->id = m.ep_id;
+    ep->job_key = job_key;
+    ep->seg_size = m.arg[3];
+    ep->sh = mmap(NULL, ep->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+    close(fds[0]);
+    if (ep->sh == MAP_FAILED || ep->sh->magic != NIC_EP_MAGIC ||
+        ep->sh->abi_version != NIC_ABI_VERSION) {
+        nic_log_error("%s: endpoint segment has a bad header", h->what);
+        free(ep);
+        return NIC_ERR_ABI;
+    }
+    nic_ep_shared_t *sh = ep->sh;
+    uint8_t *base = (uint8_t *)sh;
+    nic_ring_init(&ep->sq, (nic_entry_t *)(base + sh->sq_off), sh->sq_entries, &sh->sq_prod,
+                  &sh->sq_cons, 1);
+    nic_ring_init(&ep->rq, (nic_entry_t *)(base + sh->rq_off), sh->rq_entries ? sh->rq_entries : 1,
+                  &sh->rq_prod, &sh->rq_cons, 1);
+    nic_ring_init(&ep->cq, (nic_entry_t *)(base + sh->cq_off), sh->cq_entries, &sh->cq_prod,
+                  &sh->cq_cons, 0);
+    *ep_p = ep;
+    return NIC_OK;
+}
+
+int nic_ep_close(nic_ep_t *ep)
+{
+    nic_ctl_msg_t m;
+    int rc;
+
+    if (ep == NULL)
+        return NIC_OK;
+    memset(&m, 0, NIC_CTL_HDR_SIZE);
+    m.op = NIC_CTL_EP_CLOSE;
+    m.ep_id = ep->id;
+    m.job_key = ep->job_key;
+    rc = host_locked_call(ep->host, &m, -1, NULL, NULL);
+    munmap(ep->sh, ep->seg_size);
+    free(ep);
+    return rc;
+}
+
+int nic_ep_ctl(nic_ep_t *ep, uint32_t op, const void *in, size_t in_len, void *out,
+               size_t *out_len)
+{
+    nic_ctl_msg_t *m;
+    int rc;
+
+    if (in_len > NIC_CTL_DATA_MAX)
+        return NIC_ERR_INVALID;
+    m = calloc(1, sizeof(*m));
+    if (m == NULL)
+        return NIC_ERR_NO_MEMORY;
+    m->op = NIC_CTL_PERS;
+    m->ep_id = ep->id;
+    m->job_key = ep->job_key;
+    m->pers_op = op;
+    m->len = (uint32_t)in_len;
+    if (in_len)
+        memcpy(m->data, in, in_len);
+    rc = host_locked_call(ep->host, m, -1, NULL, NULL);
+    if (out != NULL && out_len != NULL) {
+        size_t n = m->len < *out_len ? m->len : *out_len;
+        memcpy(out, m->data, n);
+        *out_len = n;
+    }
+    free(m);
+    return rc;
+}
+
+int nic_mr_alloc(nic_ep_t *ep, uint64_t size, uint32_t access, nic_mr_t *mr)
+{
+    nic_ctl_msg_t m;
+    int rc;
+
+    memset(mr, 0, sizeof(*mr));
+    mr->fd = memfd_create("nic-region", MFD_CLOEXEC);
+    if (mr->fd < 0 || ftruncate(mr->fd, (off_t)size) != 0) {
+        nic_log_error("region of %llu bytes: %m", (unsigned long long)size);
+        if (mr->fd >= 0)
+            close(mr->fd);
+        return NIC_ERR_NO_MEMORY;
+    }
+    mr->addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mr->fd, 0);
+    if (mr->addr == MAP_FAILED) {
+        close(mr->fd);
+        return NIC_ERR_NO_MEMORY;
+    }
+    mr->size = size;
+    memset(&m, 0, NIC_CTL_HDR_SIZE);
+    m.op = NIC_CTL_MR_REG;
+    m.ep_id = ep->id;
+    m.job_key = ep->job_key;
+    m.arg[0] = size;
+    m.arg[1] = access;
+    rc = host_locked_call(ep->host, &m, mr->fd, NULL, NULL);
+    if (rc != NIC_OK) {
+        munmap(mr->addr, size);
+        close(mr->fd);
+        memset(mr, 0, sizeof(*mr));
+        return rc;
+    }
+    mr->key = (uint32_t)m.arg[0];
+    return NIC_OK;
+}
+
+int nic_mr_free(nic_ep_t *ep, nic_mr_t *mr)
+{
+    nic_ctl_msg_t m;
+    int rc = NIC_OK;
+
+    if (mr->addr == NULL)
+        return NIC_OK;
+    if (ep != NULL) {
+        memset(&m, 0, NIC_CTL_HDR_SIZE);
+        m.op = NIC_CTL_MR_DEREG;
+        m.ep_id = ep->id;
+        m.job_key = ep->job_key;
+        m.arg[0] = mr->key;
+        rc = host_locked_call(ep->host, &m, -1, NULL, NULL);
+    }
+    munmap(mr->addr, mr->size);
+    close(mr->fd);
+    memset(mr, 0, sizeof(*mr));
+    return rc;
+}
+
+static int host_watchdog(nic_host_t *h)
+{
+    struct pollfd p = { .fd = h->fd, .events = POLLIN };
+    char c;
+
+    if (atomic_load(&h->dead))
+        return NIC_ERR_PEER_FAILED;
+    if (pthread_mutex_trylock(h->lock) != 0)
+        return NIC_OK;   /* a control call is running: it will see a death */
+    /* No reply is pending outside a call, so anything readable is EOF. */
+    if (poll(&p, 1, 0) > 0 &&
+        ((p.revents & (POLLHUP | POLLERR)) || recv(h->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)) {
+        atomic_store(&h->dead, 1);
+    }
+    if (!atomic_load(&h->dead) && !atomic_load(&h->status->fw_alive))
+        atomic_store(&h->dead, 1);
+    pthread_mutex_unlock(h->lock);
+    if (atomic_load(&h->dead)) {
+        nic_log_error("%s: the NIC firmware (pid %u) died; every endpoint on it is lost",
+                      h->what, h->status->fw_pid);
+        return NIC_ERR_PEER_FAILED;
+    }
+    return NIC_OK;
+}
+
+int nic_ep_check(nic_ep_t *ep)
+{
+    nic_host_t *h = ep->host;
+    uint32_t state = atomic_load_explicit(&ep->sh->state, memory_order_acquire);
+    uint64_t now;
+
+    if (atomic_load_explicit(&h->dead, memory_order_relaxed))
+        return NIC_ERR_PEER_FAILED;
+    if (state == NIC_EP_ERROR)
+        return atomic_load(&ep->sh->error);
+    if (state != NIC_EP_OPEN)
+        return NIC_ERR_PEER_FAILED;
+    now = host_now_ns();
+    if (now - h->watch_ns < h->watch_interval_ns)
+        return NIC_OK;
+    h->watch_ns = now;
+    return host_watchdog(h);
+}
+
+int nic_ep_wait(nic_ep_t *ep, int timeout_ms)
+{
+    nic_ep_shared_t *sh = ep->sh;
+    uint32_t seen = atomic_load(&sh->cq_prod);
+    struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+    int rc;
+
+    if (seen != ep->cq.local)
+        return NIC_OK;
+    atomic_store(&sh->host_waiting, 1);
+    if (atomic_load(&sh->cq_prod) == seen && atomic_load(&sh->state) == NIC_EP_OPEN)
+        syscall(SYS_futex, &sh->cq_prod, FUTEX_WAIT, seen, &ts, NULL, 0);
+    atomic_store(&sh->host_waiting, 0);
+    rc = nic_ep_check(ep);
+    if (rc != NIC_OK)
+        return rc;
+    return atomic_load(&sh->cq_prod) != ep->cq.local ? NIC_OK : NIC_ERR_TIMEOUT;
+}

@@ -1,0 +1,125 @@
+/*
+ * nic_host.h - the host side of the emulated NIC: what a subdevice links.
+ *
+ * Slow path (control socket, may block): attach to the node's firmware
+ * (starting nicd if none runs), open and close endpoints, register memory,
+ * configure the personality.  Fast path (inline, no system call): post to
+ * the send/receive queues, poll the completion queue.  The only system call
+ * a post can make is the kick of a firmware that announced it is sleeping.
+ *
+ * Thread safety: a nic_host_t serialises its control calls; rings of one
+ * endpoint must be used by one thread at a time (the caller's lock).
+ */
+#ifndef NIC_HOST_H
+#define NIC_HOST_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nic_abi.h"
+#include "nic_ring.h"
+#include "nic_status.h"
+
+typedef struct nic_host nic_host_t;
+
+typedef struct nic_attach_opts {
+    const char *node;        /* emulated node name (required) */
+    const char *nic;         /* NIC name, e.g. "myri0" (required) */
+    const char *pers;        /* personality the firmware must run */
+    const char *rundir;      /* NULL: MULTIDEV_NIC_RUNDIR or default */
+    const char *nicd_path;   /* NULL: MULTIDEV_NICD, else the installed nicd */
+    const char *bind_ip;     /* address the started firmware binds (NULL: default) */
+    int         start;       /* 1: start nicd when none runs */
+    int         timeout_ms;  /* how long to wait for a starting firmware */
+} nic_attach_opts_t;
+
+typedef struct nic_ep {
+    nic_host_t      *host;
+    uint32_t         id;
+    uint64_t         job_key;
+    nic_ep_shared_t *sh;
+    size_t           seg_size;
+    nic_ring_t       sq, rq, cq;     /* host's side of each ring */
+} nic_ep_t;
+
+typedef struct nic_mr {
+    void    *addr;
+    uint64_t size;
+    uint32_t key;
+    int      fd;
+} nic_mr_t;
+
+/* Shared with the inline fast path below. */
+struct nic_host {
+    int                fd;           /* control socket */
+    int                event_fd;     /* firmware's kick */
+    nic_status_page_t *status;
+    uint32_t           pers_id;
+    uint64_t           watch_ns;     /* last liveness check */
+    uint64_t           watch_interval_ns;
+    _Atomic int        dead;
+    char               what[160];    /* "node n1 nic myri0" */
+    void              *lock;         /* pthread mutex */
+};
+
+int  nic_host_attach(const nic_attach_opts_t *opts, nic_host_t **host_p);
+void nic_host_detach(nic_host_t *host);
+/* Text from the firmware's status (NIC_CTL_STATUS). */
+int  nic_host_status(nic_host_t *host, char *buf, size_t len);
+/* Ask the firmware to exit. */
+int  nic_host_shutdown(nic_host_t *host);
+
+int  nic_ep_open(nic_host_t *host, uint64_t job_key, uint32_t sq_entries,
+                 uint32_t rq_entries, uint32_t cq_entries, nic_ep_t **ep_p);
+int  nic_ep_close(nic_ep_t *ep);
+/* Personality configuration call (NIC_CTL_PERS). */
+int  nic_ep_ctl(nic_ep_t *ep, uint32_t op, const void *in, size_t in_len, void *out,
+                size_t *out_len);
+/* Raw control request naming any endpoint id and key (tests of the
+ * protection checks use it). */
+int  nic_host_ctl_raw(nic_host_t *host, uint32_t op, uint32_t ep_id, uint64_t job_key,
+                      uint32_t pers_op, const void *in, size_t in_len);
+
+/* Allocate size bytes shared with the firmware and register them. */
+int  nic_mr_alloc(nic_ep_t *ep, uint64_t size, uint32_t access, nic_mr_t *mr);
+int  nic_mr_free(nic_ep_t *ep, nic_mr_t *mr);
+
+/* Liveness, rate limited (MULTIDEV_NIC_WATCHDOG_MS, default 100): NIC_OK,
+ * NIC_ERR_PEER_FAILED once the firmware died (logged once, naming the
+ * node and NIC), or the endpoint's error if the firmware failed it. */
+int  nic_ep_check(nic_ep_t *ep);
+/* Block until the CQ is not empty or timeout_ms passes (futex). */
+int  nic_ep_wait(nic_ep_t *ep, int timeout_ms);
+
+void nic_host_kick_slow(nic_host_t *host);
+
+/* --- fast path --- */
+
+static inline nic_entry_t *nic_ep_sq_slot(nic_ep_t *ep) { return nic_ring_slot(&ep->sq); }
+static inline nic_entry_t *nic_ep_rq_slot(nic_ep_t *ep) { return nic_ring_slot(&ep->rq); }
+
+static inline void nic_host_kick(nic_host_t *host)
+{
+    if (atomic_load(&host->status->fw_sleeping))
+        nic_host_kick_slow(host);
+}
+
+/* Ring the send doorbell for the slot filled after nic_ep_sq_slot(). */
+static inline void nic_ep_sq_post(nic_ep_t *ep)
+{
+    nic_ring_commit(&ep->sq);
+    nic_host_kick(ep->host);
+}
+
+static inline void nic_ep_rq_post(nic_ep_t *ep)
+{
+    nic_ring_commit(&ep->rq);
+    nic_host_kick(ep->host);
+}
+
+static inline nic_entry_t *nic_ep_cq_peek(nic_ep_t *ep) { return nic_ring_peek(&ep->cq); }
+static inline uint32_t nic_ep_cq_index(nic_ep_t *ep) { return nic_ring_index(&ep->cq); }
+static inline void nic_ep_cq_release(nic_ep_t *ep) { nic_ring_release(&ep->cq); }
+
+#endif /* NIC_HOST_H */

@@ -1,0 +1,26 @@
+/*
+ * nic_rundir.h - where a node's firmwares live on the host.
+ *
+ *   <rundir>/<node>/<nic>.sock   control socket of the running firmware
+ *   <rundir>/<node>/<nic>.lock   held (flock) by the running firmware
+ *   <rundir>/<node>/<nic>.start  serialises processes that start it
+ *   <rundir>/<node>/<nic>.log    the daemon's stderr
+ *
+ * <rundir> is MULTIDEV_NIC_RUNDIR, default /dev/shm/multidev-nic-<uid>.
+ * Each emulated node has its own directory, so nothing of one node can be
+ * found from another.
+ */
+#ifndef NIC_RUNDIR_H
+#define NIC_RUNDIR_H
+
+#include <stddef.h>
+
+/* Writes the node directory and creates it (mode 0700) if needed. */
+int nic_rundir_node(const char *rundir, const char *node, char *dir, size_t len);
+/* <dir>/<nic><suffix> */
+int nic_rundir_file(const char *dir, const char *nic, const char *suffix, char *path,
+                    size_t len);
+/* A name usable as one path component: [A-Za-z0-9_.-]+, not "." or "..". */
+int nic_name_ok(const char *name);
+
+#endif /* NIC_RUNDIR_H */

@@ -1,0 +1,228 @@
+/* nic_wire.c - UDP transport between firmwares, with fault injection. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nic_fw.h"
+#include "nic_log.h"
+#include "nic_wire.h"
+
+#define NIC_WIRE_RX_BATCH 32
+#define NIC_WIRE_SOCKBUF  (8 << 20)
+#define NIC_WIRE_HOLD_NS  (1000 * 1000)   /* a reordered frame waits <= 1 ms */
+
+/* xorshift64*: a reproducible stream per firmware for fault decisions. */
+static double wire_rand(nic_wire_t *w)
+{
+    w->rng ^= w->rng >> 12;
+    w->rng ^= w->rng << 25;
+    w->rng ^= w->rng >> 27;
+    return (double)((w->rng * 2685821657736338717ull) >> 11) / (double)(1ull << 53);
+}
+
+int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_t *fault)
+{
+    int size = NIC_WIRE_SOCKBUF;
+    socklen_t alen = sizeof(w->addr);
+
+    memset(w, 0, sizeof(*w));
+    w->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (w->fd < 0) {
+        nic_log_error("wire: socket: %m");
+        return NIC_ERR_IO;
+    }
+    (void)setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+    (void)setsockopt(w->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+    w->addr.sin_family = AF_INET;
+    w->addr.sin_port = htons(port);
+    if (inet_pton(AF_INET, ip ? ip : "127.0.0.1", &w->addr.sin_addr) != 1) {
+        nic_log_error("wire: bad IPv4 address '%s'", ip);
+        close(w->fd);
+        return NIC_ERR_CONFIG;
+    }
+    if (bind(w->fd, (struct sockaddr *)&w->addr, sizeof(w->addr)) != 0) {
+        nic_log_error("wire: bind %s:%u: %m", ip ? ip : "127.0.0.1", port);
+        close(w->fd);
+        return NIC_ERR_IO;
+    }
+    getsockname(w->fd, (struct sockaddr *)&w->addr, &alen);
+    if (fault != NULL)
+        w->fault = *fault;
+    w->rng = w->fault.seed ? w->fault.seed : 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+    w->held_buf = malloc(NIC_WIRE_MTU);
+    if (w->held_buf == NULL) {
+        close(w->fd);
+        return NIC_ERR_NO_MEMORY;
+    }
+    return NIC_OK;
+}
+
+void nic_wire_close(nic_wire_t *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    free(w->held_buf);
+    w->held_buf = NULL;
+}
+
+static int wire_sendmsg(nic_wire_t *w, const struct sockaddr_in *to,
+                        const struct iovec *iov, int iovcnt)
+{
+    struct msghdr mh = {
+        .msg_name = (void *)to, .msg_namelen = sizeof(*to),
+        .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)iovcnt,
+    };
+    for (;;) {
+        ssize_t n = sendmsg(w->fd, &mh, 0);
+        if (n >= 0) {
+            w->st.tx_frames++;
+            w->st.tx_bytes += (uint64_t)n;
+            return NIC_OK;
+        }
+        if (errno == EINTR)
+            continue;
+        /* A full socket buffer or an unreachable port is a lost frame on
+         * this wire; the personality's reliability layer recovers. */
+        w->st.tx_errors++;
+        return NIC_OK;
+    }
+}
+
+static int wire_release_held(nic_wire_t *w)
+{
+    struct iovec iov = { w->held_buf, w->held_len };
+    w->held = 0;
+    return wire_sendmsg(w, &w->held_to, &iov, 1);
+}
+
+int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to,
+                  const struct iovec *iov, int iovcnt)
+{
+    const nic_fault_t *f = &w->fault;
+    uint8_t *copy;
+    size_t len = 0;
+    int rc;
+
+    if (f->drop == 0 && f->dup == 0 && f->reorder == 0 && f->corrupt == 0)
+        return wire_sendmsg(w, to, iov, iovcnt);
+
+    if (f->drop > 0 && wire_rand(w) < f->drop) {
+        w->st.fault_drop++;
+        return NIC_OK;
+    }
+    /* Flatten so that a copy can be corrupted, held or sent twice. */
+    copy = malloc(NIC_WIRE_MTU);
+    if (copy == NULL)
+        return NIC_ERR_NO_MEMORY;
+    for (int i = 0; i < iovcnt && len + iov[i].iov_len <= NIC_WIRE_MTU; i++) {
+        memcpy(copy + len, iov[i].iov_base, iov[i].iov_len);
+        len += iov[i].iov_len;
+    }
+    if (f->corrupt > 0 && len > 0 && wire_rand(w) < f->corrupt) {
+        size_t at = (size_t)(wire_rand(w) * (double)len);
+        copy[at < len ? at : len - 1] ^= (uint8_t)(1u << (w->rng & 7));
+        w->st.fault_corrupt++;
+    }
+    if (f->reorder > 0 && !w->held && wire_rand(w) < f->reorder) {
+        memcpy(w->held_buf, copy, len);
+        w->held_len = len;
+        w->held_to = *to;
+        w->held = 1;
+        w->held_since = nic_now_ns();
+        w->st.fault_reorder++;
+        free(copy);
+        return NIC_OK;
+    }
+    struct iovec one = { copy, len };
+    rc = wire_sendmsg(w, to, &one, 1);
+    if (f->dup > 0 && wire_rand(w) < f->dup) {
+        w->st.fault_dup++;
+        wire_sendmsg(w, to, &one, 1);
+    }
+    if (w->held)
+        wire_release_held(w);
+    free(copy);
+    return rc;
+}
+
+int nic_wire_flush(nic_wire_t *w, uint64_t now_ns)
+{
+    if (w->held && now_ns - w->held_since > NIC_WIRE_HOLD_NS) {
+        wire_release_held(w);
+        return 1;
+    }
+    return 0;
+}
+
+int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, void *arg)
+{
+    static __thread uint8_t (*bufs)[NIC_WIRE_MTU];
+    struct mmsghdr msgs[NIC_WIRE_RX_BATCH];
+    struct iovec iov[NIC_WIRE_RX_BATCH];
+    struct sockaddr_in from[NIC_WIRE_RX_BATCH];
+    int total = 0;
+
+    if (bufs == NULL) {
+        bufs = malloc(sizeof(*bufs) * NIC_WIRE_RX_BATCH);
+        if (bufs == NULL)
+            return 0;
+    }
+    while (total < max) {
+        int want = max - total < NIC_WIRE_RX_BATCH ? max - total : NIC_WIRE_RX_BATCH;
+        for (int i = 0; i < want; i++) {
+            iov[i].iov_base = bufs[i];
+            iov[i].iov_len = NIC_WIRE_MTU;
+            memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
+            msgs[i].msg_hdr.msg_iov = &iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+            msgs[i].msg_hdr.msg_name = &from[i];
+            msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+        }
+        int n = recvmmsg(w->fd, msgs, (unsigned)want, MSG_DONTWAIT, NULL);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; i++) {
+            w->st.rx_frames++;
+            w->st.rx_bytes += msgs[i].msg_len;
+            fn(arg, &from[i], bufs[i], msgs[i].msg_len);
+        }
+        total += n;
+        if (n < want)
+            break;
+    }
+    return total;
+}
+
+int nic_addr_parse(const char *text, struct sockaddr_in *sa)
+{
+    char ip[64];
+    const char *colon = strrchr(text, ':');
+    char *end;
+    unsigned long port;
+
+    if (colon == NULL || (size_t)(colon - text) >= sizeof(ip))
+        return NIC_ERR_INVALID;
+    memcpy(ip, text, (size_t)(colon - text));
+    ip[colon - text] = '\0';
+    port = strtoul(colon + 1, &end, 10);
+    if (*end != '\0' || port > 65535)
+        return NIC_ERR_INVALID;
+    memset(sa, 0, sizeof(*sa));
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)port);
+    return inet_pton(AF_INET, ip, &sa->sin_addr) == 1 ? NIC_OK : NIC_ERR_INVALID;
+}
+
+void nic_addr_format(const struct sockaddr_in *sa, char *buf, size_t len)
+{
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
+    snprintf(buf, len, "%s:%u", ip, ntohs(sa->sin_port));
+}

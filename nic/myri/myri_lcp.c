@@ -1,0 +1,174 @@
+/* myri_lcp.c - the LANai control program as a firmware personality:
+ * set-up, endpoint configuration (copy block, peer routes, fabric), status.
+ * The data path is in myri_lcp_tx.c, myri_lcp_rx.c and myri_lcp_rel.c. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/nic_log.h"
+#include "myri_lcp.h"
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+    const char *v = getenv(name);
+    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
+}
+
+static int lcp_fw_init(nic_fw_t *fw, void **state)
+{
+    lcp_t *l = calloc(1, sizeof(*l));
+    if (l == NULL)
+        return NIC_ERR_NO_MEMORY;
+    do {
+        l->my_fw = (uint32_t)(nic_now_ns() * 2654435761u) ^ ((uint32_t)rand() << 8);
+    } while (l->my_fw == 0);
+    l->rto_init_ns = env_u64("MULTIDEV_MYRI_RTO_US", 10000) * 1000;
+    l->rto_max_ns = 100 * 1000000ull;
+    l->peer_timeout_ns = env_u64("MULTIDEV_MYRI_PEER_TIMEOUT_MS", 3000) * 1000000ull;
+    l->ack_delay_ns = env_u64("MULTIDEV_MYRI_ACK_DELAY_US", 50) * 1000;
+    *state = l;
+    return NIC_OK;
+}
+
+static void lcp_fw_fini(nic_fw_t *fw, void *state)
+{
+    lcp_t *l = state;
+    for (unsigned i = 0; i < LCP_MAX_PEERS; i++)
+        free(l->peer[i].win);
+    free(l);
+}
+
+static int lcp_ep_open(nic_fw_t *fw, nic_fw_ep_t *ep)
+{
+    ep->pers = calloc(1, sizeof(lcp_ep_t));
+    return ep->pers ? NIC_OK : NIC_ERR_NO_MEMORY;
+}
+
+static void lcp_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
+{
+    lcp_ep_t *e = ep->pers;
+    if (e != NULL) {
+        free(e->peers);
+        free(e->peer_fw);
+        free(e);
+    }
+    ep->pers = NULL;
+}
+
+static int lcp_ctl_setup(nic_fw_ep_t *ep, lcp_ep_t *e, const myri_ctl_setup_t *s)
+{
+    uint64_t need = (uint64_t)s->recv_offset + (uint64_t)ep->sh->cq_entries * MYRI_PAGE;
+
+    if (s->num_vnn == 0 || s->num_vnn > 65536 || s->my_vnn < 0 ||
+        (uint32_t)s->my_vnn >= s->num_vnn)
+        return NIC_ERR_INVALID;
+    /* The receive partition must hold one page per in-queue entry. */
+    if (nic_fw_mr_lookup(ep, s->copy_key, s->recv_offset, need - s->recv_offset,
+                         NIC_MR_LOCAL_WRITE) == NULL) {
+        nic_log_warn("endpoint %#x: copy block %#x does not cover %u receive pages",
+                     ep->id, s->copy_key, ep->sh->cq_entries);
+        return NIC_ERR_PROTECTION;
+    }
+    free(e->peers);
+    free(e->peer_fw);
+    e->peers = calloc(s->num_vnn, sizeof(*e->peers));
+    e->peer_fw = malloc(s->num_vnn * sizeof(*e->peer_fw));
+    if (e->peers == NULL || e->peer_fw == NULL)
+        return NIC_ERR_NO_MEMORY;
+    for (uint32_t i = 0; i < s->num_vnn; i++)
+        e->peer_fw[i] = -1;
+    e->setup = *s;
+    e->setup_done = 1;
+    return NIC_OK;
+}
+
+static int lcp_ep_ctl(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op, const void *in, size_t in_len,
+                      void *out, size_t *out_len)
+{
+    lcp_t *l = nic_fw_pers_state(fw);
+    lcp_ep_t *e = ep->pers;
+    int rc = NIC_OK;
+
+    *out_len = 0;
+    switch (op) {
+    case MYRI_CTL_SETUP:
+        if (in_len != sizeof(myri_ctl_setup_t))
+            return NIC_ERR_INVALID;
+        return lcp_ctl_setup(ep, e, in);
+    case MYRI_CTL_PEERS: {
+        const myri_ctl_peers_t *p = in;
+        if (!e->setup_done || in_len < sizeof(*p) ||
+            in_len != sizeof(*p) + (size_t)p->count * sizeof(p->e[0]) ||
+            (uint64_t)p->first_vnn + p->count > e->setup.num_vnn)
+            return NIC_ERR_INVALID;
+        for (uint32_t i = 0; i < p->count; i++) {
+            if (p->e[i].route_len > MYRI_MAX_HOPS)
+                return NIC_ERR_INVALID;
+            e->peers[p->first_vnn + i] = p->e[i];
+            e->peer_fw[p->first_vnn + i] = -1;
+        }
+        return NIC_OK;
+    }
+    case MYRI_CTL_FABRIC: {
+        const myri_fabric_item_t *it = in;
+        if (in_len % sizeof(*it) != 0)
+            return NIC_ERR_INVALID;
+        for (size_t i = 0; i < in_len / sizeof(*it) && rc == NIC_OK; i++)
+            rc = myri_fabric_add(&l->fab, &it[i]);
+        if (myri_fabric_find(&l->fab, &nic_fw_wire(fw)->addr, &l->self_sw, &l->self_port) ==
+            NIC_OK)
+            l->have_self = 1;
+        /* Routes may resolve differently now. */
+        if (e->setup_done)
+            for (uint32_t i = 0; i < e->setup.num_vnn; i++)
+                e->peer_fw[i] = -1;
+        return rc;
+    }
+    case MYRI_CTL_TIMING:
+        if (in_len != sizeof(myri_timing_t))
+            return NIC_ERR_INVALID;
+        memcpy(&l->timing, in, sizeof(l->timing));
+        return NIC_OK;
+    default:
+        return NIC_ERR_UNSUPPORTED;
+    }
+}
+
+static void lcp_status(nic_fw_t *fw, FILE *f)
+{
+    lcp_t *l = nic_fw_pers_state(fw);
+    lcp_counters_t *c = &l->c;
+    unsigned peers = 0;
+
+    for (unsigned i = 0; i < LCP_MAX_PEERS; i++)
+        peers += l->peer[i].used;
+    fprintf(f, "lcp: incarnation %#x, %u peer firmwares, fabric %u nics %u links, "
+               "timing model %s\n", l->my_fw, peers, l->fab.nattach, l->fab.nlink,
+            l->timing.enabled ? "on" : "off");
+    fprintf(f, "lcp: tx data %llu acks %llu retransmits %llu; rx data %llu acks %llu\n",
+            (unsigned long long)c->tx_data, (unsigned long long)c->tx_acks,
+            (unsigned long long)c->retransmits, (unsigned long long)c->rx_data,
+            (unsigned long long)c->rx_acks);
+    fprintf(f, "lcp: dropped crc %llu bad %llu duplicate %llu out-of-order %llu "
+               "backpressure %llu protection %llu route %llu; peer failures %llu\n",
+            (unsigned long long)c->crc_errors, (unsigned long long)c->bad_frames,
+            (unsigned long long)c->duplicates, (unsigned long long)c->out_of_order,
+            (unsigned long long)c->backpressure, (unsigned long long)c->protection,
+            (unsigned long long)c->route_errors, (unsigned long long)c->peer_failures);
+}
+
+const nic_pers_ops_t nic_myri_lcp_ops = {
+    .name = "myri",
+    .id = NIC_PERS_MYRI,
+    .fw_init = lcp_fw_init,
+    .fw_fini = lcp_fw_fini,
+    .ep_open = lcp_ep_open,
+    .ep_close = lcp_ep_close,
+    .ep_ctl = lcp_ep_ctl,
+    .ep_service = lcp_ep_service,
+    .rx_frame = lcp_rx_frame,
+    .poll = lcp_poll,
+    .status = lcp_status,
+};

@@ -1,0 +1,160 @@
+/* myri_lcp_rx.c - the LCP receive thread: check a packet (type, CRC,
+ * sequence), then place it in the destination endpoint's in-queue (CQ) and
+ * its payload in the copy-block page of that in-queue entry.  A packet that
+ * cannot be placed (in-queue full) is not acknowledged, so the sender sends
+ * it again later: back-pressure, never loss.  A packet for an endpoint that
+ * does not exist or has another job key is refused and the sender's
+ * endpoint gets an error report. */
+#include "config.h"
+
+#include <string.h>
+
+#include "../core/nic_log.h"
+#include "myri_lcp.h"
+
+#define LCP_ACK_EVERY   32            /* acknowledge at least every 32 frames */
+#define LCP_DUPACK_NS   (100 * 1000)  /* at most one duplicate ack per 100 us */
+
+static int seq_before(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+/* Report a refused packet to its sender (a sequenced frame of its own). */
+static int lcp_refuse(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *in, int status)
+{
+    myri_hdr_t nak;
+
+    if (in->d.op & MYRI_OP_ERROR)
+        return NIC_OK;                     /* never report a report */
+    memset(&nak, 0, sizeof(nak));
+    nak.dst_ep = in->src_ep;
+    nak.src_ep = in->dst_ep;
+    nak.job_key = in->job_key;
+    nak.dst_vnn = in->dst_vnn;
+    nak.d = in->d;
+    nak.d.op = MYRI_OP_ERROR | (in->d.op & (MYRI_OP_MASK | MYRI_OP_REPLY));
+    nak.d.peer = in->dst_vnn;
+    nak.d.aux = (uint16_t)(-status);
+    nak.d.len = 0;
+    return lcp_tx_frame(fw, l, p, &nak, NULL, 0);
+}
+
+static int lcp_deliver(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *h,
+                       const uint8_t *payload, uint32_t plen)
+{
+    nic_fw_ep_t *ep = nic_fw_ep_lookup(fw, h->dst_ep);
+    lcp_ep_t *e = ep ? ep->pers : NULL;
+    nic_entry_t *slot;
+    myri_desc_t *c;
+    uint32_t off = 0;
+
+    if (ep == NULL || ep->job_key != h->job_key || !e->setup_done) {
+        l->c.protection++;
+        nic_log_info("refused a packet for endpoint %#x: %s", h->dst_ep,
+                     ep == NULL ? "no such endpoint" : "protection key mismatch");
+        return lcp_refuse(fw, l, p, h, ep == NULL ? NIC_ERR_NOT_FOUND : NIC_ERR_PROTECTION);
+    }
+    if (plen != h->d.len || plen > MYRI_PAGE) {
+        l->c.bad_frames++;
+        return NIC_OK;                     /* malformed: consume and forget */
+    }
+    slot = nic_ring_slot(&ep->cq);
+    if (slot == NULL)
+        return NIC_ERR_NO_RESOURCE;
+    if (plen > 0) {
+        uint8_t *page;
+        off = e->setup.recv_offset + nic_ring_index(&ep->cq) * MYRI_PAGE;
+        page = nic_fw_mr_lookup(ep, e->setup.copy_key, off, plen, NIC_MR_LOCAL_WRITE);
+        if (page == NULL) {
+            /* the host deregistered its copy block */
+            l->c.protection++;
+            return lcp_refuse(fw, l, p, h, NIC_ERR_PROTECTION);
+        }
+        if (l->timing.enabled && l->timing.dma_MBps) {
+            uint64_t bursts = (plen + 31) / 32;
+            nic_spin_ns((uint64_t)plen * 1000 / l->timing.dma_MBps +
+                        bursts * l->timing.dma_ns_per_burst);
+        }
+        memcpy(page, payload, plen);
+    }
+    c = (myri_desc_t *)slot;
+    *c = h->d;
+    c->key = 0;
+    c->offset = off;
+    nic_fw_cq_commit(ep);
+    l->c.rx_data++;
+    return NIC_OK;
+}
+
+void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+{
+    lcp_t *l = nic_fw_pers_state(fw);
+    myri_hdr_t h;
+    lcp_peer_t *p;
+    uint64_t now;
+
+    if (len < sizeof(myri_hdr_t) + 1 || (frame[0] & 0x80) || frame[0] != MYRI_TYPE0 ||
+        frame[1] != MYRI_TYPE1 || frame[2] != MYRI_TYPE2 || frame[3] != MYRI_TYPE3) {
+        l->c.bad_frames++;                 /* a route byte or a foreign type reached us */
+        return;
+    }
+    if (myri_crc8(0, frame, len - 1) != frame[len - 1]) {
+        l->c.crc_errors++;                 /* dropped; the sender retransmits */
+        return;
+    }
+    memcpy(&h, frame, sizeof(h));
+    p = lcp_peer_get(l, from, 1);
+    if (p == NULL)
+        return;
+    now = nic_now_ns();
+    if (h.kind == MYRI_KIND_ACK) {
+        l->c.rx_acks++;
+        lcp_peer_acked(l, p, h.ack, 1);
+        return;
+    }
+    if (h.kind != MYRI_KIND_DATA) {
+        l->c.bad_frames++;
+        return;
+    }
+    if (p->rx_src_fw != h.src_fw) {
+        /* A sender we have not heard from (or that restarted): only its
+         * first frame may open the stream. */
+        if (!(h.flags & MYRI_F_SYN)) {
+            l->c.out_of_order++;
+            return;
+        }
+        p->rx_src_fw = h.src_fw;
+        p->rx_next = h.seq;
+        p->dead = 0;
+    }
+    lcp_peer_acked(l, p, h.ack, 0);
+    if (seq_before(h.seq, p->rx_next)) {
+        l->c.duplicates++;
+        lcp_send_ack(fw, l, p);            /* our ack may have been lost */
+        return;
+    }
+    if (h.seq != p->rx_next) {
+        l->c.out_of_order++;
+        if (now - p->dupack_ns > LCP_DUPACK_NS) {
+            p->dupack_ns = now;
+            lcp_send_ack(fw, l, p);        /* tells the sender where the gap is */
+        }
+        return;
+    }
+    if (l->timing.enabled) {
+        uint64_t due = h.sent_ns + lcp_wire_ns(l, len, h.hops);
+        while (nic_now_ns() < due)
+            ;
+        nic_spin_ns(l->timing.lanai_ns_per_pkt_recv);
+    }
+    if (lcp_deliver(fw, l, p, &h, frame + sizeof(h), (uint32_t)(len - sizeof(h) - 1)) != NIC_OK) {
+        l->c.backpressure++;               /* not taken: no ack, so it comes again */
+        return;
+    }
+    p->rx_next++;
+    if (p->ack_owed++ == 0)
+        p->ack_due_ns = now + l->ack_delay_ns;
+    if (p->ack_owed >= LCP_ACK_EVERY)
+        lcp_send_ack(fw, l, p);
+}

@@ -1,0 +1,172 @@
+/* myri_lcp_tx.c - the LCP send thread: take out-queue (SQ) entries, check
+ * them, build packets and hand them to the reliable stream of the peer
+ * firmware the route leads to.  An entry that cannot go yet (window full,
+ * CQ full for an error report) stays in the out-queue: back-pressure. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/nic_log.h"
+#include "myri_lcp.h"
+
+int lcp_post_error(nic_fw_ep_t *ep, const myri_desc_t *d, int status)
+{
+    nic_entry_t *slot = nic_ring_slot(&ep->cq);
+    myri_desc_t *c;
+
+    if (slot == NULL)
+        return 0;
+    c = (myri_desc_t *)slot;
+    *c = *d;
+    c->op = MYRI_OP_ERROR | (d->op & (MYRI_OP_MASK | MYRI_OP_REPLY));
+    c->aux = (uint16_t)(-status);
+    c->len = 0;
+    c->key = 0;
+    c->offset = 0;
+    nic_fw_cq_commit(ep);
+    return 1;
+}
+
+/* The peer firmware a destination's route reaches. */
+static int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, lcp_peer_t **pp,
+                       int *hops)
+{
+    myri_peer_entry_t *pe = &e->peers[vnn];
+    struct sockaddr_in dst;
+    lcp_peer_t *p;
+    int rc;
+
+    if (e->peer_fw[vnn] >= 0) {
+        *pp = &l->peer[e->peer_fw[vnn]];
+        *hops = pe->pad[0];
+        return NIC_OK;
+    }
+    if (!pe->valid || !l->have_self)
+        return NIC_ERR_NO_ROUTE;
+    rc = myri_fabric_walk(&l->fab, l->self_sw, l->self_port, pe->route, pe->route_len, &dst, hops);
+    if (rc != NIC_OK) {
+        l->c.route_errors++;
+        nic_log_warn("route to node %d (%u bytes) leads nowhere in the fabric", vnn,
+                     pe->route_len);
+        return rc;
+    }
+    p = lcp_peer_get(l, &dst, 1);
+    if (p == NULL)
+        return NIC_ERR_NO_RESOURCE;
+    e->peer_fw[vnn] = (int16_t)(p - l->peer);
+    pe->pad[0] = (uint8_t)*hops;
+    *pp = p;
+    return NIC_OK;
+}
+
+uint64_t lcp_wire_ns(const lcp_t *l, size_t len, int hops)
+{
+    const myri_timing_t *t = &l->timing;
+    uint64_t ns = 0;
+    if (t->link_MBps)
+        ns += (uint64_t)len * 1000 / t->link_MBps;
+    ns += (uint64_t)hops * t->switch_ns;
+    return ns;
+}
+
+int lcp_tx_frame(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, myri_hdr_t *hdr, const void *payload,
+                 uint32_t len)
+{
+    uint64_t now = nic_now_ns();
+    lcp_frame_t *f;
+    uint32_t seq;
+
+    if (p->tx_next - p->tx_una >= LCP_WINDOW)
+        return NIC_ERR_NO_RESOURCE;
+    if (p->win == NULL && (p->win = malloc(sizeof(lcp_frame_t) * LCP_WINDOW)) == NULL)
+        return NIC_ERR_NO_MEMORY;
+    seq = p->tx_next++;
+    f = &p->win[seq % LCP_WINDOW];
+    hdr->type[0] = MYRI_TYPE0;
+    hdr->type[1] = MYRI_TYPE1;
+    hdr->type[2] = MYRI_TYPE2;
+    hdr->type[3] = MYRI_TYPE3;
+    hdr->src_fw = l->my_fw;
+    hdr->seq = seq;
+    hdr->ack = p->rx_next;
+    hdr->kind = MYRI_KIND_DATA;
+    hdr->flags = seq == p->tx_first ? MYRI_F_SYN : 0;
+    memcpy(f->buf, hdr, sizeof(*hdr));
+    if (len)
+        memcpy(f->buf + sizeof(*hdr), payload, len);
+    f->len = (uint32_t)sizeof(*hdr) + len + 1;
+    if (l->timing.enabled) {
+        /* The LCP's per-packet work, then the link clocks the packet out;
+         * the receiver holds it until sent_ns + wire time. */
+        nic_spin_ns(l->timing.lanai_ns_per_pkt_send);
+        now = nic_now_ns();
+        ((myri_hdr_t *)f->buf)->sent_ns = now;
+    }
+    f->buf[f->len - 1] = myri_crc8(0, f->buf, f->len - 1);
+    f->seq = seq;
+    f->sent_ns = now;
+    if (p->tx_una + 1 == p->tx_next)
+        p->progress_ns = now;          /* the window was empty */
+    p->ack_owed = 0;                   /* the ack rides along */
+    struct iovec iov = { f->buf, f->len };
+    l->c.tx_data++;
+    return nic_wire_send(nic_fw_wire(fw), &p->addr, &iov, 1);
+}
+
+int lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
+{
+    lcp_t *l = nic_fw_pers_state(fw);
+    lcp_ep_t *e = ep->pers;
+    nic_entry_t *slot;
+    int n = 0;
+
+    while ((slot = nic_ring_peek(&ep->sq)) != NULL) {
+        myri_desc_t d = *(myri_desc_t *)slot;   /* the host may change the slot */
+        const void *payload = NULL;
+        lcp_peer_t *p = NULL;
+        int hops = 0, rc = NIC_OK;
+
+        if (!e->setup_done)
+            rc = NIC_ERR_INVALID;
+        else if (d.peer < 0 || (uint32_t)d.peer >= e->setup.num_vnn)
+            rc = NIC_ERR_NO_ROUTE;
+        else if (d.len > MYRI_PAGE)
+            rc = NIC_ERR_INVALID;
+        else if (d.len > 0 &&
+                 (payload = nic_fw_mr_lookup(ep, d.key, d.offset, d.len, NIC_MR_LOCAL_READ)) == NULL)
+            rc = NIC_ERR_PROTECTION;      /* not in memory this endpoint registered */
+        else
+            rc = lcp_resolve(fw, l, e, d.peer, &p, &hops);
+        if (rc == NIC_OK && p->dead)
+            rc = NIC_ERR_PEER_FAILED;
+
+        if (rc != NIC_OK) {
+            if (rc == NIC_ERR_PROTECTION)
+                l->c.protection++;
+            l->c.send_errors++;
+            if (!lcp_post_error(ep, &d, rc))
+                break;                    /* no room to report it yet */
+            nic_ring_release(&ep->sq);
+            n++;
+            continue;
+        }
+        myri_hdr_t hdr;
+        memset(&hdr, 0, sizeof(hdr));
+        hdr.hops = (uint8_t)hops;
+        hdr.dst_ep = e->peers[d.peer].ep_id;
+        hdr.src_ep = ep->id;
+        hdr.job_key = ep->job_key;
+        hdr.dst_vnn = d.peer;
+        hdr.d = d;
+        hdr.d.peer = e->setup.my_vnn;
+        hdr.d.key = 0;
+        hdr.d.offset = 0;
+        rc = lcp_tx_frame(fw, l, p, &hdr, payload, d.len);
+        if (rc == NIC_ERR_NO_RESOURCE)
+            break;                        /* window full: back-pressure */
+        nic_ring_release(&ep->sq);
+        n++;
+    }
+    return n;
+}
