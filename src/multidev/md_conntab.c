@@ -71,10 +71,9 @@ static int md_conntab_from_conf(md_t *md, int32_t node, md_node_route_t *r)
                              cr->line, name, cr->next_hop);
                 return MD_ERR_NO_ROUTE;
             }
-            md_log_error("%s:%d: the route to %s forwards through %s: indirect "
-                         "communication is not implemented yet",
-                         md->conf->source, cr->line, name, cr->next_hop);
-            return MD_ERR_UNSUPPORTED;
+            /* symmetric default: its messages come back forwarded too */
+            r->arrive_mask |= 1u << md->fwd_index;
+            continue;
         }
         r->arrive_mask |= 1u << c->subdev;
     }

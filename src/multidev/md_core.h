@@ -100,6 +100,10 @@ struct md {
 
     md_sysmsg_slot_t sys_handlers[MD_SYSTAG_HANDLERS];
 
+    /* indirect communication (md_fwd*.c) */
+    struct md_fwd_state *fwd;
+    int            fwd_index;           /**< the forwarding receiver, or -1 */
+
     int            progress_rr;
     int            print_stats;
 };
@@ -125,6 +129,7 @@ int  md_loader_validate(const char *name, const md_subdev_ops_t *ops,
                         char *err, size_t err_len);
 int  md_devlist_load(md_t *md, const char *module_path);
 int  md_devlist_index(const md_t *md, const char *name);
+int  md_devlist_add_builtin(md_t *md, const md_subdev_ops_t *ops);
 void md_devlist_unload(md_t *md);
 
 /* md_wireup.c: subdevice init, card exchange, connect, ready */
@@ -144,6 +149,12 @@ void md_anyq_dup_complete(md_t *md, md_request_t *dup);
 int  md_anyq_cancel(md_t *md, md_request_t *req);
 void md_anyq_drain_cancels(md_t *md);
 void md_anyq_free_all(md_t *md);
+
+/* md_p2p.c: shared by the forwarding code */
+void md_request_reset(md_request_t *req, uint8_t kind);
+/* Hands a prepared send (subdev, peer_world, env, buf, len set) to its
+ * subdevice, queueing it behind back-pressured sends. */
+int  md_send_start(md_t *md, md_request_t *req);
 
 /* md_pending.c: sends delayed by back-pressure */
 void md_pending_push(md_pending_t *q, md_request_t *req);

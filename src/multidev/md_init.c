@@ -19,6 +19,7 @@
 
 #include "md_core.h"
 #include "md_log.h"
+#include "md_fwd.h"
 
 static void md_copy_name(char *dst, const char *src)
 {
@@ -103,6 +104,7 @@ static void md_teardown(md_t *md)
     }
     md->devs_initialised = 0;
     md_anyq_free_all(md);
+    md_fwd_free(md);
     md_devlist_unload(md);
     if (md->conf != NULL)
         md_nodeconf_free(md->conf);
@@ -130,6 +132,7 @@ int md_init(const md_init_params_t *p, md_t **md_p)
     md->rank = p->world_rank;
     md->size = p->world_size;
     md->bootstrap = p->bootstrap;
+    md->fwd_index = -1;
     md_copy_name(md->job_id, p->job_id ? p->job_id : "job");
     md_host_setup(md);
     md_log_init(md->rank);
@@ -144,6 +147,12 @@ int md_init(const md_init_params_t *p, md_t **md_p)
         goto err;
 
     local = md_devlist_load(md, module_path);
+    if (local == MD_OK)
+        local = md_fwd_setup(md);
+    if (local == MD_OK && md_fwd_conf_needs_receiver(md->conf)) {
+        md->fwd_index = md->devs.num;
+        local = md_devlist_add_builtin(md, &md_fwd_recv_ops);
+    }
     if (local == MD_OK)
         local = md_conntab_build(md);
     if (local == MD_OK)

@@ -202,9 +202,34 @@ int md_devlist_load(md_t *md, const char *module_path)
     return MD_OK;
 }
 
+/* The forwarding receiver joins the device list when forwarded messages
+ * can reach this node; it is part of libmultidev, not a module. */
+int md_devlist_add_builtin(md_t *md, const md_subdev_ops_t *ops)
+{
+    int i = md->devs.num;
+    md_subdev_t *sd = &md->devs.subdevs[i];
+
+    if (i == MD_MAX_SUBDEVS) {
+        md_log_error("no room in the device list for the built-in %s",
+                     ops->name);
+        return MD_ERR_CONFIG;
+    }
+    md->devs.ops[i] = *ops;
+    md->devs.handles[i] = NULL;
+    memset(sd, 0, sizeof(*sd));
+    sd->ops = &md->devs.ops[i];
+    sd->host = &md->host;
+    sd->host_ctx = md;
+    sd->index = i;
+    snprintf(sd->name, sizeof(sd->name), "%s", ops->name);
+    md->devs.num++;
+    return MD_OK;
+}
+
 void md_devlist_unload(md_t *md)
 {
     for (int i = md->devs.num - 1; i >= 0; i--)
-        md_loader_unload(md->devs.handles[i]);
+        if (md->devs.handles[i] != NULL)
+            md_loader_unload(md->devs.handles[i]);
     md->devs.num = 0;
 }

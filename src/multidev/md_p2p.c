@@ -10,6 +10,7 @@
 
 #include "md_core.h"
 #include "md_log.h"
+#include "md_fwd.h"
 
 static inline int md_mask_single(uint32_t mask)
 {
@@ -24,7 +25,7 @@ static inline uint32_t md_recv_mask(const md_t *md, int32_t src_world,
     return comm != NULL ? comm->subdev_mask : md->all_mask;
 }
 
-static void md_request_reset(md_request_t *req, uint8_t kind)
+void md_request_reset(md_request_t *req, uint8_t kind)
 {
     req->kind = kind;
     req->internal = 0;
@@ -35,7 +36,7 @@ static void md_request_reset(md_request_t *req, uint8_t kind)
     atomic_store_explicit(&req->complete, 0, memory_order_relaxed);
 }
 
-static int md_send_start(md_t *md, md_request_t *req)
+int md_send_start(md_t *md, md_request_t *req)
 {
     md_subdev_t *sd = md_sd(md, req->subdev);
     int rc;
@@ -56,29 +57,40 @@ static int md_send_start(md_t *md, md_request_t *req)
     return rc;
 }
 
-static int md_send_route(md_t *md, md_request_t *req, int32_t dst_world,
-                         size_t len)
+static const md_route_class_t *md_send_route(md_t *md, md_request_t *req,
+                                             int32_t dst_world, size_t len)
 {
     const md_route_class_t *c;
 
     if (dst_world < 0 || dst_world >= md->size) {
         md_log_error("send to rank %d: there are ranks 0..%d", dst_world,
                      md->size - 1);
-        return MD_ERR_INVALID;
+        return NULL;
     }
-    c = md_conntab_lookup(md, dst_world, len);
-    if (c == NULL)
-        return MD_ERR_NO_ROUTE;     /* md_init checked every peer */
-    req->subdev = c->subdev;
-    req->peer_world = c->next_hop_node < 0
-                          ? dst_world : md->node_relay_rank[c->next_hop_node];
-    return MD_OK;
+    c = md_conntab_lookup(md, dst_world, len);  /* md_init checked peers */
+    if (c != NULL) {
+        req->subdev = c->subdev;
+        req->peer_world = c->next_hop_node < 0
+                              ? dst_world : md->node_relay_rank[c->next_hop_node];
+    }
+    return c;
+}
+
+/* Starts a send whose envelope is set: directly, or through an
+ * intermediate node when the route says so. */
+static int md_send_routed(md_t *md, md_request_t *req,
+                          const md_route_class_t *c)
+{
+    if (c->next_hop_node >= 0)
+        return md_fwd_isend(md, req, c);
+    return md_send_start(md, req);
 }
 
 int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
              int32_t dst_world, int32_t src_rank, int32_t tag,
              uint32_t context_id, uint32_t flags)
 {
+    const md_route_class_t *c;
     int rc;
 
     if (tag < 0) {
@@ -87,9 +99,9 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
         return MD_ERR_INVALID;
     }
     md_request_reset(req, MD_REQ_SEND);
-    rc = md_send_route(md, req, dst_world, len);
-    if (rc != MD_OK)
-        return rc;
+    c = md_send_route(md, req, dst_world, len);
+    if (c == NULL)
+        return MD_ERR_INVALID;
     req->buf = (void *)buf;
     req->len = len;
     req->env = (md_envelope_t){
@@ -97,7 +109,7 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
         .tag = tag, .context_id = context_id, .flags = flags,
         .seq = md->send_seq[dst_world], .size = len,
     };
-    rc = md_send_start(md, req);
+    rc = md_send_routed(md, req, c);
     if (rc == MD_OK)
         md->send_seq[dst_world]++;
     return rc;
@@ -106,6 +118,7 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
 int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
                     int32_t tag, const void *buf, size_t len)
 {
+    const md_route_class_t *c;
     int rc;
 
     if (tag >= 0) {
@@ -114,18 +127,17 @@ int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
         return MD_ERR_INVALID;
     }
     md_request_reset(req, MD_REQ_SEND);
-    rc = md_send_route(md, req, dst_world, len);
-    if (rc != MD_OK)
-        return rc;
+    c = md_send_route(md, req, dst_world, len);
+    if (c == NULL)
+        return MD_ERR_INVALID;
     req->buf = (void *)buf;
     req->len = len;
     req->env = (md_envelope_t){
         .src_rank = md->rank, .src_world = md->rank, .dst_world = dst_world,
         .tag = tag, .size = len,
     };
-    rc = md_send_start(md, req);
-    if (rc == MD_OK)
-        md_sd(md, req->subdev)->counters.sysmsgs_sent++;
+    md_sd(md, c->subdev)->counters.sysmsgs_sent++;
+    rc = md_send_routed(md, req, c);
     return rc;
 }
 
@@ -259,9 +271,12 @@ int md_cancel_recv(md_t *md, md_request_t *req)
 
 int md_cancel_send(md_t *md, md_request_t *req)
 {
-    md_subdev_t *sd = md_sd(md, req->subdev);
+    md_subdev_t *sd;
     int rc;
 
+    if (req->subdev < 0)
+        return MD_ERR_NOT_FOUND;    /* forwarded: in the multidevice's hands */
+    sd = md_sd(md, req->subdev);
     /* A cancelled send would leave a hole in the sequence numbers the
      * receiver waits on; only senders whose messages take one subdevice
      * may cancel. */

@@ -10,6 +10,7 @@
 #include "md_core.h"
 #include "md_log.h"
 #include "md_sysmsg.h"
+#include "md_fwd.h"
 
 static int md_systag_slot(int32_t tag)
 {
@@ -45,6 +46,10 @@ void md_sysmsg_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
         md->sys_handlers[slot].handler(md->sys_handlers[slot].ctx,
                                        env->src_world, env->tag, payload,
                                        env->size);
+        return;
+    }
+    if (env->tag > MD_SYSTAG_USER_FIRST) {
+        md_fwd_dispatch(md, sd, env, payload);
         return;
     }
     md_log_error("system message with tag %d from rank %d over %s has no "

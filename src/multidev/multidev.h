@@ -135,6 +135,9 @@ const md_subdev_t *md_subdev(const md_t *md, int index);
  * dst_world; -1 on no route. */
 int         md_route(const md_t *md, int32_t dst_world, size_t len,
                      int32_t *next_hop_world);
+/* Forwarded messages this rank still tracks (its IndirectQueue: sends it
+ * originated awaiting acknowledgement, flows it relays). */
+int         md_indirect_in_flight(const md_t *md);
 /* Writes the counters of every subdevice to f (a FILE *). */
 void        md_print_stats(const md_t *md, void *f);
 

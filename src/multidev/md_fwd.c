@@ -1,0 +1,195 @@
+/*
+ * md_fwd.c - indirect communication: set-up, the system-message entry
+ * point, internal sends.  See md_fwd.h for the protocol.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_fwd_state.h"
+#include "md_log.h"
+
+#define MD_FWD_DEFAULT_CHUNK  (256 * 1024)
+#define MD_FWD_DEFAULT_WINDOW 4
+
+static int md_fwd_env_size(const char *name, size_t def, size_t *value)
+{
+    const char *text = getenv(name);
+
+    *value = def;
+    if (text == NULL)
+        return MD_OK;
+    if (md_parse_size(text, value) != 0 || *value == 0) {
+        md_log_error("%s='%s' is not a positive size (bytes, k/m/g suffix)",
+                     name, text);
+        return MD_ERR_CONFIG;
+    }
+    return MD_OK;
+}
+
+int md_fwd_setup(md_t *md)
+{
+    md_fwd_state_t *st = calloc(1, sizeof(*st));
+    size_t window;
+    int rc;
+
+    if (st == NULL)
+        return MD_ERR_NO_MEMORY;
+    md->fwd = st;
+    rc = md_fwd_env_size("MULTIDEV_FWD_CHUNK", MD_FWD_DEFAULT_CHUNK,
+                         &st->params.chunk);
+    if (rc == MD_OK)
+        rc = md_fwd_env_size("MULTIDEV_FWD_WINDOW", MD_FWD_DEFAULT_WINDOW,
+                             &window);
+    if (rc == MD_OK && (st->params.chunk > (1u << 30) || window > 1024)) {
+        md_log_error("MULTIDEV_FWD_CHUNK must be at most 1g and "
+                     "MULTIDEV_FWD_WINDOW at most 1024");
+        rc = MD_ERR_CONFIG;
+    }
+    st->params.window = (int)window;
+    return rc;
+}
+
+void md_fwd_free(md_t *md)
+{
+    md_fwd_state_t *st = md->fwd;
+
+    if (st == NULL)
+        return;
+    while (st->out != NULL) {
+        md_fwd_out_t *o = st->out;
+        st->out = o->next;
+        free(o);
+    }
+    while (st->relays != NULL) {
+        md_fwd_relay_t *r = st->relays;
+        st->relays = r->next;
+        free(r);
+    }
+    free(st);
+    md->fwd = NULL;
+}
+
+int md_fwd_conf_needs_receiver(const md_nodeconf_t *conf)
+{
+    if (conf == NULL)
+        return 0;
+    for (size_t i = 0; i < conf->num_routes; i++)
+        if (conf->routes[i].next_hop[0] != '\0')
+            return 1;
+    for (size_t i = 0; i < conf->num_arrives; i++)
+        for (size_t k = 0; k < conf->arrives[i].num_subdevs; k++)
+            if (strcmp(conf->arrives[i].subdevs[k], MD_NODECONF_FORWARDED) == 0)
+                return 1;
+    return 0;
+}
+
+md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
+                                  int32_t dst, uint64_t seq)
+{
+    for (md_fwd_relay_t *r = st->relays; r != NULL; r = r->next)
+        if (r->origin == origin && r->dst == dst && r->seq == seq)
+            return r;
+    return NULL;
+}
+
+int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
+                    int32_t tag, const void *buf, size_t len)
+{
+    md_request_reset(req, MD_REQ_SEND);
+    req->subdev = subdev;
+    req->peer_world = to;
+    req->buf = (void *)buf;
+    req->len = len;
+    req->env = (md_envelope_t){ .src_rank = md->rank, .src_world = md->rank,
+                                .dst_world = to, .tag = tag, .size = len };
+    md_sd(md, subdev)->counters.sysmsgs_sent++;
+    return md_send_start(md, req);
+}
+
+static void md_fwd_ctl_done(md_request_t *req)
+{
+    free(req->user);
+}
+
+int md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
+                    const md_fwd_ctl_t *ctl)
+{
+    md_fwd_send_t *s = calloc(1, sizeof(*s) + sizeof(*ctl));
+    int rc;
+
+    if (s == NULL)
+        return MD_ERR_NO_MEMORY;
+    memcpy(s->buf, ctl, sizeof(*ctl));
+    s->req.on_complete = md_fwd_ctl_done;
+    s->req.user = s;
+    rc = md_fwd_send_raw(md, &s->req, subdev, to, tag, s->buf, sizeof(*ctl));
+    if (rc != MD_OK) {
+        md_log_error("forwarding: control message %d to rank %d failed: %s",
+                     tag, to, md_status_string(rc));
+        free(s);
+    }
+    return rc;
+}
+
+static int md_fwd_payload_ok(const md_envelope_t *env, size_t need)
+{
+    if (env->size >= need)
+        return 1;
+    md_log_error("forwarding: system message %d from rank %d has %llu bytes, "
+                 "expected at least %zu; dropped", env->tag, env->src_world,
+                 (unsigned long long)env->size, need);
+    return 0;
+}
+
+void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
+                     const void *payload)
+{
+    md_fwd_ctl_t ctl;
+
+    switch (env->tag) {
+    case MD_SYSTAG_FWD_DATA: {
+        md_fwd_hdr_t hdr;
+        if (!md_fwd_payload_ok(env, sizeof(hdr)))
+            return;
+        memcpy(&hdr, payload, sizeof(hdr));
+        if (env->size != sizeof(hdr) + hdr.len) {
+            md_log_error("forwarding: chunk from rank %d claims %u bytes in a "
+                         "%llu-byte message; dropped", env->src_world, hdr.len,
+                         (unsigned long long)env->size);
+            return;
+        }
+        if (hdr.env.dst_world == md->rank)
+            md_fwd_recv_data(md, sd, &hdr, (const uint8_t *)payload + sizeof(hdr));
+        else
+            md_fwd_relay_data(md, sd, &hdr, (const uint8_t *)payload + sizeof(hdr));
+        return;
+    }
+    case MD_SYSTAG_FWD_CREDIT:
+    case MD_SYSTAG_FWD_ACK:
+        if (!md_fwd_payload_ok(env, sizeof(ctl)))
+            return;
+        memcpy(&ctl, payload, sizeof(ctl));
+        if (env->tag == MD_SYSTAG_FWD_CREDIT)
+            md_fwd_on_credit(md, &ctl);
+        else
+            md_fwd_on_ack(md, &ctl);
+        return;
+    default:
+        md_log_error("system message with reserved tag %d from rank %d has no "
+                     "handler; dropped", env->tag, env->src_world);
+    }
+}
+
+int md_indirect_in_flight(const md_t *md)
+{
+    const md_fwd_state_t *st = md->fwd;
+    int n = 0;
+
+    for (const md_fwd_out_t *o = st ? st->out : NULL; o != NULL; o = o->next)
+        n++;
+    for (const md_fwd_relay_t *r = st ? st->relays : NULL; r != NULL; r = r->next)
+        n++;
+    return n;
+}

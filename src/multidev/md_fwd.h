@@ -1,0 +1,93 @@
+/*
+ * md_fwd.h - indirect communication (P1 §3.4): a message from A to C that
+ * the connection table sends through an intermediate node B.
+ *
+ * The six steps of P1, with the gaps of the paper filled (A6-A12 of the
+ * digest):
+ *
+ *   A  the user's send becomes an outgoing flow in A's IndirectQueue; the
+ *      payload leaves in chunks (MULTIDEV_FWD_CHUNK), each a system message
+ *      FWD_DATA carrying the original envelope, to the relay rank on B,
+ *      at most MULTIDEV_FWD_WINDOW chunks ahead of the credits.
+ *   B  the handler copies each chunk (so the subdevice's receive path is
+ *      not blocked), records the flow in B's IndirectQueue and sends the
+ *      chunk on, by B's own connection table (so routes may have several
+ *      intermediate nodes).  When that send completes B returns a credit
+ *      to its upstream: B never holds more than window x chunk bytes of a
+ *      flow.
+ *   C  the multidevice's forwarding receiver ("fwd", a subdevice of the
+ *      device list without a module) matches the first chunk like any
+ *      arrival (posting order, ANY_SOURCE duplicates, sequence numbers for
+ *      non-overtaking) and assembles the rest; once all data is in (and,
+ *      for MPI_Ssend, matched) it acknowledges upstream.
+ *   B  passes the acknowledgement up and forgets the flow.
+ *   A  completes the user's send.
+ *
+ * A flow is named by (origin, destination, sequence number): the envelope
+ * of the original message.  Credits and acknowledgements travel back over
+ * the subdevice the data came in on.
+ */
+#ifndef MD_FWD_H
+#define MD_FWD_H
+
+#include "md_core.h"
+#include "md_mq.h"
+
+#define MD_SYSTAG_FWD_DATA   (-1)
+#define MD_SYSTAG_FWD_CREDIT (-2)
+#define MD_SYSTAG_FWD_ACK    (-3)
+
+/* Wire header of FWD_DATA; chunk bytes follow it. */
+typedef struct md_fwd_hdr {
+    md_envelope_t env;      /**< the original: src/dst world, seq, size */
+    uint64_t      offset;   /**< of this chunk in the message */
+    uint32_t      len;      /**< chunk bytes after the header */
+    int32_t       hop_src;  /**< world rank that sent this chunk */
+} md_fwd_hdr_t;
+
+/* Payload of FWD_CREDIT and FWD_ACK. */
+typedef struct md_fwd_ctl {
+    int32_t  origin;
+    int32_t  dst;
+    uint64_t seq;
+    int32_t  hop_src;       /**< who sends this control message */
+    int32_t  credits;       /**< FWD_CREDIT: chunks released */
+} md_fwd_ctl_t;
+
+/* Tunables (MULTIDEV_FWD_CHUNK, MULTIDEV_FWD_WINDOW) */
+typedef struct md_fwd_params {
+    size_t chunk;
+    int    window;
+} md_fwd_params_t;
+
+/* md_fwd_send.c (origin) */
+int  md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c);
+void md_fwd_on_credit(md_t *md, const md_fwd_ctl_t *ctl);
+void md_fwd_on_ack(md_t *md, const md_fwd_ctl_t *ctl);
+/* Sends an internal message (tag < 0) straight to a neighbour over one
+ * subdevice; the request is the caller's and completes through
+ * req->on_complete. */
+int  md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
+                     int32_t tag, const void *buf, size_t len);
+int  md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
+                     const md_fwd_ctl_t *ctl);
+
+/* md_fwd_relay.c (intermediate) */
+void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
+                       const void *data);
+void md_fwd_relay_ack(md_t *md, const md_fwd_ctl_t *ctl);
+void md_fwd_relay_credit(md_t *md, const md_fwd_ctl_t *ctl);
+
+/* md_fwd_recv.c (destination) */
+extern const md_subdev_ops_t md_fwd_recv_ops;
+void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
+                      const void *data);
+
+/* md_fwd.c: setup, the system-message handlers, teardown */
+int  md_fwd_setup(md_t *md);
+void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
+                     const void *payload);
+void md_fwd_free(md_t *md);
+int  md_fwd_conf_needs_receiver(const md_nodeconf_t *conf);
+
+#endif /* MD_FWD_H */

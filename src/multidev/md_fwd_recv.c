@@ -1,0 +1,374 @@
+/*
+ * md_fwd_recv.c - the destination of forwarded messages (P1 §3.4 step 4).
+ *
+ * The forwarding receiver sits in the device list like a subdevice (name
+ * "fwd", no module), so receives, probes, ANY_SOURCE duplicates and cancel
+ * treat forwarded arrivals exactly like any other.  A message arrives when
+ * its first chunk does; it then obeys the sender's sequence numbers like
+ * every arrival (held back while an earlier message of the same sender is
+ * still on its way), matches a posted receive or waits as unexpected, and
+ * collects its remaining chunks straight into the receive buffer once
+ * matched.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_fwd_state.h"
+#include "md_log.h"
+#include "md_sysmsg.h"
+
+typedef enum md_fwd_in_state {
+    MD_FWD_IN_SYSMSG,       /* a system message: handled when complete */
+    MD_FWD_IN_HELD,         /* waiting for arrival_ok */
+    MD_FWD_IN_UNEXPECTED,   /* in the unexpected queue */
+    MD_FWD_IN_PROBED,       /* taken by improbe, awaiting imrecv */
+    MD_FWD_IN_MATCHED,      /* data goes to req */
+} md_fwd_in_state_t;
+
+typedef struct md_fwd_in {
+    md_mq_msg_t       mq;           /* original envelope + queue links */
+    int32_t           upstream;
+    int               up_subdev;
+    size_t            received;
+    uint8_t          *tmp;          /* data while not matched */
+    md_request_t     *req;
+    md_fwd_in_state_t state;
+    int               acked;
+    struct md_fwd_in *next;         /* all flows not finished */
+    struct md_fwd_in *held_next;
+} md_fwd_in_t;
+
+typedef struct md_fwd_recv {
+    md_t        *md;
+    md_mq_t      q;
+    md_fwd_in_t *active;
+    md_fwd_in_t *held_head, *held_tail;
+} md_fwd_recv_t;
+
+static md_fwd_in_t *md_fwd_in_find(md_fwd_recv_t *fr, int32_t origin,
+                                   uint64_t seq)
+{
+    for (md_fwd_in_t *in = fr->active; in != NULL; in = in->next)
+        if (in->mq.env.src_world == origin && in->mq.env.seq == seq)
+            return in;
+    return NULL;
+}
+
+static void md_fwd_in_unlink(md_fwd_recv_t *fr, md_fwd_in_t *in)
+{
+    for (md_fwd_in_t **p = &fr->active; *p != NULL; p = &(*p)->next) {
+        if (*p == in) {
+            *p = in->next;
+            return;
+        }
+    }
+}
+
+static void md_fwd_in_ack(md_t *md, md_fwd_in_t *in)
+{
+    md_fwd_ctl_t ctl = { .origin = in->mq.env.src_world,
+                         .dst = in->mq.env.dst_world, .seq = in->mq.env.seq,
+                         .hop_src = md->rank };
+
+    in->acked = 1;
+    md_fwd_send_ctl(md, in->up_subdev, in->upstream, MD_SYSTAG_FWD_ACK, &ctl);
+}
+
+/* All data in: acknowledge (a synchronous send only once matched) and
+ * complete the receive if there is one. */
+static void md_fwd_in_maybe_finish(md_subdev_t *sd, md_fwd_in_t *in)
+{
+    md_fwd_recv_t *fr = sd->priv;
+    md_request_t *req = in->req;
+    const md_envelope_t *env = &in->mq.env;
+
+    if (in->received < env->size)
+        return;
+    if (!in->acked && (in->state == MD_FWD_IN_MATCHED ||
+                       !(env->flags & MD_ENV_F_SYNC)))
+        md_fwd_in_ack(fr->md, in);
+    if (in->state != MD_FWD_IN_MATCHED)
+        return;
+    md_mq_status_from_env(env, &req->status);
+    req->status.size = env->size < req->len ? env->size : req->len;
+    req->status.error = env->size > req->len ? MD_ERR_TRUNCATE : MD_OK;
+    sd->counters.msgs_recvd++;
+    sd->counters.bytes_recvd += req->status.size;
+    md_fwd_in_unlink(fr, in);
+    free(in->tmp);
+    free(in);
+    sd->host->complete(sd, req);
+}
+
+/* A forwarded system message is handed to its handler once complete. */
+static void md_fwd_in_sysmsg_maybe_finish(md_subdev_t *sd, md_fwd_in_t *in)
+{
+    md_fwd_recv_t *fr = sd->priv;
+
+    if (in->received < in->mq.env.size)
+        return;
+    md_fwd_in_ack(fr->md, in);
+    md_fwd_in_unlink(fr, in);
+    md_sysmsg_dispatch(fr->md, sd, &in->mq.env, in->tmp);
+    free(in->tmp);
+    free(in);
+}
+
+static void md_fwd_in_bind(md_subdev_t *sd, md_fwd_in_t *in, md_request_t *req)
+{
+    size_t have = in->received < req->len ? in->received : req->len;
+
+    in->state = MD_FWD_IN_MATCHED;
+    in->req = req;
+    if (have > 0)
+        memcpy(req->buf, in->tmp, have);
+    free(in->tmp);
+    in->tmp = NULL;
+    md_fwd_in_maybe_finish(sd, in);
+}
+
+static void md_fwd_in_arrive(md_subdev_t *sd, md_fwd_in_t *in)
+{
+    md_fwd_recv_t *fr = sd->priv;
+    md_request_t *req = md_mq_take_posted(&fr->q, &in->mq.env, sd->index);
+
+    sd->host->arrived(sd, &in->mq.env);
+    if (req != NULL) {
+        md_fwd_in_bind(sd, in, req);
+        return;
+    }
+    in->state = MD_FWD_IN_UNEXPECTED;
+    sd->counters.unexpected++;
+    md_mq_push_unexpected(&fr->q, &in->mq);
+    md_fwd_in_maybe_finish(sd, in);
+}
+
+/* Lets held arrivals in once their predecessors have arrived. */
+static int md_fwd_release_held(md_subdev_t *sd)
+{
+    md_fwd_recv_t *fr = sd->priv;
+    int released = 0, progress = 1;
+
+    while (progress) {
+        md_fwd_in_t *prev = NULL;
+        progress = 0;
+        for (md_fwd_in_t *in = fr->held_head; in != NULL; prev = in, in = in->held_next) {
+            if (!sd->host->arrival_ok(sd, &in->mq.env))
+                continue;
+            if (prev != NULL)
+                prev->held_next = in->held_next;
+            else
+                fr->held_head = in->held_next;
+            if (fr->held_tail == in)
+                fr->held_tail = prev;
+            md_fwd_in_arrive(sd, in);
+            released++;
+            progress = 1;
+            break;      /* the list changed; rescan from the head */
+        }
+    }
+    return released;
+}
+
+void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
+                      const void *data)
+{
+    md_subdev_t *sd = md->fwd_index >= 0 ? md_sd(md, md->fwd_index) : NULL;
+    md_fwd_recv_t *fr = sd ? sd->priv : NULL;
+    md_fwd_in_t *in;
+
+    if (fr == NULL) {
+        md_log_error("a message from rank %d was forwarded to this rank, but "
+                     "the node configuration expects no forwarded arrivals "
+                     "('fwd' in its arrive lines); dropped", hdr->env.src_world);
+        return;
+    }
+    in = md_fwd_in_find(fr, hdr->env.src_world, hdr->env.seq);
+    if (in == NULL) {
+        if (hdr->offset != 0) {
+            md_log_error("forwarding: chunk at offset %llu of an unknown "
+                         "message from rank %d; dropped",
+                         (unsigned long long)hdr->offset, hdr->env.src_world);
+            return;
+        }
+        in = calloc(1, sizeof(*in));
+        if (in == NULL || (in->tmp = malloc(hdr->env.size ? hdr->env.size : 1)) == NULL) {
+            free(in);
+            md_log_error("forwarding: no memory for a %llu-byte message from "
+                         "rank %d", (unsigned long long)hdr->env.size,
+                         hdr->env.src_world);
+            return;
+        }
+        in->mq.env = hdr->env;
+        in->upstream = hdr->hop_src;
+        in->up_subdev = in_sd->index;
+        in->next = fr->active;
+        fr->active = in;
+        if (hdr->env.tag < 0) {
+            in->state = MD_FWD_IN_SYSMSG;
+        } else {
+            in->state = MD_FWD_IN_HELD;
+            if (fr->held_tail != NULL)
+                fr->held_tail->held_next = in;
+            else
+                fr->held_head = in;
+            fr->held_tail = in;
+        }
+    }
+    if (hdr->offset != in->received || hdr->offset + hdr->len > in->mq.env.size) {
+        md_log_error("forwarding: chunk [%llu, +%u) of a message from rank %d "
+                     "arrived out of order (have %zu of %llu bytes)",
+                     (unsigned long long)hdr->offset, hdr->len,
+                     hdr->env.src_world, in->received,
+                     (unsigned long long)in->mq.env.size);
+        return;
+    }
+    if (in->state == MD_FWD_IN_MATCHED) {
+        if (hdr->offset < in->req->len) {
+            size_t n = in->req->len - hdr->offset;
+            memcpy((uint8_t *)in->req->buf + hdr->offset, data,
+                   n < hdr->len ? n : hdr->len);
+        }
+    } else {
+        memcpy(in->tmp + hdr->offset, data, hdr->len);
+    }
+    in->received += hdr->len;
+    if (in->state == MD_FWD_IN_SYSMSG)
+        md_fwd_in_sysmsg_maybe_finish(sd, in);
+    else if (in->state == MD_FWD_IN_HELD)
+        md_fwd_release_held(sd);
+    else
+        md_fwd_in_maybe_finish(sd, in);
+}
+
+/* ---- the receiver's SDI operations ---------------------------------- */
+
+static int md_fwd_recv_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
+                            void *card, size_t *card_len)
+{
+    md_fwd_recv_t *fr = calloc(1, sizeof(*fr));
+
+    (void)args; (void)card;
+    if (fr == NULL)
+        return MD_ERR_NO_MEMORY;
+    fr->md = sd->host_ctx;
+    md_mq_init(&fr->q);
+    sd->priv = fr;
+    sd->attr.caps = MD_CAP_IMPROBE;
+    sd->attr.eager_limit = 0;
+    sd->attr.max_msg_size = SIZE_MAX;
+    *card_len = 0;
+    return MD_OK;
+}
+
+static int md_fwd_recv_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    (void)sd; (void)cards;
+    return MD_OK;
+}
+
+static int md_fwd_recv_finalize(md_subdev_t *sd)
+{
+    md_fwd_recv_t *fr = sd->priv;
+
+    while (fr->active != NULL) {
+        md_fwd_in_t *in = fr->active;
+        fr->active = in->next;
+        free(in->tmp);
+        free(in);
+    }
+    free(fr);
+    sd->priv = NULL;
+    return MD_OK;
+}
+
+static int md_fwd_recv_isend(md_subdev_t *sd, md_request_t *req)
+{
+    (void)req;
+    sd->host->log(sd, 0, "the forwarding receiver sends nothing itself");
+    return MD_ERR_UNSUPPORTED;
+}
+
+static int md_fwd_recv_irecv(md_subdev_t *sd, md_request_t *req)
+{
+    md_fwd_recv_t *fr = sd->priv;
+    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, &req->match);
+
+    if (m != NULL && md_request_claim(req, sd->index)) {
+        md_mq_remove_unexpected(&fr->q, m);
+        md_fwd_in_bind(sd, (md_fwd_in_t *)m, req);
+        return MD_OK;
+    }
+    md_mq_post(&fr->q, req);
+    return MD_OK;
+}
+
+static int md_fwd_recv_cancel(md_subdev_t *sd, md_request_t *req)
+{
+    md_fwd_recv_t *fr = sd->priv;
+
+    return md_mq_cancel_posted(&fr->q, req);
+}
+
+static int md_fwd_recv_iprobe(md_subdev_t *sd, const md_match_t *match,
+                              int *flag, md_recv_status_t *status)
+{
+    md_fwd_recv_t *fr = sd->priv;
+    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, match);
+
+    *flag = m != NULL;
+    if (m != NULL)
+        md_mq_status_from_env(&m->env, status);
+    return MD_OK;
+}
+
+static int md_fwd_recv_improbe(md_subdev_t *sd, const md_match_t *match,
+                               int *flag, md_request_t *msg)
+{
+    md_fwd_recv_t *fr = sd->priv;
+    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, match);
+    md_fwd_in_t *in = (md_fwd_in_t *)m;
+
+    *flag = m != NULL;
+    if (m == NULL)
+        return MD_OK;
+    md_mq_remove_unexpected(&fr->q, m);
+    in->state = MD_FWD_IN_PROBED;
+    md_mq_status_from_env(&m->env, &msg->status);
+    memcpy(&msg->sd_priv[0], &in, sizeof(in));
+    return MD_OK;
+}
+
+static int md_fwd_recv_imrecv(md_subdev_t *sd, md_request_t *msg,
+                              md_request_t *req)
+{
+    md_fwd_in_t *in;
+
+    memcpy(&in, &msg->sd_priv[0], sizeof(in));
+    md_fwd_in_bind(sd, in, req);
+    return MD_OK;
+}
+
+static int md_fwd_recv_progress(md_subdev_t *sd)
+{
+    md_fwd_recv_t *fr = sd->priv;
+
+    return fr->held_head != NULL ? md_fwd_release_held(sd) : 0;
+}
+
+const md_subdev_ops_t md_fwd_recv_ops = {
+    .abi_version = MD_SDI_ABI_VERSION,
+    .name = MD_NODECONF_FORWARDED,
+    .init = md_fwd_recv_init,
+    .connect = md_fwd_recv_connect,
+    .finalize = md_fwd_recv_finalize,
+    .isend = md_fwd_recv_isend,
+    .irecv = md_fwd_recv_irecv,
+    .recv_cancel = md_fwd_recv_cancel,
+    .iprobe = md_fwd_recv_iprobe,
+    .improbe = md_fwd_recv_improbe,
+    .imrecv = md_fwd_recv_imrecv,
+    .progress = md_fwd_recv_progress,
+};

@@ -1,0 +1,134 @@
+/*
+ * md_fwd_relay.c - an intermediate node (P1 §3.4 steps 3 and 5).  Each
+ * chunk is copied out of the subdevice's buffer and sent on by this node's
+ * own connection table.  A credit goes back upstream when the chunk has
+ * left for the destination (last relay) or when the next relay has passed
+ * its credit back, so every relay holds at most window x chunk bytes of a
+ * flow.  The destination's acknowledgement is passed upstream and the flow
+ * forgotten.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_fwd_state.h"
+#include "md_log.h"
+
+static void md_fwd_relay_credit_up(md_t *md, const md_fwd_relay_t *r)
+{
+    md_fwd_ctl_t ctl = { .origin = r->origin, .dst = r->dst, .seq = r->seq,
+                         .hop_src = md->rank, .credits = 1 };
+
+    md_fwd_send_ctl(md, r->up_subdev, r->upstream, MD_SYSTAG_FWD_CREDIT, &ctl);
+}
+
+static void md_fwd_relay_chunk_done(md_request_t *req)
+{
+    md_fwd_send_t *s = req->user;
+    md_t *md = s->md;
+    md_fwd_relay_t *r = md_fwd_relay_find(md->fwd, s->ctl.origin, s->ctl.dst,
+                                          s->ctl.seq);
+
+    if (req->status.error != MD_OK)
+        md_log_error("forwarding: relaying a chunk from rank %d to rank %d "
+                     "failed: %s", s->ctl.origin, s->ctl.dst,
+                     md_status_string(req->status.error));
+    else if (r != NULL && r->last_hop)
+        md_fwd_relay_credit_up(md, r);
+    free(s);
+}
+
+void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
+                       const void *data)
+{
+    md_fwd_state_t *st = md->fwd;
+    md_fwd_relay_t *r = md_fwd_relay_find(st, hdr->env.src_world,
+                                          hdr->env.dst_world, hdr->env.seq);
+    const md_route_class_t *c;
+    md_fwd_hdr_t out;
+    md_fwd_send_t *s;
+    int32_t next;
+    int rc;
+
+    if (hdr->env.dst_world < 0 || hdr->env.dst_world >= md->size ||
+        (c = md_conntab_lookup(md, hdr->env.dst_world, hdr->env.size)) == NULL) {
+        md_log_error("forwarding: no route on to rank %d for a message from "
+                     "rank %d; dropped", hdr->env.dst_world, hdr->env.src_world);
+        return;
+    }
+    next = c->next_hop_node < 0 ? hdr->env.dst_world
+                                : md->node_relay_rank[c->next_hop_node];
+    if (r == NULL) {
+        r = calloc(1, sizeof(*r));
+        if (r == NULL) {
+            md_log_error("forwarding: out of memory relaying for rank %d",
+                         hdr->env.src_world);
+            return;
+        }
+        *r = (md_fwd_relay_t){ .origin = hdr->env.src_world,
+                               .dst = hdr->env.dst_world, .seq = hdr->env.seq,
+                               .upstream = hdr->hop_src, .up_subdev = sd->index,
+                               .last_hop = next == hdr->env.dst_world,
+                               .next = st->relays };
+        st->relays = r;
+    }
+
+    /* P1 footnote 5: copy, so the subdevice's receive path is free again */
+    s = malloc(sizeof(*s) + sizeof(out) + hdr->len);
+    if (s == NULL) {
+        md_log_error("forwarding: out of memory relaying for rank %d",
+                     hdr->env.src_world);
+        return;
+    }
+    memset(s, 0, sizeof(*s));
+    out = *hdr;
+    out.hop_src = md->rank;
+    memcpy(s->buf, &out, sizeof(out));
+    memcpy(s->buf + sizeof(out), data, hdr->len);
+    s->md = md;
+    s->relay_chunk = 1;
+    s->ctl = (md_fwd_ctl_t){ .origin = r->origin, .dst = r->dst, .seq = r->seq };
+    s->req.on_complete = md_fwd_relay_chunk_done;
+    s->req.user = s;
+    rc = md_fwd_send_raw(md, &s->req, c->subdev, next, MD_SYSTAG_FWD_DATA,
+                         s->buf, sizeof(out) + hdr->len);
+    if (rc != MD_OK) {
+        md_log_error("forwarding: relaying to rank %d failed: %s", next,
+                     md_status_string(rc));
+        free(s);
+    }
+}
+
+void md_fwd_relay_credit(md_t *md, const md_fwd_ctl_t *ctl)
+{
+    md_fwd_relay_t *r = md_fwd_relay_find(md->fwd, ctl->origin, ctl->dst,
+                                          ctl->seq);
+
+    if (r == NULL) {
+        md_log_warn("forwarding: credit for an unknown relayed flow from rank "
+                    "%d to rank %d", ctl->origin, ctl->dst);
+        return;
+    }
+    for (int i = 0; i < ctl->credits; i++)
+        md_fwd_relay_credit_up(md, r);
+}
+
+void md_fwd_relay_ack(md_t *md, const md_fwd_ctl_t *ctl)
+{
+    md_fwd_state_t *st = md->fwd;
+    md_fwd_ctl_t up = *ctl;
+
+    for (md_fwd_relay_t **p = &st->relays; *p != NULL; p = &(*p)->next) {
+        md_fwd_relay_t *r = *p;
+        if (r->origin != ctl->origin || r->dst != ctl->dst || r->seq != ctl->seq)
+            continue;
+        up.hop_src = md->rank;
+        md_fwd_send_ctl(md, r->up_subdev, r->upstream, MD_SYSTAG_FWD_ACK, &up);
+        *p = r->next;
+        free(r);
+        return;
+    }
+    md_log_warn("forwarding: acknowledgement for an unknown relayed flow from "
+                "rank %d to rank %d", ctl->origin, ctl->dst);
+}

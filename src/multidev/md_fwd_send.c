@@ -1,0 +1,167 @@
+/*
+ * md_fwd_send.c - the origin of a forwarded message (P1 §3.4 steps 1, 2
+ * and 6): chunks go out as the relay's credits allow; the user's send
+ * completes when the destination's acknowledgement has come back and every
+ * chunk has left this rank.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_fwd_state.h"
+#include "md_log.h"
+
+static md_fwd_out_t **md_fwd_out_find(md_fwd_state_t *st, int32_t dst,
+                                      uint64_t seq)
+{
+    for (md_fwd_out_t **p = &st->out; *p != NULL; p = &(*p)->next)
+        if ((*p)->env.dst_world == dst && (*p)->env.seq == seq)
+            return p;
+    return NULL;
+}
+
+/* Completes the user's send once nothing of the flow is left in flight. */
+static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
+{
+    md_fwd_state_t *st = md->fwd;
+    md_fwd_out_t **p;
+
+    if (error == MD_OK && (!o->acked || o->chunks_inflight > 0))
+        return;
+    if (error != MD_OK && o->chunks_inflight > 0)
+        return;         /* finish when the last chunk send returns */
+    p = md_fwd_out_find(st, o->env.dst_world, o->env.seq);
+    if (p != NULL)
+        *p = o->next;
+    o->user->status.error = error;
+    md_request_done(o->user);
+    free(o);
+}
+
+static void md_fwd_chunk_done(md_request_t *req)
+{
+    md_fwd_send_t *s = req->user;
+    md_fwd_out_t *o = s->out;
+    md_t *md = s->md;
+    int error = req->status.error;
+
+    o->chunks_inflight--;
+    free(s);
+    md_fwd_out_maybe_finish(md, o, error);
+}
+
+static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
+{
+    md_fwd_state_t *st = md->fwd;
+
+    while (o->credits > 0 && (o->sent < o->env.size || !o->started)) {
+        size_t len = o->env.size - o->sent;
+        md_fwd_send_t *s;
+        md_fwd_hdr_t hdr;
+        int rc;
+
+        if (len > st->params.chunk)
+            len = st->params.chunk;
+        s = malloc(sizeof(*s) + sizeof(hdr) + len);
+        if (s == NULL)
+            return MD_ERR_NO_MEMORY;
+        memset(s, 0, sizeof(*s));
+        hdr = (md_fwd_hdr_t){ .env = o->env, .offset = o->sent,
+                              .len = (uint32_t)len, .hop_src = md->rank };
+        memcpy(s->buf, &hdr, sizeof(hdr));
+        memcpy(s->buf + sizeof(hdr), (const uint8_t *)o->user->buf + o->sent, len);
+        s->md = md;
+        s->out = o;
+        s->req.on_complete = md_fwd_chunk_done;
+        s->req.user = s;
+        o->chunks_inflight++;
+        o->credits--;
+        o->sent += len;
+        o->started = 1;
+        rc = md_fwd_send_raw(md, &s->req, o->subdev, o->next_hop,
+                             MD_SYSTAG_FWD_DATA, s->buf, sizeof(hdr) + len);
+        if (rc != MD_OK) {
+            o->chunks_inflight--;
+            free(s);
+            return rc;
+        }
+    }
+    return MD_OK;
+}
+
+int md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c)
+{
+    md_fwd_state_t *st = md->fwd;
+    md_fwd_out_t *o = calloc(1, sizeof(*o));
+    int rc;
+
+    if (o == NULL)
+        return MD_ERR_NO_MEMORY;
+    o->user = req;
+    o->env = req->env;
+    o->next_hop = req->peer_world;
+    o->subdev = c->subdev;
+    o->credits = st->params.window;
+    req->subdev = -1;       /* owned by the multidevice, not a subdevice */
+    o->next = st->out;
+    st->out = o;
+    md_log_debug("forwarding %llu bytes to rank %d through rank %d over %s",
+                 (unsigned long long)o->env.size, o->env.dst_world, o->next_hop,
+                 md_sd(md, o->subdev)->name);
+    rc = md_fwd_pump(md, o);
+    if (rc != MD_OK) {
+        md_log_error("forwarding to rank %d through rank %d failed: %s",
+                     o->env.dst_world, o->next_hop, md_status_string(rc));
+        if (o->chunks_inflight == 0) {
+            st->out = o->next;
+            free(o);
+            req->subdev = c->subdev;
+            return rc;
+        }
+        o->acked = 1;       /* let the chunks in flight finish the request */
+        md_fwd_out_maybe_finish(md, o, rc);
+    }
+    return MD_OK;
+}
+
+void md_fwd_on_credit(md_t *md, const md_fwd_ctl_t *ctl)
+{
+    md_fwd_out_t **p;
+    int rc;
+
+    if (ctl->origin != md->rank) {
+        md_fwd_relay_credit(md, ctl);
+        return;
+    }
+    p = md_fwd_out_find(md->fwd, ctl->dst, ctl->seq);
+    if (p == NULL) {
+        md_log_warn("forwarding: credit for an unknown flow to rank %d "
+                    "(seq %llu) from rank %d", ctl->dst,
+                    (unsigned long long)ctl->seq, ctl->hop_src);
+        return;
+    }
+    (*p)->credits += ctl->credits;
+    rc = md_fwd_pump(md, *p);
+    if (rc != MD_OK)
+        md_log_error("forwarding to rank %d: sending a chunk failed: %s",
+                     ctl->dst, md_status_string(rc));
+}
+
+void md_fwd_on_ack(md_t *md, const md_fwd_ctl_t *ctl)
+{
+    md_fwd_out_t **p;
+
+    if (ctl->origin != md->rank) {
+        md_fwd_relay_ack(md, ctl);
+        return;
+    }
+    p = md_fwd_out_find(md->fwd, ctl->dst, ctl->seq);
+    if (p == NULL) {
+        md_log_warn("forwarding: acknowledgement for an unknown flow to rank "
+                    "%d (seq %llu)", ctl->dst, (unsigned long long)ctl->seq);
+        return;
+    }
+    (*p)->acked = 1;
+    md_fwd_out_maybe_finish(md, *p, MD_OK);
+}

@@ -1,0 +1,51 @@
+/* md_fwd_state.h - the IndirectQueues of one rank (private to md_fwd*.c). */
+#ifndef MD_FWD_STATE_H
+#define MD_FWD_STATE_H
+
+#include "md_fwd.h"
+
+/* Origin side: one user send that travels through an intermediate node. */
+typedef struct md_fwd_out {
+    md_request_t      *user;
+    md_envelope_t      env;
+    int32_t            next_hop;     /**< relay rank of the first hop */
+    int                subdev;       /**< first hop's subdevice */
+    size_t             sent;         /**< bytes handed to chunks */
+    int                started;      /**< first chunk sent (0-byte flows) */
+    int                credits;
+    int                chunks_inflight;
+    int                acked;
+    struct md_fwd_out *next;
+} md_fwd_out_t;
+
+/* Relay side: a flow passing through this rank. */
+typedef struct md_fwd_relay {
+    int32_t              origin, dst;
+    uint64_t             seq;
+    int32_t              upstream;
+    int                  up_subdev;
+    int                  last_hop;   /**< the next hop is the destination */
+    struct md_fwd_relay *next;
+} md_fwd_relay_t;
+
+/* An internal send: a chunk (origin or relay) or a control message. */
+typedef struct md_fwd_send {
+    md_request_t  req;
+    md_t         *md;
+    md_fwd_out_t *out;               /**< origin chunk: its flow */
+    int           relay_chunk;       /**< relay chunk: credit upstream */
+    md_fwd_ctl_t  ctl;               /**< control payload / relay credit */
+    size_t        len;
+    uint8_t       buf[];             /**< header + chunk bytes */
+} md_fwd_send_t;
+
+typedef struct md_fwd_state {
+    md_fwd_params_t params;
+    md_fwd_out_t   *out;
+    md_fwd_relay_t *relays;
+} md_fwd_state_t;
+
+md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
+                                  int32_t dst, uint64_t seq);
+
+#endif /* MD_FWD_STATE_H */

@@ -1,0 +1,36 @@
+/*
+ * forkjob.h - a multi-process job for tests: forks one process per rank,
+ * each with its own node name and md_init over a shared-memory bootstrap.
+ */
+#ifndef FORKJOB_H
+#define FORKJOB_H
+
+#include "multidev.h"
+
+#define FORKJOB_MAX_RANKS 16
+
+typedef struct forkjob_shared {
+    _Atomic int done;               /* ranks that finished their part */
+    _Atomic int counters[64];       /* free for the test */
+} forkjob_shared_t;
+
+/* What a rank runs between md_init and md_finalize; returns 0 on success. */
+typedef int (*forkjob_fn)(md_t *md, int rank, int size,
+                          forkjob_shared_t *shared, void *arg);
+
+/* Node configurations: nodes[i] is the node name of rank i; confs is a NULL
+ * terminated list of { node name, file text } pairs written into a fresh
+ * directory used as MULTIDEV_CONFIG.  Returns 0 if every rank returned 0,
+ * else the first failing rank's status; kills the job after timeout_s. */
+int forkjob_run(int size, const char *const *nodes,
+                const char *const (*confs)[2], forkjob_fn fn, void *arg,
+                int timeout_s);
+
+/* Progress until every rank has called forkjob_finish (relays use it). */
+int forkjob_serve(md_t *md, forkjob_shared_t *shared, int size);
+void forkjob_finish(forkjob_shared_t *shared);
+
+/* Wait for a request with a bound on the number of progress calls. */
+int forkjob_wait(md_t *md, md_request_t *req);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * fwd_test.c - indirect communication (P1 §3.4) across emulated nodes:
+ * one process per node, the tnet test subdevice between them, routes from
+ * node configurations that send through intermediate nodes.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "forkjob.h"
+
+#define CTX 3
+
+/* n0 -- n1 -- n2: n0 and n2 talk only through n1 */
+static const char *const chain3_nodes[] = { "n0", "n1", "n2" };
+static const char *const chain3[][2] = {
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet n1\n" },
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\n" },
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+            "route n0 0 inf tnet n1\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+static void fill(uint8_t *buf, size_t len, unsigned seed)
+{
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (uint8_t)(seed * 31u + i * 7u);
+}
+
+static int check(const uint8_t *buf, size_t len, unsigned seed)
+{
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] != (uint8_t)(seed * 31u + i * 7u))
+            return -1;
+    return 0;
+}
+
+static const size_t sizes[] = { 0, 1, 1000, 300000, 1 << 20, 3 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+/* T-IND-1/2/3: A->B->C, blocking-style and nonblocking, data intact, C
+ * sees source A and the tag, with a specific source and with ANY_SOURCE. */
+static int through_one_relay(md_t *md, int rank, int size,
+                             forkjob_shared_t *sh, void *arg)
+{
+    static uint8_t buf[1 << 20];
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        for (size_t i = 0; i < NSIZES && rc == 0; i++) {
+            md_request_t s = { 0 };
+            fill(buf, sizes[i], (unsigned)i);
+            if (md_isend(md, &s, buf, sizes[i], 2, 0, (int)i, CTX, 0) != MD_OK ||
+                forkjob_wait(md, &s) != 0 || s.status.error != MD_OK)
+                rc = 20 + (int)i;
+            /* the send completed: the end-to-end acknowledgement came back */
+            if (md_indirect_in_flight(md) != 0)
+                rc = 40;
+        }
+    } else if (rank == 2) {
+        for (size_t i = 0; i < NSIZES && rc == 0; i++) {
+            md_request_t r = { 0 };
+            int specific = i % 2 == 0;
+            memset(buf, 0xee, sizeof(buf));
+            if (md_irecv(md, &r, buf, sizeof(buf), specific ? 0 : -1,
+                         specific ? 0 : MD_ANY_SOURCE, (int)i, CTX, NULL) != MD_OK ||
+                forkjob_wait(md, &r) != 0)
+                rc = 50 + (int)i;
+            else if (r.status.src_world != 0 || r.status.src_rank != 0 ||
+                     r.status.tag != (int)i || r.status.size != sizes[i] ||
+                     check(buf, sizes[i], (unsigned)i) != 0)
+                rc = 70 + (int)i;
+            else if (md_subdev(md, r.status.subdev) == NULL ||
+                     strcmp(md_subdev(md, r.status.subdev)->name, "fwd") != 0)
+                rc = 90;
+        }
+    }
+    forkjob_finish(sh);
+    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
+        rc = 99;
+    if (rank == 1 && md_subdev(md, 0)->counters.sysmsgs_recvd == 0)
+        rc = 98;    /* the relay saw the chunks */
+    if (md_indirect_in_flight(md) != 0 && rc == 0)
+        rc = 97;    /* every IndirectQueue is empty at the end */
+    return rc;
+}
+
+Test(forwarding, a_message_reaches_c_through_b, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(3, chain3_nodes, chain3, through_one_relay, NULL, 50), 0);
+}
+
+/* T-IND-6: many messages in flight through one relay keep their order.
+ * Sizes alternate around 1 KiB so that, with the split routes below, every
+ * other message takes the direct link and could overtake. */
+enum { MANY = 60 };
+
+static size_t many_len(int i)
+{
+    return i % 2 ? (size_t)(i * 7) : 1024 + (size_t)(i * 997) % 60000;
+}
+
+static int many_in_order(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                         void *arg)
+{
+    static uint8_t bufs[MANY][70000];
+    md_request_t reqs[MANY];
+    int rc = 0;
+
+    (void)arg;
+    memset(reqs, 0, sizeof(reqs));
+    if (rank == 0 || rank == 2) {
+        for (int i = 0; i < MANY; i++) {
+            size_t len = many_len(i);
+            if (rank == 0) {
+                fill(bufs[i], len, (unsigned)i);
+                rc |= md_isend(md, &reqs[i], bufs[i], len, 2, 0, 5, CTX, 0);
+            } else {
+                rc |= md_irecv(md, &reqs[i], bufs[i], sizeof(bufs[i]), 0, 0, 5,
+                               CTX, NULL);
+            }
+        }
+        for (int i = 0; i < MANY && rc == 0; i++) {
+            size_t len = many_len(i);
+            if (forkjob_wait(md, &reqs[i]) != 0)
+                rc = 30;
+            else if (rank == 2 && (reqs[i].status.size != len ||
+                                   check(bufs[i], len, (unsigned)i) != 0))
+                rc = 31;    /* an earlier receive got a later message */
+        }
+    }
+    forkjob_finish(sh);
+    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
+        rc = 99;
+    return rc;
+}
+
+Test(forwarding, many_messages_through_one_relay_stay_in_order, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(3, chain3_nodes, chain3, many_in_order, NULL, 50), 0);
+}
+
+/* Non-overtaking across a direct and a forwarded route of one pair: small
+ * messages go straight from n0 to n2, large ones through n1. */
+static const char *const split[][2] = {
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 1023 tnet -\nroute n2 1024 inf tnet n1\n" },
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\n" },
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+            "route n0 0 1023 tnet -\nroute n0 1024 inf tnet n1\n"
+            "route n1 0 inf tnet -\nroute n2 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+Test(forwarding, direct_and_forwarded_messages_of_a_pair_do_not_overtake,
+     .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(3, chain3_nodes, split, many_in_order, NULL, 50), 0);
+}
+
+/* Routes with two intermediate nodes: n0 -> n1 -> n2 -> n3. */
+static const char *const chain4_nodes[] = { "n0", "n1", "n2", "n3" };
+static const char *const chain4[][2] = {
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet n1\nroute n3 0 inf tnet n1\n" },
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\nroute n3 0 inf tnet n2\n" },
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+            "route n0 0 inf tnet n1\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\nroute n3 0 inf tnet -\n" },
+    { "n3", "multidev-node-config 1\nnode n3\ndevice tnet\n"
+            "route n0 0 inf tnet n2\nroute n1 0 inf tnet n2\n"
+            "route n2 0 inf tnet -\nroute n3 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+static int two_relays(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                      void *arg)
+{
+    static uint8_t buf[600000];
+    md_request_t req = { 0 };
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        fill(buf, sizeof(buf), 9);
+        if (md_isend(md, &req, buf, sizeof(buf), 3, 0, 1, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &req) != 0)
+            rc = 20;
+    } else if (rank == 3) {
+        if (md_irecv(md, &req, buf, sizeof(buf), -1, MD_ANY_SOURCE, MD_ANY_TAG,
+                     CTX, NULL) != MD_OK || forkjob_wait(md, &req) != 0)
+            rc = 21;
+        else if (req.status.src_world != 0 || req.status.size != sizeof(buf) ||
+                 check(buf, sizeof(buf), 9) != 0)
+            rc = 22;
+    }
+    forkjob_finish(sh);
+    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
+        rc = 99;
+    if ((rank == 1 || rank == 2) && md_subdev(md, 0)->counters.sysmsgs_recvd == 0)
+        rc = 23;
+    return rc;
+}
+
+Test(forwarding, a_route_may_pass_two_intermediate_nodes, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(4, chain4_nodes, chain4, two_relays, NULL, 50), 0);
+}
+
+/* A system message (negative tag) is forwarded too: one-sided traffic such
+ * as MPI RMA reaches nodes without a direct link. */
+static int sys_seen;
+
+static void on_sys(void *ctx, int32_t src, int32_t tag, const void *p, size_t len)
+{
+    (void)ctx; (void)tag;
+    if (src == 0 && len == 100000 && check(p, len, 4) == 0)
+        sys_seen++;
+}
+
+static int forwarded_sysmsg(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                            void *arg)
+{
+    static uint8_t buf[100000];
+    md_request_t req = { 0 };
+    int rc = 0;
+
+    (void)arg;
+    md_sysmsg_register(md, -70, on_sys, NULL);
+    forkjob_finish(sh);             /* everybody registered */
+    forkjob_serve(md, sh, size);
+    if (rank == 0) {
+        fill(buf, sizeof(buf), 4);
+        if (md_sysmsg_isend(md, &req, 2, -70, buf, sizeof(buf)) != MD_OK ||
+            forkjob_wait(md, &req) != 0)
+            rc = 20;
+    }
+    if (rank == 2) {
+        for (long i = 0; i < 10000000 && sys_seen == 0; i++)
+            md_progress(md);
+        if (sys_seen != 1)
+            rc = 21;
+    }
+    atomic_fetch_add(&sh->counters[0], 1);
+    while (atomic_load(&sh->counters[0]) < size)
+        md_progress(md);
+    return rc;
+}
+
+Test(forwarding, system_messages_are_forwarded, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(3, chain3_nodes, chain3, forwarded_sysmsg, NULL, 50), 0);
+}

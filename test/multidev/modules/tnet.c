@@ -1,0 +1,390 @@
+/*
+ * tnet.c - a test subdevice between processes of one host: AF_UNIX
+ * datagram sockets in the abstract namespace, one per rank, named after the
+ * job.  Reliable and ordered (the kernel guarantees both for local
+ * datagrams), eager only, messages cut into datagrams of at most 32 KiB.
+ * It exists so that the multidevice's own logic (forwarding, ordering
+ * across subdevices, ANY_SOURCE across processes) can be tested across
+ * emulated nodes without depending on the real subdevices.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "md_mq.h"
+#include "md_sdi.h"
+
+#define TNET_FRAG 32768
+
+typedef struct tnet_frag_hdr {
+    md_envelope_t env;
+    uint64_t      offset;
+    uint32_t      len;
+    uint32_t      pad;
+} tnet_frag_hdr_t;
+
+typedef struct tnet_msg {       /* an arrived message */
+    md_mq_msg_t       mq;
+    uint8_t          *data;
+    size_t            have;
+    struct tnet_msg  *held_next;
+} tnet_msg_t;
+
+typedef struct tnet_out {       /* a send in progress */
+    md_request_t    *req;
+    size_t           sent;
+    int              started;
+    struct tnet_out *next;
+} tnet_out_t;
+
+typedef struct tnet {
+    int           fd;
+    int           rank, size;
+    char          job[64];
+    md_mq_t       q;
+    tnet_out_t   *out_head, *out_tail;
+    tnet_msg_t  **partial;      /* [size] message being reassembled */
+    tnet_msg_t  **held;         /* [size] complete, waiting for their turn */
+    uint8_t      *rx;
+} tnet_t;
+
+static socklen_t tnet_addr(const tnet_t *t, int rank, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "md-tnet-%s-%d",
+                     t->job, rank);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+static int tnet_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
+                     void *card, size_t *card_len)
+{
+    tnet_t *t = calloc(1, sizeof(*t));
+    struct sockaddr_un a;
+    socklen_t alen;
+    int bufsz = 4 << 20;
+
+    (void)card;
+    if (t == NULL)
+        return MD_ERR_NO_MEMORY;
+    t->rank = args->world_rank;
+    t->size = args->world_size;
+    snprintf(t->job, sizeof(t->job), "%s", args->job_id);
+    md_mq_init(&t->q);
+    t->partial = calloc((size_t)t->size, sizeof(*t->partial));
+    t->held = calloc((size_t)t->size, sizeof(*t->held));
+    t->rx = malloc(sizeof(tnet_frag_hdr_t) + TNET_FRAG);
+    t->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (t->partial == NULL || t->held == NULL || t->rx == NULL || t->fd < 0)
+        goto err;
+    setsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+    alen = tnet_addr(t, t->rank, &a);
+    if (bind(t->fd, (struct sockaddr *)&a, alen) != 0) {
+        sd->host->log(sd, 0, "bind %s: %s", a.sun_path + 1, strerror(errno));
+        goto err;
+    }
+    sd->priv = t;
+    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
+    sd->attr.eager_limit = SIZE_MAX;
+    sd->attr.max_msg_size = SIZE_MAX;
+    *card_len = 0;
+    return MD_OK;
+err:
+    if (t->fd >= 0)
+        close(t->fd);
+    free(t->partial);
+    free(t->held);
+    free(t->rx);
+    free(t);
+    return MD_ERR_IO;
+}
+
+static int tnet_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    (void)sd; (void)cards;
+    return MD_OK;
+}
+
+static void tnet_msg_free(tnet_msg_t *m)
+{
+    free(m->data);
+    free(m);
+}
+
+static int tnet_finalize(md_subdev_t *sd)
+{
+    tnet_t *t = sd->priv;
+
+    while (t->q.unexp_head != NULL) {
+        tnet_msg_t *m = (tnet_msg_t *)t->q.unexp_head;
+        md_mq_remove_unexpected(&t->q, &m->mq);
+        tnet_msg_free(m);
+    }
+    for (int r = 0; r < t->size; r++) {
+        if (t->partial[r] != NULL)
+            tnet_msg_free(t->partial[r]);
+        while (t->held[r] != NULL) {
+            tnet_msg_t *m = t->held[r];
+            t->held[r] = m->held_next;
+            tnet_msg_free(m);
+        }
+    }
+    while (t->out_head != NULL) {
+        tnet_out_t *o = t->out_head;
+        t->out_head = o->next;
+        free(o);
+    }
+    close(t->fd);
+    free(t->partial);
+    free(t->held);
+    free(t->rx);
+    free(t);
+    return MD_OK;
+}
+
+/* Pushes queued sends out until the socket is full.  Sends leave in posting
+ * order, whole, so a receiver sees each sender's fragments in sequence. */
+static int tnet_push(md_subdev_t *sd)
+{
+    tnet_t *t = sd->priv;
+    int events = 0;
+
+    while (t->out_head != NULL) {
+        tnet_out_t *o = t->out_head;
+        md_request_t *req = o->req;
+        struct sockaddr_un a;
+        socklen_t alen = tnet_addr(t, req->peer_world, &a);
+
+        while (o->sent < req->len || !o->started) {
+            size_t n = req->len - o->sent > TNET_FRAG ? TNET_FRAG : req->len - o->sent;
+            tnet_frag_hdr_t h = { .env = req->env, .offset = o->sent, .len = (uint32_t)n };
+            struct iovec iov[2] = {
+                { &h, sizeof(h) }, { (uint8_t *)req->buf + o->sent, n } };
+            struct msghdr mh = { .msg_name = &a, .msg_namelen = alen,
+                                 .msg_iov = iov, .msg_iovlen = 2 };
+            if (sendmsg(t->fd, &mh, 0) < 0) {
+                if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+                    return events;
+                sd->host->log(sd, 0, "sendmsg to rank %d: %s", req->peer_world,
+                              strerror(errno));
+                req->status.error = MD_ERR_IO;
+                break;
+            }
+            o->sent += n;
+            o->started = 1;
+        }
+        t->out_head = o->next;
+        if (t->out_head == NULL)
+            t->out_tail = NULL;
+        free(o);
+        sd->counters.msgs_sent++;
+        sd->counters.bytes_sent += req->len;
+        sd->counters.eager_sent++;
+        sd->host->complete(sd, req);
+        events++;
+    }
+    return events;
+}
+
+static int tnet_isend(md_subdev_t *sd, md_request_t *req)
+{
+    tnet_t *t = sd->priv;
+    tnet_out_t *o = calloc(1, sizeof(*o));
+
+    if (o == NULL)
+        return MD_ERR_NO_MEMORY;
+    if (req->env.flags & MD_ENV_F_SYNC) {
+        free(o);
+        sd->host->log(sd, 0, "tnet has no synchronous sends");
+        return MD_ERR_UNSUPPORTED;
+    }
+    o->req = req;
+    if (t->out_tail != NULL)
+        t->out_tail->next = o;
+    else
+        t->out_head = o;
+    t->out_tail = o;
+    tnet_push(sd);
+    return MD_OK;
+}
+
+static void tnet_fill_status(tnet_msg_t *m, md_request_t *req)
+{
+    md_mq_status_from_env(&m->mq.env, &req->status);
+    req->status.size = m->mq.env.size < req->len ? m->mq.env.size : req->len;
+    req->status.error = m->mq.env.size > req->len ? MD_ERR_TRUNCATE : MD_OK;
+}
+
+static void tnet_deliver(md_subdev_t *sd, tnet_msg_t *m, md_request_t *req)
+{
+    tnet_fill_status(m, req);
+    memcpy(req->buf, m->data, req->status.size);
+    sd->counters.msgs_recvd++;
+    sd->counters.bytes_recvd += req->status.size;
+    tnet_msg_free(m);
+    sd->host->complete(sd, req);
+}
+
+/* Matches a user message whose turn has come, or queues it unexpected. */
+static void tnet_match(md_subdev_t *sd, tnet_msg_t *m)
+{
+    tnet_t *t = sd->priv;
+    md_request_t *req = md_mq_take_posted(&t->q, &m->mq.env, sd->index);
+
+    sd->host->arrived(sd, &m->mq.env);
+    if (req != NULL) {
+        tnet_deliver(sd, m, req);
+    } else {
+        sd->counters.unexpected++;
+        md_mq_push_unexpected(&t->q, &m->mq);
+    }
+}
+
+/* Lets a sender's held messages in, in order, while their turn has come. */
+static int tnet_release(md_subdev_t *sd, int src)
+{
+    tnet_t *t = sd->priv;
+    int events = 0;
+
+    while (t->held[src] != NULL && sd->host->arrival_ok(sd, &t->held[src]->mq.env)) {
+        tnet_msg_t *m = t->held[src];
+        t->held[src] = m->held_next;
+        tnet_match(sd, m);
+        events++;
+    }
+    return events;
+}
+
+/* A complete message from the socket: a system message is handled at once;
+ * a user message joins its sender's queue, which is released in sequence
+ * (arrival_ok), so a message that overtook another on a different
+ * subdevice waits for it. */
+static int tnet_arrive(md_subdev_t *sd, int src, tnet_msg_t *m)
+{
+    tnet_t *t = sd->priv;
+    tnet_msg_t **tail = &t->held[src];
+
+    if (m->mq.env.tag < 0) {
+        sd->host->sysmsg(sd, &m->mq.env, m->data);
+        tnet_msg_free(m);
+        return 1;
+    }
+    while (*tail != NULL)
+        tail = &(*tail)->held_next;
+    m->held_next = NULL;
+    *tail = m;
+    return tnet_release(sd, src);
+}
+
+static int tnet_progress(md_subdev_t *sd)
+{
+    tnet_t *t = sd->priv;
+    int events = tnet_push(sd);
+
+    for (int r = 0; r < t->size; r++)
+        if (t->held[r] != NULL)
+            events += tnet_release(sd, r);
+    for (;;) {
+        ssize_t n = recv(t->fd, t->rx, sizeof(tnet_frag_hdr_t) + TNET_FRAG, 0);
+        tnet_frag_hdr_t h;
+        tnet_msg_t *m;
+        int src;
+
+        if (n < (ssize_t)sizeof(h))
+            break;
+        memcpy(&h, t->rx, sizeof(h));
+        src = h.env.src_world;      /* the process that sent the datagram */
+        m = t->partial[src];
+        if (m == NULL) {
+            m = calloc(1, sizeof(*m));
+            m->data = malloc(h.env.size ? h.env.size : 1);
+            m->mq.env = h.env;
+            t->partial[src] = m;
+        }
+        memcpy(m->data + h.offset, t->rx + sizeof(h), h.len);
+        m->have += h.len;
+        if (m->have == m->mq.env.size) {
+            t->partial[src] = NULL;
+            tnet_arrive(sd, src, m);
+        }
+        events++;
+    }
+    return events;
+}
+
+static int tnet_irecv(md_subdev_t *sd, md_request_t *req)
+{
+    tnet_t *t = sd->priv;
+    md_mq_msg_t *m = md_mq_find_unexpected(&t->q, &req->match);
+
+    if (m != NULL && md_request_claim(req, sd->index)) {
+        md_mq_remove_unexpected(&t->q, m);
+        tnet_deliver(sd, (tnet_msg_t *)m, req);
+        return MD_OK;
+    }
+    md_mq_post(&t->q, req);
+    return MD_OK;
+}
+
+static int tnet_recv_cancel(md_subdev_t *sd, md_request_t *req)
+{
+    return md_mq_cancel_posted(&((tnet_t *)sd->priv)->q, req);
+}
+
+static int tnet_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
+                       md_recv_status_t *st)
+{
+    md_mq_msg_t *m = md_mq_find_unexpected(&((tnet_t *)sd->priv)->q, match);
+
+    *flag = m != NULL;
+    if (m != NULL)
+        md_mq_status_from_env(&m->env, st);
+    return MD_OK;
+}
+
+static int tnet_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
+                        md_request_t *msg)
+{
+    tnet_t *t = sd->priv;
+    md_mq_msg_t *m = md_mq_find_unexpected(&t->q, match);
+
+    *flag = m != NULL;
+    if (m == NULL)
+        return MD_OK;
+    md_mq_remove_unexpected(&t->q, m);
+    md_mq_status_from_env(&m->env, &msg->status);
+    memcpy(&msg->sd_priv[0], &m, sizeof(m));
+    return MD_OK;
+}
+
+static int tnet_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
+{
+    tnet_msg_t *m;
+
+    memcpy(&m, &msg->sd_priv[0], sizeof(m));
+    tnet_deliver(sd, m, req);
+    return MD_OK;
+}
+
+MD_LOAD_DEVICE_PTR(tnet);
+MD_LOAD_DEVICE_PTR(tnet)
+{
+    ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->name = "tnet";
+    ops->init = tnet_init;
+    ops->connect = tnet_connect;
+    ops->finalize = tnet_finalize;
+    ops->isend = tnet_isend;
+    ops->irecv = tnet_irecv;
+    ops->recv_cancel = tnet_recv_cancel;
+    ops->iprobe = tnet_iprobe;
+    ops->improbe = tnet_improbe;
+    ops->imrecv = tnet_imrecv;
+    ops->progress = tnet_progress;
+    return MD_OK;
+}
