@@ -1,4 +1,5 @@
 /* md_lines.c - line and token splitting with positions (see md_lines.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,4 +198,41 @@ int md_name_valid(const char *text, size_t len, size_t max_len)
             return 0;
     }
     return 1;
+}
+
+char *md_read_file(const char *path, size_t *len_p)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if (len == cap) {
+            cap = cap != 0 ? 2 * cap : 65536;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        fclose(f);
+        errno = e != 0 ? e : EIO;
+        return NULL;
+    }
+    fclose(f);
+    *len_p = len;
+    return buf;
 }

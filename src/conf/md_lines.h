@@ -71,4 +71,8 @@ void md_conf_verrorf(char *err, size_t err_len, const char *source, int line,
  * bytes, and not the single character "-" (which means "none"). */
 int md_name_valid(const char *text, size_t len, size_t max_len);
 
+/* Reads a whole file into a malloc'd buffer (not NUL terminated; may hold
+ * NUL bytes).  NULL with errno set on failure. */
+char *md_read_file(const char *path, size_t *len_p);
+
 #endif /* MD_LINES_H */

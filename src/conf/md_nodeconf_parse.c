@@ -558,44 +558,6 @@ int md_nodeconf_parse_string(const char *text, const char *source,
     return parse_bytes(text, strlen(text), source, conf_p, err, err_len);
 }
 
-/* Reads the whole file; NULL with errno on failure. */
-static char *read_file(const char *path, size_t *len_p)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-
-    if (f == NULL)
-        return NULL;
-    for (;;) {
-        if (len == cap) {
-            cap = cap != 0 ? 2 * cap : 65536;
-            char *nb = realloc(buf, cap);
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int e = errno;
-        free(buf);
-        fclose(f);
-        errno = e != 0 ? e : EIO;
-        return NULL;
-    }
-    fclose(f);
-    *len_p = len;
-    return buf;
-}
-
 int md_nodeconf_parse_file(const char *path, md_nodeconf_t **conf_p,
                            char *err, size_t err_len)
 {
@@ -607,7 +569,7 @@ int md_nodeconf_parse_file(const char *path, md_nodeconf_t **conf_p,
         md_conf_errorf(err, err_len, "<none>", 0, 0, "no file to parse");
         return -1;
     }
-    buf = read_file(path, &len);
+    buf = md_read_file(path, &len);
     if (buf == NULL) {
         if (err != NULL && err_len > 0)
             snprintf(err, err_len, "%s: cannot read: %s", path,
