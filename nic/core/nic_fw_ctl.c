@@ -174,6 +174,8 @@ void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
         fds[1] = fw->status_fd;
         nfds = 2;
         m.arg[0] = fw->pers->id;
+        m.arg[1] = fw->wire.addr.sin_addr.s_addr;   /* network order */
+        m.arg[2] = fw->wire.addr.sin_port;
         m.len = (uint32_t)snprintf((char *)m.data, NIC_CTL_DATA_MAX, "%s", fw->pers->name) + 1;
         break;
     case NIC_CTL_EP_OPEN:

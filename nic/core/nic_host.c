@@ -282,6 +282,8 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
         goto err;
     }
     h->pers_id = (uint32_t)m.arg[0];
+    h->wire_ip = (uint32_t)m.arg[1];
+    h->wire_port = (uint16_t)m.arg[2];
     if (o->pers != NULL && strcmp((char *)m.data, o->pers) != 0) {
         nic_log_error("%s runs personality %s, not %s", h->what, (char *)m.data, o->pers);
         rc = NIC_ERR_CONFIG;

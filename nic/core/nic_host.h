@@ -56,6 +56,8 @@ struct nic_host {
     int                event_fd;     /* firmware's kick */
     nic_status_page_t *status;
     uint32_t           pers_id;
+    uint32_t           wire_ip;      /* firmware's UDP address, network order */
+    uint16_t           wire_port;
     uint64_t           watch_ns;     /* last liveness check */
     uint64_t           watch_interval_ns;
     _Atomic int        dead;

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include "../core/nic_log.h"
@@ -35,13 +36,16 @@ static uint64_t gam_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void gam_spin(uint64_t ns)
+/* Timing model: the host is stalled for ns (a PIO access, a copy).  It
+ * waits by yielding, so that another emulated host or NIC sharing the core
+ * runs meanwhile, as it would on its own processor. */
+static void gam_wait(uint64_t ns)
 {
     if (ns == 0)
         return;
     uint64_t end = gam_now_ns() + ns;
     while (gam_now_ns() < end)
-        ;
+        sched_yield();
 }
 
 static uint32_t next_pow2(uint64_t v)
@@ -67,7 +71,7 @@ int myri_gam_open(nic_host_t *host, const myri_gam_params_t *p, myri_gam_t **g_p
     g->my_vnn = p->my_vnn;
     g->num_vnn = p->num_vnn;
     g->credits_init = p->credits;
-    g->flush_threshold = p->credits / 4 ? p->credits / 4 : 1;
+    g->flush_threshold = p->reply_every ? p->reply_every : (p->credits / 4 ? p->credits / 4 : 1);
     g->flush_ns = p->flush_ns ? p->flush_ns : 20000;
     g->sq_n = next_pow2(p->sq_entries ? p->sq_entries : 256);
     /* In-queue: each node's requests (credits) and replies to my requests
@@ -209,7 +213,7 @@ static int gam_post(myri_gam_t *g, int32_t dst, uint32_t op, unsigned handler,
     if (len > 0) {
         memcpy((uint8_t *)g->copy.addr + (size_t)idx * MYRI_PAGE, data, len);
         if (g->t.mem_ns)   /* the host copies into the pinned copy block */
-            gam_spin((uint64_t)2 * ((len + g->t.mem_word - 1) / g->t.mem_word) * g->t.mem_ns);
+            gam_wait((uint64_t)2 * ((len + g->t.mem_word - 1) / g->t.mem_word) * g->t.mem_ns);
     }
     d->op = op;
     d->peer = dst;
@@ -226,7 +230,7 @@ static int gam_post(myri_gam_t *g, int32_t dst, uint32_t op, unsigned handler,
     d->aux = (uint16_t)pay;
     g->owed[dst] -= pay;
     if (g->t.pio_write_ns)   /* LAM: read the entry's op word, page map, 8 writes */
-        gam_spin((uint64_t)g->t.pagemap_ns * 2 + g->t.pio_read_ns +
+        gam_wait((uint64_t)g->t.pagemap_ns * 2 + g->t.pio_read_ns +
                  (uint64_t)g->t.entry_words * g->t.pio_write_ns);
     nic_ep_sq_post(g->ep);
     return NIC_OK;
@@ -248,6 +252,21 @@ int myri_gam_request(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_
         g->credits[dst]--;
         g->st.requests++;
     }
+    return rc;
+}
+
+int myri_gam_reply(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t args[5],
+                   const void *data, uint32_t len)
+{
+    int rc;
+
+    if (dst < 0 || dst >= g->num_vnn || len > MYRI_PAGE || handler >= MYRI_NUM_HANDLERS)
+        return NIC_ERR_INVALID;
+    /* The request being handled is owed already (gam_owe runs first). */
+    rc = gam_post(g, dst, (len ? MYRI_OP_MEDIUM : MYRI_OP_SHORT) | MYRI_OP_REPLY, handler, args,
+                  data, len);
+    if (rc == NIC_OK)
+        g->st.replies++;
     return rc;
 }
 
@@ -283,11 +302,19 @@ int myri_gam_poll(myri_gam_t *g, int max)
     uint64_t now = 0;
     int n = 0, rc;
 
-    while (n < max && (slot = nic_ep_cq_peek(g->ep)) != NULL) {
+    for (;;) {
+        /* LAM polls by reading the op word of the next in-queue entry
+         * (page map + one read); a valid entry costs its other 7 words and
+         * the write that clears it. */
+        if (n >= max)
+            break;
+        if (g->t.pio_read_ns)
+            gam_wait(g->t.pagemap_ns + g->t.pio_read_ns);
+        if ((slot = nic_ep_cq_peek(g->ep)) == NULL)
+            break;
         const myri_desc_t *d = (const myri_desc_t *)slot;
-        if (g->t.pio_read_ns)   /* LAM: page map, 8 reads, clear the op word */
-            gam_spin(g->t.pagemap_ns + (uint64_t)g->t.entry_words * g->t.pio_read_ns +
-                     g->t.pio_write_ns);
+        if (g->t.pio_read_ns)
+            gam_wait((uint64_t)(g->t.entry_words - 1) * g->t.pio_read_ns + g->t.pio_write_ns);
         if (d->op & MYRI_OP_ERROR) {
             g->st.errors++;
             /* the credit of a failed request will not come back */
@@ -296,22 +323,21 @@ int myri_gam_poll(myri_gam_t *g, int max)
         } else {
             int32_t src = d->peer;
             if (src >= 0 && src < g->num_vnn) {
+                unsigned h = d->handler;
+                const void *payload = d->len ? (const uint8_t *)g->copy.addr + d->offset : NULL;
                 g->credits[src] += d->aux;
+                if (d->len && (d->offset < g->recv_offset ||
+                               (uint64_t)d->offset + d->len > g->copy.size))
+                    payload = NULL;
                 if (!(d->op & MYRI_OP_REPLY)) {
-                    unsigned h = d->handler;
-                    const void *payload =
-                        d->len ? (const uint8_t *)g->copy.addr + d->offset : NULL;
-                    if (d->len && (d->offset < g->recv_offset ||
-                                   (uint64_t)d->offset + d->len > g->copy.size))
-                        payload = NULL;
-                    if (h < MYRI_NUM_HANDLERS && g->handler[h] != NULL &&
-                        (payload != NULL || d->len == 0))
-                        g->handler[h](g, g->handler_arg[h], src, d, payload);
-                    g->st.handled++;
                     if (now == 0)
                         now = gam_now_ns();
-                    gam_owe(g, src, now);
+                    gam_owe(g, src, now);   /* before the handler: a reply pays it */
+                    g->st.handled++;
                 }
+                if (h != 0 && h < MYRI_NUM_HANDLERS && g->handler[h] != NULL &&
+                    (payload != NULL || d->len == 0))
+                    g->handler[h](g, g->handler_arg[h], src, d, payload);
             }
         }
         nic_ep_cq_release(g->ep);

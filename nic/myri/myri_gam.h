@@ -51,6 +51,8 @@ typedef struct myri_gam_params {
     uint32_t credits;            /* per destination */
     uint32_t sq_entries;         /* out-queue (power of two) */
     uint64_t flush_ns;           /* pay owed credits after this long */
+    uint32_t reply_every;        /* pay once this many are owed (0: credits/4;
+                                    1: a reply per request, as GAM) */
 } myri_gam_params_t;
 
 typedef struct myri_gam_stats {
@@ -72,6 +74,10 @@ int  myri_gam_timing(myri_gam_t *g, const myri_timing_t *t);
  * out-queue is full (poll, then try again). */
 int  myri_gam_request(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t args[5],
                       const void *data, uint32_t len);
+/* Inside a request handler from dst: reply with a handler of its own (run
+ * at dst inside its poll) carrying the credits owed to dst. */
+int  myri_gam_reply(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t args[5],
+                    const void *data, uint32_t len);
 /* Would a request to dst go out now? */
 int  myri_gam_can_request(myri_gam_t *g, int32_t dst);
 /* Run handlers for up to max arrivals, pay credits; returns the number of

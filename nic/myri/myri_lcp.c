@@ -37,6 +37,7 @@ static void lcp_fw_fini(nic_fw_t *fw, void *state)
     lcp_t *l = state;
     for (unsigned i = 0; i < LCP_MAX_PEERS; i++)
         free(l->peer[i].win);
+    free(l->delay);
     free(l);
 }
 

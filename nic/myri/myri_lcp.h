@@ -47,6 +47,16 @@ typedef struct lcp_counters {
     uint64_t protection, route_errors, peer_failures, send_errors;
 } lcp_counters_t;
 
+/* Timing model: a received frame waits here until the emulated hardware
+ * would have delivered it. */
+#define LCP_DELAY_SLOTS 512
+typedef struct lcp_delayed {
+    uint64_t           due_ns;
+    struct sockaddr_in from;
+    uint32_t           len;
+    uint8_t            buf[MYRI_FRAME_MAX];
+} lcp_delayed_t;
+
 typedef struct lcp {
     uint32_t       my_fw;             /* incarnation id */
     myri_fabric_t  fab;
@@ -57,11 +67,16 @@ typedef struct lcp {
     myri_timing_t  timing;
     lcp_counters_t c;
     uint64_t       rto_init_ns, rto_max_ns, peer_timeout_ns, ack_delay_ns;
+    uint64_t       tx_busy_until, rx_busy_until;   /* timing model */
+    lcp_delayed_t *delay;                          /* [LCP_DELAY_SLOTS] */
+    uint32_t       delay_head, delay_tail;
 } lcp_t;
 
 /* myri_lcp_tx.c / myri_lcp_rx.c / myri_lcp_rel.c */
 int  lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep);
 void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+/* Timing model: deliver delayed frames that are due. */
+int  lcp_rx_delayed(nic_fw_t *fw, lcp_t *l, uint64_t now, uint64_t *next);
 int  lcp_poll(nic_fw_t *fw, uint64_t now, uint64_t *next);
 lcp_peer_t *lcp_peer_get(lcp_t *l, const struct sockaddr_in *addr, int create);
 void lcp_send_ack(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p);

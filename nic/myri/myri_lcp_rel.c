@@ -85,7 +85,7 @@ static void lcp_retransmit(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, uint64_t now)
         /* Refresh the piggy-backed ack (and so the CRC). */
         h->ack = p->rx_next;
         if (l->timing.enabled)
-            h->sent_ns = now;
+            h->sent_ns = now > l->tx_busy_until ? now : l->tx_busy_until;
         f->buf[f->len - 1] = myri_crc8(0, f->buf, f->len - 1);
         f->sent_ns = now;
         struct iovec iov = { f->buf, f->len };
@@ -127,6 +127,8 @@ int lcp_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
     lcp_t *l = nic_fw_pers_state(fw);
     int events = 0;
 
+    if (l->delay_head != l->delay_tail)
+        events += lcp_rx_delayed(fw, l, now, next);
     for (unsigned i = 0; i < LCP_MAX_PEERS; i++) {
         lcp_peer_t *p = &l->peer[i];
         if (!p->used)

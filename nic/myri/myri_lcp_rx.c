@@ -7,6 +7,7 @@
  * endpoint gets an error report. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/nic_log.h"
@@ -71,11 +72,6 @@ static int lcp_deliver(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *
             l->c.protection++;
             return lcp_refuse(fw, l, p, h, NIC_ERR_PROTECTION);
         }
-        if (l->timing.enabled && l->timing.dma_MBps) {
-            uint64_t bursts = (plen + 31) / 32;
-            nic_spin_ns((uint64_t)plen * 1000 / l->timing.dma_MBps +
-                        bursts * l->timing.dma_ns_per_burst);
-        }
         memcpy(page, payload, plen);
     }
     c = (myri_desc_t *)slot;
@@ -87,7 +83,7 @@ static int lcp_deliver(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *
     return NIC_OK;
 }
 
-void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+static void lcp_rx_now(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
 {
     lcp_t *l = nic_fw_pers_state(fw);
     myri_hdr_t h;
@@ -142,12 +138,6 @@ void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, 
         }
         return;
     }
-    if (l->timing.enabled) {
-        uint64_t due = h.sent_ns + lcp_wire_ns(l, len, h.hops);
-        while (nic_now_ns() < due)
-            ;
-        nic_spin_ns(l->timing.lanai_ns_per_pkt_recv);
-    }
     if (lcp_deliver(fw, l, p, &h, frame + sizeof(h), (uint32_t)(len - sizeof(h) - 1)) != NIC_OK) {
         l->c.backpressure++;               /* not taken: no ack, so it comes again */
         return;
@@ -157,4 +147,61 @@ void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, 
         p->ack_due_ns = now + l->ack_delay_ns;
     if (p->ack_owed >= LCP_ACK_EVERY)
         lcp_send_ack(fw, l, p);
+}
+
+/* Timing model: when the emulated NIC would hand this frame to the host:
+ * after the link and switches, then the receive thread's work and the host
+ * DMA of the payload, one frame at a time. */
+static uint64_t lcp_due(lcp_t *l, const uint8_t *frame, size_t len)
+{
+    const myri_timing_t *t = &l->timing;
+    myri_hdr_t h;
+    uint64_t arrive, start, plen;
+
+    memcpy(&h, frame, sizeof(h));
+    plen = len - sizeof(h) - 1;
+    arrive = h.sent_ns + lcp_wire_ns(l, len, h.hops);
+    start = arrive > l->rx_busy_until ? arrive : l->rx_busy_until;
+    l->rx_busy_until = start + t->lanai_ns_per_pkt_recv +
+                       (t->dma_MBps ? plen * 1000 / t->dma_MBps : 0);
+    return l->rx_busy_until;
+}
+
+void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+{
+    lcp_t *l = nic_fw_pers_state(fw);
+
+    if (!l->timing.enabled || len < sizeof(myri_hdr_t) + 1 ||
+        ((myri_hdr_t *)frame)->kind != MYRI_KIND_DATA) {
+        lcp_rx_now(fw, from, frame, len);
+        return;
+    }
+    if (l->delay == NULL && (l->delay = malloc(sizeof(*l->delay) * LCP_DELAY_SLOTS)) == NULL) {
+        lcp_rx_now(fw, from, frame, len);
+        return;
+    }
+    if (l->delay_tail - l->delay_head == LCP_DELAY_SLOTS)
+        lcp_rx_delayed(fw, l, UINT64_MAX, NULL);   /* full: let the oldest go */
+    lcp_delayed_t *d = &l->delay[l->delay_tail++ % LCP_DELAY_SLOTS];
+    d->due_ns = lcp_due(l, frame, len);
+    d->from = *from;
+    d->len = (uint32_t)len;
+    memcpy(d->buf, frame, len);
+}
+
+int lcp_rx_delayed(nic_fw_t *fw, lcp_t *l, uint64_t now, uint64_t *next)
+{
+    int n = 0;
+    while (l->delay_head != l->delay_tail) {
+        lcp_delayed_t *d = &l->delay[l->delay_head % LCP_DELAY_SLOTS];
+        if (d->due_ns > now) {
+            if (next != NULL && d->due_ns < *next)
+                *next = d->due_ns;
+            break;
+        }
+        l->delay_head++;
+        lcp_rx_now(fw, &d->from, d->buf, d->len);
+        n++;
+    }
+    return n;
 }

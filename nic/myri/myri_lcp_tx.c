@@ -97,11 +97,16 @@ int lcp_tx_frame(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, myri_hdr_t *hdr, const v
         memcpy(f->buf + sizeof(*hdr), payload, len);
     f->len = (uint32_t)sizeof(*hdr) + len + 1;
     if (l->timing.enabled) {
-        /* The LCP's per-packet work, then the link clocks the packet out;
-         * the receiver holds it until sent_ns + wire time. */
-        nic_spin_ns(l->timing.lanai_ns_per_pkt_send);
-        now = nic_now_ns();
-        ((myri_hdr_t *)f->buf)->sent_ns = now;
+        /* The send thread's work and the host DMA of the payload into SRAM,
+         * once the NIC is free; then the link clocks the packet out.  The
+         * frame travels now, stamped; the receiver holds it until the
+         * emulated hardware would have delivered it. */
+        const myri_timing_t *t = &l->timing;
+        uint64_t start = now > l->tx_busy_until ? now : l->tx_busy_until;
+        uint64_t dma = t->dma_MBps ? (uint64_t)len * 1000 / t->dma_MBps : 0;
+        uint64_t sent = start + t->lanai_ns_per_pkt_send + dma;
+        l->tx_busy_until = sent + lcp_wire_ns(l, f->len, 0);
+        ((myri_hdr_t *)f->buf)->sent_ns = sent;
     }
     f->buf[f->len - 1] = myri_crc8(0, f->buf, f->len - 1);
     f->seq = seq;

@@ -1,0 +1,183 @@
+/*
+ * myri_impl.h - the Myrinet subdevice: MPI point-to-point on the GAM
+ * library of the emulated LANai (nic/myri).
+ *
+ * Protocols (one GAM handler each; the 40-byte envelope travels in the five
+ * request arguments):
+ *   EAGER       payload = the message (at most eager_limit <= 4096 bytes)
+ *   EAGER_SYNC  payload = sender cookie (8 bytes) + the message; the
+ *               receiver answers SYNC_ACK once it has matched it
+ *   RTS         payload = sender cookie; the receiver answers CTS once it
+ *               has matched (rendezvous), then DATA pieces of 4 kB follow
+ *   CTS         args: sender cookie, receiver cookie, bytes to send
+ *   DATA        args: receiver cookie, offset; payload = a piece
+ *   SYNC_ACK    args: sender cookie
+ * A negative tag makes a system message: it goes EAGER (or RTS when larger
+ * than a piece), is never matched and is handed to host->sysmsg().
+ *
+ * Every outgoing GAM request goes through its destination's FIFO op queue,
+ * drained by progress while credits allow, so nothing overtakes an earlier
+ * message to the same peer and no handler ever waits for a credit.
+ * Arrivals that host->arrival_ok() holds back wait, in order, in their
+ * sender's held queue.  Completions are collected and handed to the host at
+ * the end of each call (the host may call back into the subdevice).
+ */
+#ifndef MYRI_IMPL_H
+#define MYRI_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "md_sdi.h"
+#include "core/nic_host.h"
+#include "myri/myri_gam.h"
+
+#define MYRI_CARD_MAGIC 0x4d595249u   /* "MYRI" */
+
+enum myri_handler {
+    MYRI_H_EAGER = 1, MYRI_H_EAGER_SYNC, MYRI_H_RTS, MYRI_H_CTS, MYRI_H_DATA, MYRI_H_SYNC_ACK,
+};
+
+/* What a rank publishes (its business card). */
+typedef struct myri_card {
+    uint32_t magic;
+    uint32_t ep_id;
+    uint32_t ip;          /* firmware wire address, network order */
+    uint16_t udp_port;    /* network order */
+    uint8_t  port;        /* switch port its NIC is plugged into */
+    uint8_t  pad;
+    char     sw[32];      /* switch name */
+} myri_card_t;
+
+/* Request state, in req->sd_priv. */
+enum myri_rstate {
+    MYRI_RS_FREE = 0,
+    MYRI_RS_POSTED,       /* receive in the posted queue */
+    MYRI_RS_DROPPED,      /* another subdevice won the claim */
+    MYRI_RS_WAIT_DATA,    /* receive matched an RTS, DATA coming */
+    MYRI_RS_QUEUED,       /* send waiting in the op queue */
+    MYRI_RS_WAIT_CTS,     /* RTS sent */
+    MYRI_RS_WAIT_ACK,     /* synchronous eager sent */
+    MYRI_RS_SENDING,      /* DATA pieces going out */
+    MYRI_RS_DONE,
+};
+
+typedef struct myri_rpriv {
+    md_request_t *next, *prev;     /* posted/done lists */
+    uint32_t      state;
+    uint32_t      cookie;          /* slot in the cookie table, 0: none */
+    uint64_t      remote_cookie;   /* the peer's cookie (rendezvous) */
+    uint64_t      sent, expected;  /* DATA bytes sent or expected */
+    void         *unexp;           /* improbe: the bound unexpected entry */
+    uint32_t      flags;           /* MYRI_RF_* */
+} myri_rpriv_t;
+
+_Static_assert(sizeof(myri_rpriv_t) <= sizeof(((md_request_t *)0)->sd_priv), "sd_priv too small");
+
+#define MYRI_RF_SYSMSG 0x1u   /* our own receive of a large system message */
+
+static inline myri_rpriv_t *myri_rp(md_request_t *r) { return (myri_rpriv_t *)r->sd_priv; }
+
+typedef struct myri_reqlist { md_request_t *head, *tail; } myri_reqlist_t;
+
+/* An arrived message nobody has matched yet (or one held back). */
+typedef struct myri_msg {
+    struct myri_msg *next, *prev;
+    md_envelope_t    env;
+    int32_t          src;          /* sender's world rank (vnn) */
+    uint32_t         handler;      /* EAGER, EAGER_SYNC or RTS */
+    uint64_t         cookie;       /* sender cookie (sync, RTS) */
+    uint32_t         len;          /* eager bytes held in data */
+    uint8_t          data[];
+} myri_msg_t;
+
+typedef struct myri_msgq { myri_msg_t *head, *tail; } myri_msgq_t;
+
+/* One outgoing GAM request waiting for a credit. */
+typedef struct myri_op {
+    struct myri_op *next;
+    uint32_t        handler;
+    md_request_t   *req;           /* EAGER*, RTS, DATA stream */
+    uint64_t        args[5];       /* CTS, SYNC_ACK */
+} myri_op_t;
+
+typedef struct myri_peer {
+    myri_op_t  *ops_head, *ops_tail;
+    myri_msgq_t held;              /* arrivals held back by arrival_ok */
+    int         in_busy;           /* on the busy list */
+    int         failed;            /* status once the NIC reported it lost */
+} myri_peer_t;
+
+typedef struct myri_ctx {
+    md_subdev_t        *sd;
+    const md_sdi_host_t *host;
+    nic_host_t         *nic;
+    myri_gam_t         *gam;
+    int32_t             me, world_size;
+    const uint8_t      *serves;
+    myri_peer_t        *peers;     /* [world_size] */
+    int32_t            *busy;      /* peers with queued ops */
+    uint32_t            nbusy;
+    int32_t            *heldp;     /* peers with held arrivals */
+    uint32_t            nheld;
+    myri_reqlist_t      posted, done;
+    myri_msgq_t         unexp;
+    md_request_t      **cookies;   /* [ncookies]; slot 0 unused */
+    uint32_t            ncookies, cookie_free;
+    uint32_t           *cookie_next_free;
+    size_t              eager_limit;
+    int                 dead;      /* status once the firmware died */
+    char                nic_name[32];
+    myri_card_t         card;
+    size_t              credits, sq, flush_us;
+    char                sw[32], links[512], timing[16], addr[64];
+    size_t              port;
+    int                 port_set;
+} myri_ctx_t;
+
+#define MYRI_LOG(ctx, lvl, ...) (ctx)->host->log((ctx)->sd, (lvl), __VA_ARGS__)
+
+/* myri_init.c */
+int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len);
+int myri_connect(md_subdev_t *sd, const md_card_table_t *cards);
+int myri_finalize(md_subdev_t *sd);
+/* myri_fabric_setup.c */
+int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards);
+/* myri_send.c */
+int  myri_isend(md_subdev_t *sd, md_request_t *req);
+int  myri_ops_drain(myri_ctx_t *ctx);
+void myri_op_push(myri_ctx_t *ctx, int32_t peer, myri_op_t *op);
+int  myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, uint64_t a1,
+                 uint64_t a2);
+void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args);
+void myri_on_sync_ack(myri_ctx_t *ctx, const uint64_t *args);
+/* myri_recv.c */
+int  myri_irecv(md_subdev_t *sd, md_request_t *req);
+int  myri_recv_cancel(md_subdev_t *sd, md_request_t *req);
+int  myri_iprobe(md_subdev_t *sd, const md_match_t *m, int *flag, md_recv_status_t *st);
+int  myri_improbe(md_subdev_t *sd, const md_match_t *m, int *flag, md_request_t *msg);
+int  myri_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req);
+void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_envelope_t *env,
+                     uint64_t cookie, const void *data, uint32_t len);
+void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint32_t len);
+int  myri_held_retry(myri_ctx_t *ctx);
+/* myri_progress.c */
+int  myri_progress(md_subdev_t *sd);
+void myri_complete(myri_ctx_t *ctx, md_request_t *req);
+void myri_flush_done(myri_ctx_t *ctx);
+void myri_fail_all(myri_ctx_t *ctx, int status);
+void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status);
+void myri_install_handlers(myri_ctx_t *ctx);
+/* myri_util.c */
+uint32_t      myri_cookie_new(myri_ctx_t *ctx, md_request_t *req);
+md_request_t *myri_cookie_take(myri_ctx_t *ctx, uint64_t cookie);
+md_request_t *myri_cookie_peek(myri_ctx_t *ctx, uint64_t cookie);
+void          myri_reqlist_append(myri_reqlist_t *l, md_request_t *r);
+void          myri_reqlist_remove(myri_reqlist_t *l, md_request_t *r);
+md_request_t *myri_reqlist_pop(myri_reqlist_t *l);
+void          myri_msgq_append(myri_msgq_t *q, myri_msg_t *m);
+void          myri_msgq_remove(myri_msgq_t *q, myri_msg_t *m);
+void          myri_env_pack(const md_envelope_t *env, uint64_t args[5]);
+void          myri_env_unpack(const uint64_t args[5], md_envelope_t *env);
+
+#endif /* MYRI_IMPL_H */

@@ -1,0 +1,245 @@
+/* myri_init.c - parameters, attaching to the node's NIC, the card,
+ * connecting (fabric and routes), finalize, and the ops table. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/nic_log.h"
+#include "myri/myri_timing.h"
+#include "myri_impl.h"
+
+/* String parameter: MULTIDEV_MYRI_<KEY>, then the device line, then def. */
+static void param_str(const md_subdev_init_args_t *args, const char *key, const char *def,
+                      char *out, size_t len)
+{
+    char env[64];
+    const char *v;
+
+    snprintf(env, sizeof(env), "MULTIDEV_MYRI_%s", key);
+    for (char *c = env; *c; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
+    v = getenv(env);
+    if (v == NULL)
+        v = md_param_get(args, key);
+    snprintf(out, len, "%s", v != NULL ? v : def);
+}
+
+static uint64_t job_key_of(const char *job_id)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (const char *c = job_id ? job_id : "default"; *c; c++) {
+        h ^= (uint8_t)*c;
+        h *= 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
+static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
+{
+    size_t port;
+    int rc;
+
+    if ((rc = md_param_size(args, "myri", "eager_limit", 4096, &ctx->eager_limit)) != MD_OK ||
+        (rc = md_param_size(args, "myri", "credits", 32, &ctx->credits)) != MD_OK ||
+        (rc = md_param_size(args, "myri", "sq", 256, &ctx->sq)) != MD_OK ||
+        (rc = md_param_size(args, "myri", "flush_us", 20, &ctx->flush_us)) != MD_OK ||
+        (rc = md_param_size(args, "myri", "port", (size_t)-1, &port)) != MD_OK)
+        return rc;
+    if (ctx->eager_limit > MYRI_PAGE) {
+        MYRI_LOG(ctx, 0, "myri: eager_limit %zu is larger than one Myrinet packet (%u bytes)",
+                 ctx->eager_limit, MYRI_PAGE);
+        return MD_ERR_CONFIG;
+    }
+    if (ctx->credits == 0 || ctx->credits > 4096) {
+        MYRI_LOG(ctx, 0, "myri: credits %zu out of range 1..4096", ctx->credits);
+        return MD_ERR_CONFIG;
+    }
+    ctx->port = port == (size_t)-1 ? (size_t)args->my_node : port;
+    if (ctx->port >= MYRI_SWITCH_PORTS) {
+        MYRI_LOG(ctx, 0, "myri: switch port %zu of node %s is beyond the %d ports of a "
+                 "crossbar (set port= and switch= on the device line)", ctx->port,
+                 args->node_name, MYRI_SWITCH_PORTS);
+        return MD_ERR_CONFIG;
+    }
+    param_str(args, "switch", "sw0", ctx->sw, sizeof(ctx->sw));
+    param_str(args, "links", "", ctx->links, sizeof(ctx->links));
+    param_str(args, "nic", "myri0", ctx->nic_name, sizeof(ctx->nic_name));
+    param_str(args, "addr", "", ctx->addr, sizeof(ctx->addr));
+    param_str(args, "timing", "off", ctx->timing, sizeof(ctx->timing));
+    if (strcmp(ctx->timing, "off") != 0 && myri_timing_profile(ctx->timing, NULL, NULL) != 0) {
+        MYRI_LOG(ctx, 0, "myri: unknown timing model '%s' (off or hplam)", ctx->timing);
+        return MD_ERR_CONFIG;
+    }
+    return MD_OK;
+}
+
+static void myri_nic_log(void *arg, int level, const char *text)
+{
+    myri_ctx_t *ctx = arg;
+    MYRI_LOG(ctx, level, "%s", text);
+}
+
+int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len)
+{
+    myri_ctx_t *ctx = calloc(1, sizeof(*ctx));
+    myri_gam_params_t gp;
+    int rc;
+
+    if (ctx == NULL)
+        return MD_ERR_NO_MEMORY;
+    sd->priv = ctx;
+    ctx->sd = sd;
+    ctx->host = sd->host;
+    ctx->me = args->world_rank;
+    ctx->world_size = args->world_size;
+    nic_log_set_sink(myri_nic_log, ctx);
+    if ((rc = myri_params(ctx, args)) != MD_OK)
+        goto err;
+    ctx->serves = malloc((size_t)args->world_size);
+    ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
+    ctx->busy = malloc(sizeof(int32_t) * (size_t)args->world_size);
+    ctx->heldp = malloc(sizeof(int32_t) * (size_t)args->world_size);
+    if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL) {
+        rc = MD_ERR_NO_MEMORY;
+        goto err;
+    }
+    memcpy((void *)ctx->serves, args->serves, (size_t)args->world_size);
+
+    nic_attach_opts_t o = {
+        .node = args->node_name, .nic = ctx->nic_name, .pers = "myri",
+        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1, .timeout_ms = 10000,
+    };
+    if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
+        MYRI_LOG(ctx, 0, "myri: cannot reach the NIC firmware of node %s (%s): %s",
+                 args->node_name, ctx->nic_name, md_status_string(rc));
+        goto err;
+    }
+    memset(&gp, 0, sizeof(gp));
+    gp.job_key = job_key_of(args->job_id);
+    gp.my_vnn = args->world_rank;
+    gp.num_vnn = args->world_size;
+    gp.credits = (uint32_t)ctx->credits;
+    gp.sq_entries = (uint32_t)ctx->sq;
+    gp.flush_ns = (uint64_t)ctx->flush_us * 1000;
+    if ((rc = myri_gam_open(ctx->nic, &gp, &ctx->gam)) != NIC_OK)
+        goto err;
+    myri_install_handlers(ctx);
+
+    myri_card_t *c = &ctx->card;
+    c->magic = MYRI_CARD_MAGIC;
+    c->ep_id = myri_gam_ep(ctx->gam)->id;
+    c->ip = ctx->nic->wire_ip;
+    c->udp_port = ctx->nic->wire_port;
+    c->port = (uint8_t)ctx->port;
+    snprintf(c->sw, sizeof(c->sw), "%s", ctx->sw);
+    memcpy(card, c, sizeof(*c));
+    *card_len = sizeof(*c);
+
+    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
+    sd->attr.eager_limit = ctx->eager_limit;
+    sd->attr.max_msg_size = SIZE_MAX;
+    if (strcmp(ctx->timing, "off") != 0) {
+        sd->attr.latency_us = 14.05;      /* HP-LAM RTT/2 (P2 Table 4.2) */
+        sd->attr.bandwidth_MBs = 24.0;
+    } else {
+        sd->attr.latency_us = 15.0;       /* UDP loopback class */
+        sd->attr.bandwidth_MBs = 1000.0;
+    }
+    return MD_OK;
+err:
+    myri_finalize(sd);
+    return rc;
+}
+
+int myri_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    myri_ctx_t *ctx = sd->priv;
+    int rc;
+
+    if ((rc = myri_fabric_setup(ctx, cards)) != MD_OK)
+        return rc;
+    if (strcmp(ctx->timing, "off") != 0) {
+        myri_timing_t t;
+        myri_host_timing_t ht;
+        myri_timing_profile(ctx->timing, &t, &ht);
+        if ((rc = myri_gam_timing(ctx->gam, &t)) != NIC_OK)
+            return rc;
+        myri_gam_set_host_timing(ctx->gam, &ht);
+    }
+    return MD_OK;
+}
+
+int myri_finalize(md_subdev_t *sd)
+{
+    myri_ctx_t *ctx = sd->priv;
+
+    if (ctx == NULL)
+        return MD_OK;
+    if (ctx->gam != NULL) {
+        /* Let the NIC take what is still in the out-queue (bounded). */
+        nic_ep_t *ep = myri_gam_ep(ctx->gam);
+        struct timespec end, now;
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        end.tv_sec += 2;
+        while (!ctx->dead && nic_ring_space(&ep->sq) <= ep->sq.mask && nic_ep_check(ep) == NIC_OK) {
+            myri_gam_poll(ctx->gam, 64);
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec))
+                break;
+        }
+        myri_gam_close(ctx->gam);
+    }
+    if (ctx->nic != NULL)
+        nic_host_detach(ctx->nic);
+    nic_log_set_sink(NULL, NULL);
+    for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
+        myri_op_t *op;
+        while ((op = ctx->peers[q].ops_head) != NULL) {
+            ctx->peers[q].ops_head = op->next;
+            free(op);
+        }
+        while (ctx->peers[q].held.head != NULL) {
+            myri_msg_t *m = ctx->peers[q].held.head;
+            myri_msgq_remove(&ctx->peers[q].held, m);
+            free(m);
+        }
+    }
+    while (ctx->unexp.head != NULL) {
+        myri_msg_t *m = ctx->unexp.head;
+        myri_msgq_remove(&ctx->unexp, m);
+        free(m);
+    }
+    free((void *)ctx->serves);
+    free(ctx->peers);
+    free(ctx->busy);
+    free(ctx->heldp);
+    free(ctx->cookies);
+    free(ctx->cookie_next_free);
+    free(ctx);
+    sd->priv = NULL;
+    return MD_OK;
+}
+
+MD_LOAD_DEVICE_PTR(myri);
+MD_LOAD_DEVICE_PTR(myri)
+{
+    memset(ops, 0, sizeof(*ops));
+    ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->name = "myri";
+    ops->init = myri_init;
+    ops->connect = myri_connect;
+    ops->finalize = myri_finalize;
+    ops->isend = myri_isend;
+    ops->irecv = myri_irecv;
+    ops->recv_cancel = myri_recv_cancel;
+    ops->iprobe = myri_iprobe;
+    ops->improbe = myri_improbe;
+    ops->imrecv = myri_imrecv;
+    ops->progress = myri_progress;
+    return MD_OK;
+}

@@ -1,0 +1,200 @@
+/* myri_progress.c - progress (GAM poll, held arrivals, op queues),
+ * completions, and failures: a send the NIC reports lost fails its peer,
+ * a dead firmware fails everything. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "myri_impl.h"
+
+void myri_complete(myri_ctx_t *ctx, md_request_t *req)
+{
+    myri_rp(req)->state = MYRI_RS_DONE;
+    myri_reqlist_append(&ctx->done, req);
+}
+
+static void count_completion(myri_ctx_t *ctx, md_request_t *req)
+{
+    md_subdev_counters_t *c = &ctx->sd->counters;
+
+    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
+        return;
+    if (req->kind == MD_REQ_SEND) {
+        if (req->env.tag < 0) {
+            c->sysmsgs_sent++;
+        } else {
+            c->msgs_sent++;
+            c->bytes_sent += req->len;
+        }
+    } else {
+        c->msgs_recvd++;
+        c->bytes_recvd += req->status.size;
+    }
+}
+
+void myri_flush_done(myri_ctx_t *ctx)
+{
+    md_request_t *req;
+
+    /* One at a time: the host may call back into us, which flushes too. */
+    while ((req = myri_reqlist_pop(&ctx->done)) != NULL) {
+        if (myri_rp(req)->flags & MYRI_RF_SYSMSG) {
+            if (req->status.error == MD_OK) {
+                ctx->sd->counters.sysmsgs_recvd++;
+                ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
+            } else {
+                MYRI_LOG(ctx, 0, "myri: system message (tag %d) from rank %d lost: %s",
+                         (int)req->env.tag, (int)req->peer_world,
+                         md_status_string(req->status.error));
+            }
+            free(req->buf);
+            free(req);
+            continue;
+        }
+        count_completion(ctx, req);
+        ctx->host->complete(ctx->sd, req);
+    }
+}
+
+static void fail_req(myri_ctx_t *ctx, md_request_t *req, int status)
+{
+    if (myri_rp(req)->cookie)
+        myri_cookie_take(ctx, myri_rp(req)->cookie);
+    req->status.error = status;
+    req->status.size = 0;
+    myri_complete(ctx, req);
+}
+
+/* Every request that waits on peer (or on anyone, peer < 0) fails. */
+static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
+{
+    for (int32_t q = 0; q < ctx->world_size; q++) {
+        myri_peer_t *p = &ctx->peers[q];
+        if (peer >= 0 && q != peer)
+            continue;
+        myri_op_t *op;
+        while ((op = p->ops_head) != NULL) {
+            p->ops_head = op->next;
+            if (op->req != NULL)
+                fail_req(ctx, op->req, status);
+            free(op);
+        }
+        p->ops_tail = NULL;
+        while (p->held.head != NULL) {
+            myri_msg_t *m = p->held.head;
+            myri_msgq_remove(&p->held, m);
+            free(m);
+        }
+    }
+    for (uint32_t i = 1; i < ctx->ncookies; i++) {
+        md_request_t *req = ctx->cookies[i];
+        if (req != NULL && (peer < 0 || req->peer_world == peer))
+            fail_req(ctx, req, status);
+    }
+    md_request_t *req = ctx->posted.head;
+    while (req != NULL) {
+        md_request_t *next = myri_rp(req)->next;
+        if ((peer < 0 || req->peer_world == peer) && md_request_claim(req, ctx->sd->index)) {
+            myri_reqlist_remove(&ctx->posted, req);
+            fail_req(ctx, req, status);
+        }
+        req = next;
+    }
+}
+
+void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
+{
+    if (peer < 0 || peer >= ctx->world_size)
+        return;
+    if (!ctx->peers[peer].failed)
+        MYRI_LOG(ctx, 0, "myri: rank %d is unreachable: %s", peer, md_status_string(status));
+    ctx->peers[peer].failed = status;
+    fail_matching(ctx, peer, status);
+}
+
+void myri_fail_all(myri_ctx_t *ctx, int status)
+{
+    fail_matching(ctx, -1, status);
+    ctx->nbusy = 0;
+    ctx->nheld = 0;
+    for (int32_t q = 0; q < ctx->world_size; q++)
+        ctx->peers[q].in_busy = 0;
+}
+
+/* --- GAM handlers (run inside myri_gam_poll; never block) --- */
+
+static void h_eager(myri_gam_t *g, void *arg, int32_t src, const myri_desc_t *d, const void *p)
+{
+    md_envelope_t env;
+    myri_env_unpack(d->arg, &env);
+    myri_on_arrival(arg, src, MYRI_H_EAGER, &env, 0, p, d->len);
+}
+
+static void h_cookie_first(myri_gam_t *g, void *arg, int32_t src, const myri_desc_t *d,
+                           const void *p)
+{
+    md_envelope_t env;
+    uint64_t cookie;
+    if (d->len < 8)
+        return;
+    memcpy(&cookie, p, 8);
+    myri_env_unpack(d->arg, &env);
+    myri_on_arrival(arg, src, d->handler, &env, cookie, (const uint8_t *)p + 8, d->len - 8);
+}
+
+static void h_cts(myri_gam_t *g, void *arg, int32_t src, const myri_desc_t *d, const void *p)
+{
+    myri_on_cts(arg, d->arg);
+}
+
+static void h_data(myri_gam_t *g, void *arg, int32_t src, const myri_desc_t *d, const void *p)
+{
+    myri_on_data(arg, d->arg, p, d->len);
+}
+
+static void h_sync_ack(myri_gam_t *g, void *arg, int32_t src, const myri_desc_t *d,
+                       const void *p)
+{
+    myri_on_sync_ack(arg, d->arg);
+}
+
+static void h_error(myri_gam_t *g, void *arg, const myri_desc_t *d, int status)
+{
+    myri_fail_peer(arg, d->peer, status);
+}
+
+void myri_install_handlers(myri_ctx_t *ctx)
+{
+    myri_gam_set_handler(ctx->gam, MYRI_H_EAGER, h_eager, ctx);
+    myri_gam_set_handler(ctx->gam, MYRI_H_EAGER_SYNC, h_cookie_first, ctx);
+    myri_gam_set_handler(ctx->gam, MYRI_H_RTS, h_cookie_first, ctx);
+    myri_gam_set_handler(ctx->gam, MYRI_H_CTS, h_cts, ctx);
+    myri_gam_set_handler(ctx->gam, MYRI_H_DATA, h_data, ctx);
+    myri_gam_set_handler(ctx->gam, MYRI_H_SYNC_ACK, h_sync_ack, ctx);
+    myri_gam_set_error(ctx->gam, h_error, ctx);
+}
+
+int myri_progress(md_subdev_t *sd)
+{
+    myri_ctx_t *ctx = sd->priv;
+    int n;
+
+    if (ctx->dead) {
+        myri_flush_done(ctx);
+        return ctx->dead;
+    }
+    n = myri_gam_poll(ctx->gam, 64);
+    if (n < 0) {
+        ctx->dead = n;
+        MYRI_LOG(ctx, 0, "myri: the NIC firmware of this node (%s) is gone: %s; every "
+                 "request on this subdevice fails", ctx->nic_name, md_status_string(n));
+        myri_fail_all(ctx, n);
+        myri_flush_done(ctx);
+        return n;
+    }
+    n += myri_held_retry(ctx);
+    n += myri_ops_drain(ctx);
+    myri_flush_done(ctx);
+    return n;
+}

@@ -1,0 +1,205 @@
+/* myri_send.c - sends: protocol choice, the per-peer op queues drained
+ * under credit flow control, rendezvous DATA pieces, synchronous sends. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "myri_impl.h"
+
+void myri_op_push(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
+{
+    myri_peer_t *p = &ctx->peers[peer];
+
+    op->next = NULL;
+    if (p->ops_tail != NULL)
+        p->ops_tail->next = op;
+    else
+        p->ops_head = op;
+    p->ops_tail = op;
+    if (!p->in_busy) {
+        p->in_busy = 1;
+        ctx->busy[ctx->nbusy++] = peer;
+    }
+}
+
+int myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, uint64_t a1,
+                uint64_t a2)
+{
+    myri_op_t *op = calloc(1, sizeof(*op));
+    if (op == NULL)
+        return MD_ERR_NO_MEMORY;
+    op->handler = handler;
+    op->args[0] = a0;
+    op->args[1] = a1;
+    op->args[2] = a2;
+    myri_op_push(ctx, peer, op);
+    return MD_OK;
+}
+
+int myri_isend(md_subdev_t *sd, md_request_t *req)
+{
+    myri_ctx_t *ctx = sd->priv;
+    int32_t peer = req->peer_world;
+    int sys = req->env.tag < 0, sync = (req->env.flags & MD_ENV_F_SYNC) && !sys;
+    myri_op_t *op;
+
+    if (ctx->dead)
+        return ctx->dead;
+    if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer]) {
+        MYRI_LOG(ctx, 0, "myri: no route to rank %d: this subdevice does not serve it", peer);
+        return MD_ERR_NO_ROUTE;
+    }
+    if (ctx->peers[peer].failed)
+        return ctx->peers[peer].failed;
+    op = calloc(1, sizeof(*op));
+    if (op == NULL)
+        return MD_ERR_NO_MEMORY;
+    memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
+    op->req = req;
+    if (req->len <= ctx->eager_limit && !(sync && req->len + 8 > MYRI_PAGE)) {
+        op->handler = sync ? MYRI_H_EAGER_SYNC : MYRI_H_EAGER;
+        sd->counters.eager_sent += !sys;
+    } else {
+        op->handler = MYRI_H_RTS;
+        sd->counters.rndv_sent += !sys;
+    }
+    myri_rp(req)->state = MYRI_RS_QUEUED;
+    myri_op_push(ctx, peer, op);
+    myri_ops_drain(ctx);
+    myri_flush_done(ctx);
+    return MD_OK;
+}
+
+static void send_done(myri_ctx_t *ctx, md_request_t *req)
+{
+    req->status.error = MD_OK;
+    myri_complete(ctx, req);
+}
+
+/* Try to put one op on the wire: 1 done, 0 no credit yet, <0 failed. */
+static int op_emit(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
+{
+    static __thread uint8_t piece[MYRI_PAGE];
+    md_request_t *req = op->req;
+    myri_rpriv_t *rp = req ? myri_rp(req) : NULL;
+    uint64_t args[5] = { 0 };
+    int rc;
+
+    if (!myri_gam_can_request(ctx->gam, peer))
+        return 0;
+    switch (op->handler) {
+    case MYRI_H_EAGER:
+        myri_env_pack(&req->env, args);
+        rc = myri_gam_request(ctx->gam, peer, MYRI_H_EAGER, args, req->buf, (uint32_t)req->len);
+        if (rc != NIC_OK)
+            return rc == NIC_ERR_NO_RESOURCE ? 0 : rc;
+        send_done(ctx, req);   /* the data is in the copy block */
+        return 1;
+    case MYRI_H_EAGER_SYNC:
+    case MYRI_H_RTS: {
+        uint32_t cookie = myri_cookie_new(ctx, req);
+        uint64_t c64 = cookie;
+        uint32_t len = 8;
+        if (cookie == 0)
+            return MD_ERR_NO_MEMORY;
+        rp->cookie = cookie;
+        memcpy(piece, &c64, 8);
+        if (op->handler == MYRI_H_EAGER_SYNC) {
+            memcpy(piece + 8, req->buf, req->len);
+            len += (uint32_t)req->len;
+        }
+        myri_env_pack(&req->env, args);
+        rc = myri_gam_request(ctx->gam, peer, op->handler, args, piece, len);
+        if (rc != NIC_OK) {
+            myri_cookie_take(ctx, cookie);
+            return rc == NIC_ERR_NO_RESOURCE ? 0 : rc;
+        }
+        rp->state = op->handler == MYRI_H_RTS ? MYRI_RS_WAIT_CTS : MYRI_RS_WAIT_ACK;
+        return 1;
+    }
+    case MYRI_H_DATA:
+        /* A rendezvous stream: as many 4 kB pieces as credits allow. */
+        while (rp->sent < rp->expected) {
+            uint64_t n = rp->expected - rp->sent;
+            if (n > MYRI_PAGE)
+                n = MYRI_PAGE;
+            args[0] = rp->remote_cookie;
+            args[1] = rp->sent;
+            rc = myri_gam_request(ctx->gam, peer, MYRI_H_DATA, args,
+                                  (const uint8_t *)req->buf + rp->sent, (uint32_t)n);
+            if (rc == NIC_ERR_NO_RESOURCE)
+                return 0;
+            if (rc != NIC_OK)
+                return rc;
+            rp->sent += n;
+        }
+        send_done(ctx, req);
+        return 1;
+    default:   /* CTS, SYNC_ACK */
+        rc = myri_gam_request(ctx->gam, peer, op->handler, op->args, NULL, 0);
+        if (rc != NIC_OK)
+            return rc == NIC_ERR_NO_RESOURCE ? 0 : rc;
+        return 1;
+    }
+}
+
+int myri_ops_drain(myri_ctx_t *ctx)
+{
+    int events = 0;
+    uint32_t keep = 0;
+
+    for (uint32_t i = 0; i < ctx->nbusy; i++) {
+        int32_t peer = ctx->busy[i];
+        myri_peer_t *p = &ctx->peers[peer];
+        myri_op_t *op;
+        int rc = 1;
+
+        while ((op = p->ops_head) != NULL && (rc = op_emit(ctx, peer, op)) == 1) {
+            p->ops_head = op->next;
+            if (p->ops_head == NULL)
+                p->ops_tail = NULL;
+            free(op);
+            events++;
+        }
+        if (rc < 0) {
+            MYRI_LOG(ctx, 0, "myri: sending to rank %d failed: %s", peer, md_status_string(rc));
+            myri_fail_peer(ctx, peer, rc);
+        }
+        if (p->ops_head != NULL)
+            ctx->busy[keep++] = peer;
+        else
+            p->in_busy = 0;
+    }
+    ctx->nbusy = keep;
+    return events;
+}
+
+void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args)
+{
+    md_request_t *req = myri_cookie_take(ctx, args[0]);
+    myri_op_t *op;
+
+    if (req == NULL || myri_rp(req)->state != MYRI_RS_WAIT_CTS)
+        return;
+    myri_rp(req)->remote_cookie = args[1];
+    myri_rp(req)->expected = args[2] < req->len ? args[2] : req->len;
+    myri_rp(req)->sent = 0;
+    myri_rp(req)->state = MYRI_RS_SENDING;
+    op = calloc(1, sizeof(*op));
+    if (op == NULL) {
+        req->status.error = MD_ERR_NO_MEMORY;
+        myri_complete(ctx, req);
+        return;
+    }
+    op->handler = MYRI_H_DATA;
+    op->req = req;
+    myri_op_push(ctx, req->peer_world, op);
+}
+
+void myri_on_sync_ack(myri_ctx_t *ctx, const uint64_t *args)
+{
+    md_request_t *req = myri_cookie_take(ctx, args[0]);
+    if (req != NULL && myri_rp(req)->state == MYRI_RS_WAIT_ACK)
+        send_done(ctx, req);
+}
