@@ -1,0 +1,316 @@
+/*
+ * shm_impl.h - private state of the shm subdevice, shared by its files.
+ *
+ *   shm_init.c      init / connect / ready / finalize, the ops table
+ *   shm_segment.c   naming, creating, mapping and unlinking segments
+ *   shm_cma.c       the single-copy path (process_vm_readv) and its probe
+ *   shm_send.c      isend, the per-peer outboxes, control records
+ *   shm_recv.c      irecv, probes, cancel, delivery of matched messages
+ *   shm_match.c     posted and unexpected queues
+ *   shm_progress.c  polling the inbound rings, peer liveness
+ *
+ * Calls into one instance are serialised by the multidevice (no
+ * MD_CAP_THREAD_SAFE).  Completions are collected on ctx->done and handed
+ * to host->complete() at the end of each SDI call, once every internal
+ * list is consistent again, so the host may call back into the subdevice
+ * from its completion callback.
+ */
+#ifndef SHM_IMPL_H
+#define SHM_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "md_sdi.h"
+#include "shm_pool.h"
+#include "shm_proto.h"
+#include "shm_ring.h"
+
+/* ---------------------------------------------------------------- tunables */
+
+/* Defaults picked with test/shm/shm_bench on a 2-core VM; see
+ * doc/environment.md ("shm") for what each one does. */
+#define SHM_DEFAULT_EAGER_LIMIT   (16u * 1024)
+#define SHM_DEFAULT_RING_SIZE     (128u * 1024)
+#define SHM_DEFAULT_FRAG_SIZE     (32u * 1024)
+#define SHM_DEFAULT_CMA           1
+#define SHM_DEFAULT_PEER_CHECK_MS 500
+#define SHM_DEFAULT_NUMA_BIND     1
+#define SHM_DEFAULT_POLL_BUDGET   16
+
+typedef struct shm_tunables {
+    size_t eager_limit;     /**< largest message sent eagerly (payload) */
+    size_t ring_size;       /**< data bytes of each sender->receiver ring */
+    size_t frag_size;       /**< DATA fragment of the pipelined path */
+    size_t cma;             /**< 1: single copy with process_vm_readv */
+    size_t peer_check_ms;   /**< liveness check period during waits */
+    size_t numa_bind;       /**< 1: bind the own segment to the local NUMA node */
+    size_t poll_budget;     /**< records taken per sender per progress call */
+} shm_tunables_t;
+
+/* ---------------------------------------------------------------- requests */
+
+enum shm_req_state {
+    SHM_RS_NONE = 0,
+    SHM_RS_SEND_QUEUED,     /**< waits for ring space in peer->sendq */
+    SHM_RS_SEND_WAIT,       /**< RTS or SYNC sent; waits in peer->waiting */
+    SHM_RS_SEND_STREAM,     /**< pipelined: in peer->streams */
+    SHM_RS_RECV_POSTED,     /**< in ctx->posted */
+    SHM_RS_RECV_DATA,       /**< pipelined: waits for DATA in peer->rndv_recvs */
+    SHM_RS_RECV_DROPPED,    /**< claim lost to another subdevice */
+    SHM_RS_MPROBE,          /**< a message bound by improbe */
+    SHM_RS_DONE,            /**< on ctx->done or handed to the host */
+};
+
+#define SHM_REQ_MAGIC 0x73686d72u   /* "shmr" */
+
+struct shm_unexp;
+
+/* Overlay of md_request_t.sd_priv. */
+typedef struct shm_req_priv {
+    md_request_t     *next;
+    md_request_t     *prev;
+    uint32_t          magic;
+    uint16_t          state;     /**< enum shm_req_state */
+    uint8_t           sysmsg;    /**< internal receive of a large sysmsg */
+    uint8_t           reserved;
+    int32_t           peer;      /**< local peer index */
+    int32_t           reserved2;
+    uint64_t          done;      /**< bytes streamed / received so far */
+    uint64_t          total;     /**< bytes to stream / to receive */
+    uint64_t          remote;    /**< the peer's request (streams) */
+    struct shm_unexp *unexp;     /**< MPROBE: the bound message */
+} shm_req_priv_t;
+
+_Static_assert(sizeof(shm_req_priv_t) <= sizeof(((md_request_t *)0)->sd_priv),
+               "shm_req_priv_t does not fit sd_priv");
+
+static inline shm_req_priv_t *shm_rp(md_request_t *req)
+{
+    return (shm_req_priv_t *)(void *)req->sd_priv;
+}
+
+/* Intrusive FIFO of requests through shm_req_priv_t next/prev. */
+typedef struct shm_reqlist {
+    md_request_t *head;
+    md_request_t *tail;
+} shm_reqlist_t;
+
+static inline void shm_reqlist_append(shm_reqlist_t *l, md_request_t *req)
+{
+    shm_req_priv_t *rp = shm_rp(req);
+
+    rp->next = NULL;
+    rp->prev = l->tail;
+    if (l->tail != NULL)
+        shm_rp(l->tail)->next = req;
+    else
+        l->head = req;
+    l->tail = req;
+}
+
+static inline void shm_reqlist_remove(shm_reqlist_t *l, md_request_t *req)
+{
+    shm_req_priv_t *rp = shm_rp(req);
+
+    if (rp->prev != NULL)
+        shm_rp(rp->prev)->next = rp->next;
+    else
+        l->head = rp->next;
+    if (rp->next != NULL)
+        shm_rp(rp->next)->prev = rp->prev;
+    else
+        l->tail = rp->prev;
+    rp->next = rp->prev = NULL;
+}
+
+static inline md_request_t *shm_reqlist_pop(shm_reqlist_t *l)
+{
+    md_request_t *req = l->head;
+
+    if (req != NULL)
+        shm_reqlist_remove(l, req);
+    return req;
+}
+
+/* ---------------------------------------------------------------- messages */
+
+/* A message that arrived before its receive was posted (or that improbe
+ * took).  Eager payloads are copied out of the ring into a pool buffer so
+ * that the ring never stalls behind unmatched messages. */
+typedef struct shm_unexp {
+    struct shm_unexp *next;
+    struct shm_unexp *prev;
+    md_envelope_t     env;
+    void             *data;     /**< eager payload (bufpool) or NULL */
+    uint64_t          sreq;     /**< sender's request (SYNC, RTS) */
+    uint64_t          addr;     /**< RTS: sender's buffer */
+    int32_t           peer;     /**< local index of the sender */
+    uint8_t           rts;      /**< 1: rendezvous, data still at the sender */
+} shm_unexp_t;
+
+typedef struct shm_unexp_queue {
+    shm_unexp_t *head;
+    shm_unexp_t *tail;
+} shm_unexp_queue_t;
+
+/* A control record waiting for ring space. */
+typedef struct shm_ctrl_item {
+    struct shm_ctrl_item *next;
+    uint16_t type;
+    uint64_t sreq;
+    uint64_t rreq;
+    uint64_t len;
+} shm_ctrl_item_t;
+
+/* ---------------------------------------------------------------- peers */
+
+typedef struct shm_peer {
+    int32_t  world;
+    int32_t  pid;
+    int      pidfd;          /**< -1: fall back to kill(pid, 0) */
+    uint8_t  is_self;
+    uint8_t  cma_ok;         /**< process_vm_readv from this peer works */
+    uint8_t  dead;           /**< died without finalizing */
+    uint8_t  exited;         /**< gone after finalizing; not checked again */
+    void    *seg;            /**< the peer's segment (mine for self) */
+    size_t   seg_len;
+    shm_seg_hdr_t *seg_hdr;
+    shm_ring_producer_t out; /**< my ring in the peer's segment */
+    shm_ring_consumer_t in;  /**< the peer's ring in my segment */
+
+    shm_reqlist_t    sendq;      /**< sends waiting for ring space, in order */
+    shm_reqlist_t    streams;    /**< pipelined sends with data left */
+    shm_reqlist_t    waiting;    /**< sends waiting for ACK / FIN / CTS */
+    shm_reqlist_t    rndv_recvs; /**< receives waiting for DATA */
+    shm_ctrl_item_t *ctrl_head;  /**< control records waiting for space */
+    shm_ctrl_item_t *ctrl_tail;
+} shm_peer_t;
+
+/* ---------------------------------------------------------------- instance */
+
+typedef struct shm_ctx {
+    md_subdev_t         *sd;
+    const md_sdi_host_t *host;
+    int32_t              world_rank;
+    int32_t              world_size;
+    int32_t              my_node;
+    shm_tunables_t       tun;
+
+    int32_t              nlocal;          /**< local peers, self included */
+    int32_t              self;            /**< my index in peers */
+    shm_peer_t          *peers;
+    int32_t             *local_of_world;  /**< [world_size]: index or -1 */
+
+    char                 seg_name[SHM_SEG_NAME_MAX];
+    void                *seg;
+    size_t               seg_len;
+    shm_seg_hdr_t       *seg_hdr;
+    int                  seg_linked;      /**< name still in /dev/shm */
+
+    shm_reqlist_t        posted;
+    shm_unexp_queue_t    unexp;
+    shm_pool_t           unexp_pool;
+    shm_pool_t           ctrl_pool;
+    shm_bufpool_t        bufs;
+
+    shm_reqlist_t        done;            /**< completions to hand over */
+    int                  busy;            /**< inside progress */
+    uint64_t             outstanding;     /**< accepted, not completed */
+    uint64_t             out_pending;     /**< queued sends, controls, streams */
+    unsigned             idle_polls;
+    uint64_t             last_check_ms;
+    int                  failures;        /**< peers found dead, unreported */
+    int                  oom_logged;
+    uint64_t             cma_probe;       /**< peers read this with CMA */
+} shm_ctx_t;
+
+static inline shm_ctx_t *shm_ctx(md_subdev_t *sd)
+{
+    return (shm_ctx_t *)sd->priv;
+}
+
+static inline shm_peer_t *shm_peer_of_world(shm_ctx_t *ctx, int32_t world)
+{
+    int32_t idx;
+
+    if (world < 0 || world >= ctx->world_size)
+        return NULL;
+    idx = ctx->local_of_world[world];
+    return idx < 0 ? NULL : &ctx->peers[idx];
+}
+
+#define SHM_LOG(_ctx, _level, ...) \
+    do { \
+        if ((_ctx)->host != NULL && (_ctx)->host->log != NULL) \
+            (_ctx)->host->log((_ctx)->sd, (_level), __VA_ARGS__); \
+    } while (0)
+#define SHM_ERROR(_ctx, ...) SHM_LOG(_ctx, 0, __VA_ARGS__)
+#define SHM_WARN(_ctx, ...)  SHM_LOG(_ctx, 1, __VA_ARGS__)
+#define SHM_INFO(_ctx, ...)  SHM_LOG(_ctx, 2, __VA_ARGS__)
+#define SHM_DEBUG(_ctx, ...) SHM_LOG(_ctx, 3, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- internal API */
+
+/* The module's one exported symbol (shm_init.c). */
+MD_LOAD_DEVICE_PTR(shm);
+
+/* shm_match.c */
+md_request_t *shm_match_posted(shm_ctx_t *ctx, const md_envelope_t *env);
+shm_unexp_t *shm_match_unexp(shm_ctx_t *ctx, const md_match_t *match);
+void shm_unexp_append(shm_unexp_queue_t *q, shm_unexp_t *e);
+void shm_unexp_remove(shm_unexp_queue_t *q, shm_unexp_t *e);
+
+/* shm_send.c */
+int shm_isend(md_subdev_t *sd, md_request_t *req);
+int shm_send_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
+                  uint64_t sreq, uint64_t rreq, uint64_t len);
+int shm_flush_peer(shm_ctx_t *ctx, shm_peer_t *peer);
+void shm_send_on_ctrl(shm_ctx_t *ctx, shm_peer_t *peer,
+                      const shm_ctrl_rec_t *rec);
+void shm_send_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer);
+
+/* shm_recv.c */
+int shm_irecv(md_subdev_t *sd, md_request_t *req);
+int shm_recv_cancel(md_subdev_t *sd, md_request_t *req);
+int shm_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
+               md_recv_status_t *status);
+int shm_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
+                md_request_t *msg);
+int shm_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req);
+/* Both return MD_OK, or MD_ERR_NO_MEMORY when the message must stay in
+ * the ring for now. */
+int shm_recv_incoming(shm_ctx_t *ctx, shm_peer_t *peer,
+                      const shm_msg_hdr_t *hdr, const md_envelope_t *env);
+int shm_recv_sysmsg(shm_ctx_t *ctx, shm_peer_t *peer,
+                    const shm_msg_hdr_t *hdr, const md_envelope_t *env);
+void shm_recv_on_data(shm_ctx_t *ctx, shm_peer_t *peer,
+                      const shm_ctrl_rec_t *rec);
+void shm_recv_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer);
+void shm_unexp_free(shm_ctx_t *ctx, shm_unexp_t *e);
+
+/* shm_progress.c */
+int shm_progress(md_subdev_t *sd);
+/* Takes arrived records (no-op when called from inside progress). */
+int shm_poll_inbound(shm_ctx_t *ctx);
+uint64_t shm_now_ms(void);
+void shm_complete(shm_ctx_t *ctx, md_request_t *req);
+void shm_complete_flush(shm_ctx_t *ctx);
+int shm_peer_check(shm_ctx_t *ctx);
+
+/* shm_cma.c */
+int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len);
+int shm_cma_probe(pid_t pid, uint64_t addr, uint64_t expect);
+
+/* shm_segment.c */
+int shm_segment_name(char *out, size_t outlen, const char *job_id,
+                     const char *node_name, int32_t rank);
+int shm_segment_create(shm_ctx_t *ctx, const char *job_id,
+                       const char *node_name);
+int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer,
+                         const shm_card_t *card);
+void shm_segment_unlink(shm_ctx_t *ctx);
+void shm_segment_destroy(shm_ctx_t *ctx);
+
+#endif /* SHM_IMPL_H */

@@ -1,0 +1,313 @@
+/*
+ * shm_init.c - life cycle of the shm subdevice and its ops table.
+ *
+ *   init     reads the tunables, picks the local peers (same node index,
+ *            served, and always itself), creates and binds the segment,
+ *            writes the card: pid, node, segment name and size, and the
+ *            address and value of a word that peers read to test CMA.
+ *   connect  maps every local peer's segment, opens a pidfd on it, and
+ *            probes CMA per peer.
+ *   ready    unlinks the own segment: mappings stay, names go.
+ *   finalize marks the segment finalized (so peers do not mistake the exit
+ *            for a crash), unmaps everything, frees the pools.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm_impl.h"
+
+/* Single-digit cost estimates for the cost model, measured with
+ * test/shm/shm_bench on the development VM (see doc/environment.md). */
+#define SHM_ATTR_LATENCY_US    0.3
+#define SHM_ATTR_BANDWIDTH_MBS 10000.0
+
+static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
+{
+    static const struct {
+        const char *key;
+        size_t      def;
+        size_t      offset;
+    } table[] = {
+        { "eager_limit",   SHM_DEFAULT_EAGER_LIMIT,   offsetof(shm_tunables_t, eager_limit) },
+        { "ring_size",     SHM_DEFAULT_RING_SIZE,     offsetof(shm_tunables_t, ring_size) },
+        { "frag_size",     SHM_DEFAULT_FRAG_SIZE,     offsetof(shm_tunables_t, frag_size) },
+        { "cma",           SHM_DEFAULT_CMA,           offsetof(shm_tunables_t, cma) },
+        { "peer_check_ms", SHM_DEFAULT_PEER_CHECK_MS, offsetof(shm_tunables_t, peer_check_ms) },
+        { "numa_bind",     SHM_DEFAULT_NUMA_BIND,     offsetof(shm_tunables_t, numa_bind) },
+        { "poll_budget",   SHM_DEFAULT_POLL_BUDGET,   offsetof(shm_tunables_t, poll_budget) },
+    };
+    shm_tunables_t *t = &ctx->tun;
+    size_t max_rec, ring;
+
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        size_t *slot = (size_t *)((uint8_t *)t + table[i].offset);
+        int rc = md_param_size(args, "shm", table[i].key, table[i].def, slot);
+
+        if (rc != MD_OK)
+            return rc;
+    }
+
+    /* ring_size: a power of two, 4 KiB .. 1 GiB */
+    if (t->ring_size < 4096 || t->ring_size > ((size_t)1 << 30)) {
+        SHM_ERROR(ctx, "shm: ring_size %zu is out of range (4k .. 1g)",
+                  t->ring_size);
+        return MD_ERR_CONFIG;
+    }
+    for (ring = 4096; ring < t->ring_size; ring <<= 1)
+        ;
+    if (ring != t->ring_size)
+        SHM_WARN(ctx, "shm: ring_size %zu rounded up to %zu (a power of two)",
+                 t->ring_size, ring);
+    t->ring_size = ring;
+
+    max_rec = shm_ring_max_record(t->ring_size);
+    if (t->eager_limit > max_rec - sizeof(shm_msg_hdr_t)) {
+        SHM_WARN(ctx, "shm: eager_limit %zu does not fit a ring of %zu bytes; "
+                 "using %zu", t->eager_limit, t->ring_size,
+                 max_rec - sizeof(shm_msg_hdr_t));
+        t->eager_limit = max_rec - sizeof(shm_msg_hdr_t);
+    }
+    if (t->frag_size < SHM_LINE || t->frag_size > max_rec - SHM_DATA_OFFSET) {
+        size_t fixed = t->frag_size < SHM_LINE ? SHM_LINE : max_rec - SHM_DATA_OFFSET;
+
+        SHM_WARN(ctx, "shm: frag_size %zu does not fit a ring of %zu bytes; "
+                 "using %zu", t->frag_size, t->ring_size, fixed);
+        t->frag_size = fixed;
+    }
+    if (t->poll_budget == 0)
+        t->poll_budget = 1;
+    return MD_OK;
+}
+
+/* Local peers: every served rank with my node index, and me. */
+static int shm_pick_peers(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
+{
+    int32_t n = 0;
+
+    ctx->local_of_world = malloc((size_t)args->world_size * sizeof(int32_t));
+    if (ctx->local_of_world == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (int32_t r = 0; r < args->world_size; r++) {
+        int local = r == args->world_rank ||
+                    ((args->serves == NULL || args->serves[r]) &&
+                     args->node_of_rank[r] == args->my_node);
+
+        ctx->local_of_world[r] = local ? n++ : -1;
+    }
+    ctx->nlocal = n;
+    ctx->peers = calloc((size_t)n, sizeof(shm_peer_t));
+    if (ctx->peers == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (int32_t r = 0; r < args->world_size; r++) {
+        int32_t i = ctx->local_of_world[r];
+
+        if (i < 0)
+            continue;
+        ctx->peers[i].world = r;
+        ctx->peers[i].pidfd = -1;
+        ctx->peers[i].is_self = r == args->world_rank;
+        if (ctx->peers[i].is_self)
+            ctx->self = i;
+    }
+    return MD_OK;
+}
+
+static void shm_fill_attr(shm_ctx_t *ctx)
+{
+    md_subdev_attr_t *a = &ctx->sd->attr;
+
+    a->caps = MD_CAP_LOCAL_ONLY | MD_CAP_SYSMSG | MD_CAP_IMPROBE;
+    a->latency_us = SHM_ATTR_LATENCY_US;
+    a->bandwidth_MBs = SHM_ATTR_BANDWIDTH_MBS;
+    if (!ctx->tun.cma)
+        a->bandwidth_MBs /= 2;   /* two copies, overlapped */
+    a->eager_limit = ctx->tun.eager_limit;
+    a->max_msg_size = SIZE_MAX;
+}
+
+static int shm_finalize(md_subdev_t *sd);
+
+static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
+                    void *card_out, size_t *card_len)
+{
+    shm_ctx_t *ctx;
+    shm_card_t card;     /* card_out need not be aligned */
+    int rc;
+
+    if (args->node_of_rank == NULL || args->world_rank < 0 ||
+        args->world_rank >= args->world_size)
+        return MD_ERR_INVALID;
+    ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL)
+        return MD_ERR_NO_MEMORY;
+    sd->priv = ctx;
+    ctx->sd = sd;
+    ctx->host = sd->host;
+    ctx->world_rank = args->world_rank;
+    ctx->world_size = args->world_size;
+    ctx->my_node = args->my_node;
+
+    rc = shm_read_tunables(ctx, args);
+    if (rc == MD_OK)
+        rc = shm_pick_peers(ctx, args);
+    if (rc == MD_OK &&
+        (shm_pool_init(&ctx->unexp_pool, sizeof(shm_unexp_t), 64, 64) != 0 ||
+         shm_pool_init(&ctx->ctrl_pool, sizeof(shm_ctrl_item_t), 64, 64) != 0 ||
+         shm_bufpool_init(&ctx->bufs, ctx->tun.eager_limit) != 0))
+        rc = MD_ERR_NO_MEMORY;
+    if (rc == MD_OK)
+        rc = shm_segment_create(ctx, args->job_id, args->node_name);
+    if (rc != MD_OK) {
+        shm_finalize(sd);
+        return rc;
+    }
+
+    ctx->cma_probe = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
+                     (uint64_t)(uintptr_t)ctx ^ 0x5a5a5a5a5a5a5a5aull;
+    memset(&card, 0, sizeof(card));
+    card.magic = SHM_CARD_MAGIC;
+    card.version = SHM_PROTO_VERSION;
+    card.pid = (int32_t)getpid();
+    card.node = args->my_node;
+    card.seg_len = ctx->seg_len;
+    card.cma_probe_addr = (uint64_t)(uintptr_t)&ctx->cma_probe;
+    card.cma_probe_value = ctx->cma_probe;
+    memcpy(card.seg_name, ctx->seg_name, sizeof(card.seg_name));
+    memcpy(card_out, &card, sizeof(card));
+    *card_len = sizeof(card);
+
+    shm_fill_attr(ctx);
+    SHM_INFO(ctx, "shm: %d local rank(s) on node %s; segment %s (%zu bytes), "
+             "ring %zu, eager_limit %zu, frag_size %zu, cma %s",
+             (int)ctx->nlocal, args->node_name, ctx->seg_name, ctx->seg_len,
+             ctx->tun.ring_size, ctx->tun.eager_limit, ctx->tun.frag_size,
+             ctx->tun.cma ? "on" : "off (MULTIDEV_SHM_CMA=0)");
+    return MD_OK;
+}
+
+_Static_assert(sizeof(shm_card_t) <= MD_CARD_MAX, "shm card too large");
+
+static int shm_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    shm_ctx_t *ctx = shm_ctx(sd);
+    int cma_denied = 0;
+
+    for (int32_t i = 0; i < ctx->nlocal; i++) {
+        shm_peer_t *peer = &ctx->peers[i];
+        const shm_card_t *card;
+        shm_card_t copy;
+        int rc;
+
+        if (peer->is_self) {
+            peer->pid = (int32_t)getpid();
+            rc = shm_segment_map_peer(ctx, peer, NULL);
+            if (rc != MD_OK)
+                return rc;
+            continue;
+        }
+        if (peer->world >= cards->world_size ||
+            cards->len[peer->world] < sizeof(shm_card_t)) {
+            SHM_ERROR(ctx, "shm: rank %d on this node has no shm card",
+                      (int)peer->world);
+            return MD_ERR_CONFIG;
+        }
+        /* cards need not be aligned */
+        memcpy(&copy, cards->card[peer->world], sizeof(copy));
+        card = &copy;
+        copy.seg_name[sizeof(copy.seg_name) - 1] = '\0';
+        if (card->magic != SHM_CARD_MAGIC || card->version != SHM_PROTO_VERSION) {
+            SHM_ERROR(ctx, "shm: card of rank %d is not an shm card of "
+                      "version %u", (int)peer->world, SHM_PROTO_VERSION);
+            return MD_ERR_CONFIG;
+        }
+        if (card->node != ctx->my_node) {
+            SHM_ERROR(ctx, "shm: rank %d says it is on node %d, not %d",
+                      (int)peer->world, (int)card->node, (int)ctx->my_node);
+            return MD_ERR_CONFIG;
+        }
+        peer->pid = card->pid;
+        rc = shm_segment_map_peer(ctx, peer, card);
+        if (rc != MD_OK)
+            return rc;
+#ifdef SYS_pidfd_open
+        peer->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)peer->pid, 0);
+#endif
+        if (ctx->tun.cma) {
+            rc = shm_cma_probe(peer->pid, card->cma_probe_addr,
+                               card->cma_probe_value);
+            peer->cma_ok = rc == MD_OK;
+            if (rc != MD_OK)
+                cma_denied++;
+        }
+    }
+    if (cma_denied > 0)
+        SHM_WARN(ctx, "shm: process_vm_readv is not permitted for %d local "
+                 "peer(s) (see /proc/sys/kernel/yama/ptrace_scope); large "
+                 "messages from them use the pipelined copy", cma_denied);
+    ctx->last_check_ms = shm_now_ms();
+    return MD_OK;
+}
+
+static int shm_ready(md_subdev_t *sd)
+{
+    shm_segment_unlink(shm_ctx(sd));
+    return MD_OK;
+}
+
+static int shm_finalize(md_subdev_t *sd)
+{
+    shm_ctx_t *ctx = shm_ctx(sd);
+
+    if (ctx == NULL)
+        return MD_OK;
+    /* Abandoned internal receives of large system messages are ours. */
+    for (int32_t i = 0; ctx->peers != NULL && i < ctx->nlocal; i++) {
+        md_request_t *req = ctx->peers[i].rndv_recvs.head;
+
+        while (req != NULL) {
+            md_request_t *next = shm_rp(req)->next;
+
+            if (shm_rp(req)->sysmsg) {
+                free(req->buf);
+                free(req);
+            }
+            req = next;
+        }
+        if (ctx->peers[i].pidfd >= 0)
+            close(ctx->peers[i].pidfd);
+    }
+    shm_segment_destroy(ctx);
+    shm_bufpool_fini(&ctx->bufs);   /* unexpected payloads live here */
+    shm_pool_fini(&ctx->unexp_pool);
+    shm_pool_fini(&ctx->ctrl_pool);
+    free(ctx->peers);
+    free(ctx->local_of_world);
+    free(ctx);
+    sd->priv = NULL;
+    return MD_OK;
+}
+
+MD_LOAD_DEVICE_PTR(shm)
+{
+    memset(ops, 0, sizeof(*ops));
+    ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->name = "shm";
+    ops->init = shm_init;
+    ops->connect = shm_connect;
+    ops->ready = shm_ready;
+    ops->finalize = shm_finalize;
+    ops->isend = shm_isend;
+    ops->irecv = shm_irecv;
+    ops->recv_cancel = shm_recv_cancel;
+    ops->send_cancel = NULL;          /* no MD_CAP_SEND_CANCEL */
+    ops->iprobe = shm_iprobe;
+    ops->improbe = shm_improbe;
+    ops->imrecv = shm_imrecv;
+    ops->progress = shm_progress;
+    return MD_OK;
+}
