@@ -19,6 +19,7 @@
 
 #include "md_core.h"
 #include "md_log.h"
+#include "md_thread.h"
 
 #define MD_CLAIM_BY_CANCEL MD_MAX_SUBDEVS   /**< the user's MPI_Cancel won */
 
@@ -126,7 +127,7 @@ void md_anyq_dup_complete(md_t *md, md_request_t *dup)
         a->orig = NULL;
         md_anyreq_forget_dup(a, dup);
         md_anyreq_queue_cancel(md, a);
-        md_request_done(orig);
+        md_request_done(md, orig);
     } else {
         /* a loser completed although it lost the claim: a subdevice bug */
         md_log_error("subdevice %d completed a duplicate receive that another "
@@ -147,7 +148,7 @@ int md_anyq_cancel(md_t *md, md_request_t *req)
     md_anyreq_queue_cancel(md, a);
     md_anyq_drain_cancels(md);
     req->status.cancelled = 1;
-    md_request_done(req);
+    md_request_done(md, req);
     return MD_OK;
 }
 

@@ -8,6 +8,7 @@
 #define MD_CORE_H
 
 #include <ltdl.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "md_nodeconf.h"
@@ -55,6 +56,7 @@ typedef struct md_anyreq {
 typedef struct md_sysmsg_slot {
     md_sysmsg_handler_t handler;
     void               *ctx;
+    unsigned            flags;          /**< MD_SYSMSG_F_* */
 } md_sysmsg_slot_t;
 
 /* A send the subdevice pushed back (MD_ERR_NO_RESOURCE): retried in order
@@ -62,6 +64,24 @@ typedef struct md_sysmsg_slot {
 typedef struct md_pending {
     md_request_t *head, *tail;          /**< linked through md_priv[0] */
 } md_pending_t;
+
+typedef struct md_deferred_sys {
+    struct md_deferred_sys *next;
+    int32_t                 src_world, tag;
+    size_t                  len;
+    uint8_t                 payload[];
+} md_deferred_sys_t;
+
+/* The progress thread (md_thread.c). */
+typedef struct md_thread_state {
+    int               enabled;
+    pthread_mutex_t   lock;
+    pthread_t         thread;
+    _Atomic int       stop;
+    /* caller-side work, protected by lock */
+    md_request_t     *done_head, *done_tail;
+    md_deferred_sys_t *sys_head, *sys_tail;
+} md_thread_state_t;
 
 struct md_comm {
     uint32_t subdev_mask;               /**< union of members' arrive masks */
@@ -104,6 +124,7 @@ struct md {
     struct md_fwd_state *fwd;
     int            fwd_index;           /**< the forwarding receiver, or -1 */
 
+    md_thread_state_t thr;
     int            progress_rr;
     int            print_stats;
 };
@@ -141,7 +162,6 @@ int  md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc,
 
 /* md_host.c: the upcalls offered to subdevices */
 void md_host_setup(md_t *md);
-void md_request_done(md_request_t *req);
 
 /* md_anyq.c: receives posted on several subdevices */
 int  md_anyq_post(md_t *md, md_request_t *req, uint32_t mask);
@@ -150,7 +170,8 @@ int  md_anyq_cancel(md_t *md, md_request_t *req);
 void md_anyq_drain_cancels(md_t *md);
 void md_anyq_free_all(md_t *md);
 
-/* md_p2p.c: shared by the forwarding code */
+/* md_p2p.c: shared by the forwarding code and the progress thread */
+int  md_progress_locked(md_t *md);
 void md_request_reset(md_request_t *req, uint8_t kind);
 /* Hands a prepared send (subdev, peer_world, env, buf, len set) to its
  * subdevice, queueing it behind back-pressured sends. */

@@ -98,6 +98,7 @@ int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
                     int32_t tag, const void *buf, size_t len)
 {
     md_request_reset(req, MD_REQ_SEND);
+    req->md_flags |= MD_REQ_F_INTERNAL;
     req->subdev = subdev;
     req->peer_world = to;
     req->buf = (void *)buf;

@@ -11,6 +11,7 @@
 
 #include "md_fwd_state.h"
 #include "md_log.h"
+#include "md_thread.h"
 
 static md_fwd_out_t **md_fwd_out_find(md_fwd_state_t *st, int32_t dst,
                                       uint64_t seq)
@@ -35,7 +36,7 @@ static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
     if (p != NULL)
         *p = o->next;
     o->user->status.error = error;
-    md_request_done(o->user);
+    md_request_done(md, o->user);
     free(o);
 }
 

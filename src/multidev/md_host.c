@@ -11,17 +11,11 @@
 #include "md_core.h"
 #include "md_log.h"
 #include "md_sysmsg.h"
+#include "md_thread.h"
 
 static inline md_t *md_of(md_subdev_t *sd)
 {
     return (md_t *)sd->host_ctx;
-}
-
-void md_request_done(md_request_t *req)
-{
-    atomic_store_explicit(&req->complete, 1, memory_order_release);
-    if (req->on_complete != NULL)
-        req->on_complete(req);
 }
 
 static void md_host_complete(md_subdev_t *sd, md_request_t *req)
@@ -31,7 +25,7 @@ static void md_host_complete(md_subdev_t *sd, md_request_t *req)
     if (req->internal)
         md_anyq_dup_complete(md_of(sd), req);
     else
-        md_request_done(req);
+        md_request_done(md_of(sd), req);
 }
 
 /* Non-overtaking across subdevices: a sender's messages are numbered; one

@@ -20,6 +20,7 @@
 #include "md_core.h"
 #include "md_log.h"
 #include "md_fwd.h"
+#include "md_thread.h"
 
 static void md_copy_name(char *dst, const char *src)
 {
@@ -157,11 +158,15 @@ int md_init(const md_init_params_t *p, md_t **md_p)
         local = md_conntab_build(md);
     if (local == MD_OK)
         local = md_seq_setup(md);
+    if (local == MD_OK)
+        local = md_thread_setup(md);
     rc = md_agree(md, &md->bootstrap, local, "loading the device list");
     if (rc != MD_OK)
         goto err;
 
     rc = md_wireup(md, &md->bootstrap);
+    if (rc == MD_OK)
+        rc = md_thread_start(md);
     if (rc != MD_OK)
         goto err;
     md_conntab_print(md);
@@ -179,6 +184,7 @@ int md_finalize(md_t *md)
 
     if (md == NULL)
         return MD_OK;
+    md_thread_stop(md);
     /* sends still pushed back by a subdevice: give them a bounded chance */
     for (int spins = 0; md->pending.head != NULL && spins < 1000000; spins++)
         if (md_progress(md) < 0)

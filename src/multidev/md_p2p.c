@@ -11,6 +11,7 @@
 #include "md_core.h"
 #include "md_log.h"
 #include "md_fwd.h"
+#include "md_thread.h"
 
 static inline int md_mask_single(uint32_t mask)
 {
@@ -29,6 +30,7 @@ void md_request_reset(md_request_t *req, uint8_t kind)
 {
     req->kind = kind;
     req->internal = 0;
+    req->md_flags = 0;
     req->claim = NULL;
     req->orig = NULL;
     req->next_dup = NULL;
@@ -86,7 +88,7 @@ static int md_send_routed(md_t *md, md_request_t *req,
     return md_send_start(md, req);
 }
 
-int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
+static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t len,
              int32_t dst_world, int32_t src_rank, int32_t tag,
              uint32_t context_id, uint32_t flags)
 {
@@ -115,7 +117,7 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
     return rc;
 }
 
-int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
+static int md_sysmsg_isend_locked(md_t *md, md_request_t *req, int32_t dst_world,
                     int32_t tag, const void *buf, size_t len)
 {
     const md_route_class_t *c;
@@ -167,7 +169,7 @@ static int md_probe_earliest(md_t *md, uint32_t mask, const md_match_t *m,
     return found;
 }
 
-int md_irecv(md_t *md, md_request_t *req, void *buf, size_t len,
+static int md_irecv_locked(md_t *md, md_request_t *req, void *buf, size_t len,
              int32_t src_world, int32_t src_rank, int32_t tag,
              uint32_t context_id, const md_comm_t *comm)
 {
@@ -198,7 +200,7 @@ int md_irecv(md_t *md, md_request_t *req, void *buf, size_t len,
     return md_sd(md, target)->ops->irecv(md_sd(md, target), req);
 }
 
-int md_iprobe(md_t *md, int32_t src_world, int32_t src_rank, int32_t tag,
+static int md_iprobe_locked(md_t *md, int32_t src_world, int32_t src_rank, int32_t tag,
               uint32_t context_id, const md_comm_t *comm, int *flag,
               md_recv_status_t *status)
 {
@@ -210,7 +212,7 @@ int md_iprobe(md_t *md, int32_t src_world, int32_t src_rank, int32_t tag,
     return MD_OK;
 }
 
-int md_improbe(md_t *md, md_request_t *msg, int32_t src_world,
+static int md_improbe_locked(md_t *md, md_request_t *msg, int32_t src_world,
                int32_t src_rank, int32_t tag, uint32_t context_id,
                const md_comm_t *comm, int *flag)
 {
@@ -237,7 +239,7 @@ int md_improbe(md_t *md, md_request_t *msg, int32_t src_world,
     return sd->ops->improbe(sd, &m, flag, msg);
 }
 
-int md_imrecv(md_t *md, md_request_t *msg, md_request_t *req, void *buf,
+static int md_imrecv_locked(md_t *md, md_request_t *msg, md_request_t *req, void *buf,
               size_t len)
 {
     md_subdev_t *sd = md_sd(md, msg->subdev);
@@ -251,7 +253,7 @@ int md_imrecv(md_t *md, md_request_t *msg, md_request_t *req, void *buf,
     return sd->ops->imrecv(sd, msg, req);
 }
 
-int md_cancel_recv(md_t *md, md_request_t *req)
+static int md_cancel_recv_locked(md_t *md, md_request_t *req)
 {
     md_subdev_t *sd;
     int rc;
@@ -264,12 +266,12 @@ int md_cancel_recv(md_t *md, md_request_t *req)
     rc = sd->ops->recv_cancel(sd, req);
     if (rc == MD_OK) {
         req->status.cancelled = 1;
-        md_request_done(req);
+        md_request_done(md, req);
     }
     return rc;
 }
 
-int md_cancel_send(md_t *md, md_request_t *req)
+static int md_cancel_send_locked(md_t *md, md_request_t *req)
 {
     md_subdev_t *sd;
     int rc;
@@ -286,12 +288,12 @@ int md_cancel_send(md_t *md, md_request_t *req)
     rc = sd->ops->send_cancel(sd, req);
     if (rc == MD_OK) {
         req->status.cancelled = 1;
-        md_request_done(req);
+        md_request_done(md, req);
     }
     return rc;
 }
 
-int md_progress(md_t *md)
+int md_progress_locked(md_t *md)
 {
     int events = 0, n = md->devs.num, start;
 
@@ -314,4 +316,61 @@ int md_progress(md_t *md)
         events += rc;
     }
     return events;
+}
+
+/* ---- public entry points: the lock when a progress thread runs ---- */
+
+int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
+             int32_t dst_world, int32_t src_rank, int32_t tag,
+             uint32_t context_id, uint32_t flags)
+{
+    return MD_LOCKED(md, md_isend_locked(md, req, buf, len, dst_world, src_rank, tag, context_id, flags));
+}
+
+int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
+                    int32_t tag, const void *buf, size_t len)
+{
+    return MD_LOCKED(md, md_sysmsg_isend_locked(md, req, dst_world, tag, buf, len));
+}
+
+int md_irecv(md_t *md, md_request_t *req, void *buf, size_t len,
+             int32_t src_world, int32_t src_rank, int32_t tag,
+             uint32_t context_id, const md_comm_t *comm)
+{
+    return MD_LOCKED(md, md_irecv_locked(md, req, buf, len, src_world, src_rank, tag, context_id, comm));
+}
+
+int md_iprobe(md_t *md, int32_t src_world, int32_t src_rank, int32_t tag,
+              uint32_t context_id, const md_comm_t *comm, int *flag,
+              md_recv_status_t *status)
+{
+    return MD_LOCKED(md, md_iprobe_locked(md, src_world, src_rank, tag, context_id, comm, flag, status));
+}
+
+int md_improbe(md_t *md, md_request_t *msg, int32_t src_world,
+               int32_t src_rank, int32_t tag, uint32_t context_id,
+               const md_comm_t *comm, int *flag)
+{
+    return MD_LOCKED(md, md_improbe_locked(md, msg, src_world, src_rank, tag, context_id, comm, flag));
+}
+
+int md_imrecv(md_t *md, md_request_t *msg, md_request_t *req, void *buf,
+              size_t len)
+{
+    return MD_LOCKED(md, md_imrecv_locked(md, msg, req, buf, len));
+}
+
+int md_cancel_recv(md_t *md, md_request_t *req)
+{
+    return MD_LOCKED(md, md_cancel_recv_locked(md, req));
+}
+
+int md_cancel_send(md_t *md, md_request_t *req)
+{
+    return MD_LOCKED(md, md_cancel_send_locked(md, req));
+}
+
+int md_progress(md_t *md)
+{
+    return MD_LOCKED(md, md_progress_locked(md));
 }

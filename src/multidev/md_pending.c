@@ -7,6 +7,7 @@
 
 #include "md_core.h"
 #include "md_log.h"
+#include "md_thread.h"
 
 #define md_pending_next(_req) ((_req)->md_next)
 
@@ -40,7 +41,7 @@ int md_pending_retry(md_t *md)
                          req->len, req->env.dst_world, sd->name,
                          md_status_string(rc));
             req->status.error = rc;
-            md_request_done(req);
+            md_request_done(md, req);
         }
     }
     return events;

@@ -149,6 +149,10 @@ typedef struct md_claim {
 
 #define MD_REQ_SD_PRIV_WORDS 16
 
+/* md_flags */
+#define MD_REQ_F_INTERNAL 0x1u   /**< the multidevice's own request: its
+                                      callback runs wherever it completes */
+
 typedef struct md_request md_request_t;
 typedef void (*md_request_cb_t)(md_request_t *req);
 
@@ -156,7 +160,7 @@ struct md_request {
     /* --- set by the multidevice; read-only for the subdevice --- */
     uint8_t        kind;          /**< md_req_kind_t */
     uint8_t        internal;      /**< owned by the multidevice (duplicate) */
-    uint16_t       reserved0;
+    uint16_t       md_flags;      /**< MD_REQ_F_*, the multidevice's */
     int32_t        peer_world;    /**< send: next hop's world rank;
                                        recv: sender's world rank or -1 */
     void          *buf;           /**< contiguous bytes */
@@ -356,6 +360,12 @@ typedef struct md_subdev_ops {
 
     /* [M] Make progress; return the number of events (>= 0) or an error. */
     int (*progress)(md_subdev_t *sd);
+
+    /* A file descriptor that becomes readable when progress() has work to
+     * do; the multidevice's progress thread sleeps on it while idle.
+     * Returns -1 (or the slot is NULL) if there is none: the thread then
+     * polls with a growing pause. */
+    int (*wait_fd)(md_subdev_t *sd);
 } md_subdev_ops_t;
 
 /* Every subdevice module exports

@@ -11,6 +11,7 @@
 #include "md_log.h"
 #include "md_sysmsg.h"
 #include "md_fwd.h"
+#include "md_thread.h"
 
 static int md_systag_slot(int32_t tag)
 {
@@ -22,6 +23,13 @@ static int md_systag_slot(int32_t tag)
 int md_sysmsg_register(md_t *md, int32_t tag, md_sysmsg_handler_t handler,
                        void *ctx)
 {
+    return md_sysmsg_register_flags(md, tag, handler, ctx, 0);
+}
+
+int md_sysmsg_register_flags(md_t *md, int32_t tag,
+                             md_sysmsg_handler_t handler, void *ctx,
+                             unsigned flags)
+{
     int slot = md_systag_slot(tag);
 
     if (slot < 0) {
@@ -31,28 +39,42 @@ int md_sysmsg_register(md_t *md, int32_t tag, md_sysmsg_handler_t handler,
                      MD_SYSTAG_USER_FIRST);
         return MD_ERR_INVALID;
     }
+    md_api_enter(md);
     md->sys_handlers[slot].handler = handler;
     md->sys_handlers[slot].ctx = ctx;
+    md->sys_handlers[slot].flags = flags;
+    md_api_leave(md);
     return MD_OK;
 }
 
+/* The multidevice's own tags are handled at once, wherever the message
+ * arrives (the progress thread included); the caller's are queued and run
+ * from the caller's next call into the multidevice, outside any lock and
+ * outside the subdevice that received them (a handler may send). */
 void md_sysmsg_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
                         const void *payload)
 {
     int slot = md_systag_slot(env->tag);
 
     sd->counters.sysmsgs_recvd++;
-    if (slot >= 0 && md->sys_handlers[slot].handler != NULL) {
-        md->sys_handlers[slot].handler(md->sys_handlers[slot].ctx,
-                                       env->src_world, env->tag, payload,
-                                       env->size);
-        return;
-    }
-    if (env->tag > MD_SYSTAG_USER_FIRST) {
+    if (env->tag > MD_SYSTAG_USER_FIRST)
         md_fwd_dispatch(md, sd, env, payload);
+    else if (slot >= 0 && (md->sys_handlers[slot].flags & MD_SYSMSG_F_ANY_THREAD))
+        md_sysmsg_run_handler(md, env->src_world, env->tag, payload, env->size);
+    else
+        md_defer_sysmsg(md, env, payload);
+}
+
+void md_sysmsg_run_handler(md_t *md, int32_t src_world, int32_t tag,
+                           const void *payload, size_t len)
+{
+    int slot = md_systag_slot(tag);
+
+    if (slot >= 0 && md->sys_handlers[slot].handler != NULL) {
+        md->sys_handlers[slot].handler(md->sys_handlers[slot].ctx, src_world,
+                                       tag, payload, len);
         return;
     }
-    md_log_error("system message with tag %d from rank %d over %s has no "
-                 "handler; %llu bytes dropped", env->tag, env->src_world,
-                 sd->name, (unsigned long long)env->size);
+    md_log_error("system message with tag %d from rank %d has no handler; "
+                 "%zu bytes dropped", tag, src_world, len);
 }

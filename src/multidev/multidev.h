@@ -114,6 +114,14 @@ typedef void (*md_sysmsg_handler_t)(void *ctx, int32_t src_world,
                                     size_t len);
 int md_sysmsg_register(md_t *md, int32_t tag, md_sysmsg_handler_t handler,
                        void *ctx);
+/* MD_SYSMSG_F_ANY_THREAD: the handler runs wherever the message arrives,
+ * the progress thread included, with the multidevice locked; it must not
+ * call into the multidevice.  Without it (md_sysmsg_register) the handler
+ * runs from the caller's next call into the multidevice. */
+#define MD_SYSMSG_F_ANY_THREAD 0x1u
+int md_sysmsg_register_flags(md_t *md, int32_t tag,
+                             md_sysmsg_handler_t handler, void *ctx,
+                             unsigned flags);
 int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
                     int32_t tag, const void *buf, size_t len);
 

@@ -371,6 +371,14 @@ static int tnet_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
     return MD_OK;
 }
 
+/* Sleep on the socket, unless sends are waiting for room (then poll). */
+static int tnet_wait_fd(md_subdev_t *sd)
+{
+    tnet_t *t = sd->priv;
+
+    return t->out_head != NULL ? -1 : t->fd;
+}
+
 MD_LOAD_DEVICE_PTR(tnet);
 MD_LOAD_DEVICE_PTR(tnet)
 {
@@ -386,5 +394,6 @@ MD_LOAD_DEVICE_PTR(tnet)
     ops->improbe = tnet_improbe;
     ops->imrecv = tnet_imrecv;
     ops->progress = tnet_progress;
+    ops->wait_fd = tnet_wait_fd;
     return MD_OK;
 }

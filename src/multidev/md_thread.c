@@ -1,0 +1,207 @@
+/* md_thread.c - the progress thread, caller-side completion queue. */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "md_log.h"
+#include "md_sysmsg.h"
+#include "md_thread.h"
+
+/* Idle pause of a thread without wait descriptors: doubles from 20 us up
+ * to 2 ms, back to the start on any event. */
+#define MD_THREAD_PAUSE_MIN_US 20
+#define MD_THREAD_PAUSE_MAX_US 2000
+
+int md_thread_setup(md_t *md)
+{
+    const char *mode = getenv("MULTIDEV_PROGRESS_THREAD");
+    int on;
+
+    if (mode == NULL || strcasecmp(mode, "auto") == 0) {
+        on = md->num_nodes > 1;
+    } else if (strcasecmp(mode, "on") == 0 || strcmp(mode, "1") == 0) {
+        on = 1;
+    } else if (strcasecmp(mode, "off") == 0 || strcmp(mode, "0") == 0) {
+        on = 0;
+    } else {
+        md_log_error("MULTIDEV_PROGRESS_THREAD='%s': expected auto, on or off",
+                     mode);
+        return MD_ERR_CONFIG;
+    }
+    md->thr.enabled = on;
+    return MD_OK;
+}
+
+/* What an idle thread can sleep on; asked under the lock, like every
+ * subdevice operation.  Returns 1 if every subdevice has a descriptor. */
+static int md_thread_collect_fds(md_t *md, struct pollfd *fds, int *nfds)
+{
+    int all = 1;
+
+    *nfds = 0;
+    for (int i = 0; i < md->devs.num; i++) {
+        md_subdev_t *sd = md_sd(md, i);
+        int fd;
+
+        if (i == md->fwd_index)
+            continue;       /* fed by the other subdevices */
+        fd = sd->ops->wait_fd ? sd->ops->wait_fd(sd) : -1;
+        if (fd >= 0)
+            fds[(*nfds)++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+        else
+            all = 0;
+    }
+    return all;
+}
+
+/* Sleeps until a descriptor is readable or the pause is over. */
+static void md_thread_idle(struct pollfd *fds, int nfds, int all_have_fds,
+                           int *pause_us)
+{
+    if (all_have_fds && nfds > 0) {
+        /* bounded anyway, so that a stop request is seen */
+        if (poll(fds, (nfds_t)nfds, 50) < 0 && errno != EINTR)
+            md_log_warn("progress thread: poll: %s", strerror(errno));
+        return;
+    }
+    if (nfds > 0)
+        poll(fds, (nfds_t)nfds, *pause_us / 1000 ? *pause_us / 1000 : 1);
+    else
+        nanosleep(&(struct timespec){ 0, (long)*pause_us * 1000 }, NULL);
+    if (*pause_us < MD_THREAD_PAUSE_MAX_US)
+        *pause_us *= 2;
+}
+
+static void *md_thread_main(void *arg)
+{
+    md_t *md = arg;
+    int pause_us = MD_THREAD_PAUSE_MIN_US;
+
+    while (!atomic_load_explicit(&md->thr.stop, memory_order_acquire)) {
+        struct pollfd fds[MD_MAX_SUBDEVS];
+        int events, nfds = 0, all_fds = 0;
+
+        if (pthread_mutex_trylock(&md->thr.lock) != 0) {
+            sched_yield();  /* the caller is progressing right now */
+            continue;
+        }
+        events = md_progress_locked(md);
+        if (events == 0)
+            all_fds = md_thread_collect_fds(md, fds, &nfds);
+        pthread_mutex_unlock(&md->thr.lock);
+        if (events < 0) {
+            md_log_error("progress thread: %s; it stops",
+                         md_status_string(events));
+            break;
+        }
+        if (events > 0)
+            pause_us = MD_THREAD_PAUSE_MIN_US;
+        else
+            md_thread_idle(fds, nfds, all_fds, &pause_us);
+    }
+    return NULL;
+}
+
+int md_thread_start(md_t *md)
+{
+    int rc;
+
+    if (!md->thr.enabled)
+        return MD_OK;
+    pthread_mutex_init(&md->thr.lock, NULL);
+    atomic_init(&md->thr.stop, 0);
+    rc = pthread_create(&md->thr.thread, NULL, md_thread_main, md);
+    if (rc != 0) {
+        md_log_error("cannot start the progress thread: %s", strerror(rc));
+        md->thr.enabled = 0;
+        pthread_mutex_destroy(&md->thr.lock);
+        return MD_ERR_IO;
+    }
+    md_log_info("progress thread started");
+    return MD_OK;
+}
+
+void md_thread_stop(md_t *md)
+{
+    if (!md->thr.enabled)
+        return;
+    atomic_store_explicit(&md->thr.stop, 1, memory_order_release);
+    pthread_join(md->thr.thread, NULL);
+    md->thr.enabled = 0;
+    pthread_mutex_destroy(&md->thr.lock);
+    md_api_leave_slow(md);      /* run whatever was still queued */
+}
+
+static void md_request_finish(md_request_t *req)
+{
+    md_request_cb_t cb = req->on_complete;
+
+    atomic_store_explicit(&req->complete, 1, memory_order_release);
+    if (cb != NULL)
+        cb(req);
+}
+
+void md_request_done(md_t *md, md_request_t *req)
+{
+    if (!md->thr.enabled || (req->md_flags & MD_REQ_F_INTERNAL)) {
+        md_request_finish(req);
+        return;
+    }
+    req->md_next = NULL;        /* under the lock: queue for the caller */
+    if (md->thr.done_tail != NULL)
+        md->thr.done_tail->md_next = req;
+    else
+        md->thr.done_head = req;
+    md->thr.done_tail = req;
+}
+
+void md_defer_sysmsg(md_t *md, const md_envelope_t *env, const void *payload)
+{
+    md_deferred_sys_t *d = malloc(sizeof(*d) + env->size);
+
+    if (d == NULL) {
+        md_log_error("no memory to queue a %llu-byte system message (tag %d) "
+                     "from rank %d; dropped", (unsigned long long)env->size,
+                     env->tag, env->src_world);
+        return;
+    }
+    d->next = NULL;
+    d->src_world = env->src_world;
+    d->tag = env->tag;
+    d->len = env->size;
+    memcpy(d->payload, payload, env->size);
+    if (md->thr.sys_tail != NULL)
+        md->thr.sys_tail->next = d;
+    else
+        md->thr.sys_head = d;
+    md->thr.sys_tail = d;
+}
+
+void md_api_leave_slow(md_t *md)
+{
+    md_request_t *done = md->thr.done_head;
+    md_deferred_sys_t *sys = md->thr.sys_head;
+
+    md->thr.done_head = md->thr.done_tail = NULL;
+    md->thr.sys_head = md->thr.sys_tail = NULL;
+    if (md->thr.enabled)
+        pthread_mutex_unlock(&md->thr.lock);
+    while (done != NULL) {
+        md_request_t *next = done->md_next;
+        md_request_finish(done);
+        done = next;
+    }
+    while (sys != NULL) {
+        md_deferred_sys_t *next = sys->next;
+        md_sysmsg_run_handler(md, sys->src_world, sys->tag, sys->payload,
+                              sys->len);
+        free(sys);
+        sys = next;
+    }
+}

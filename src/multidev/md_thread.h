@@ -1,0 +1,62 @@
+/*
+ * md_thread.h - the progress thread and the locking it needs.
+ *
+ * P1 §3.4 (footnote 4): system messages, and so forwarding, only work if
+ * every subdevice makes progress even while the application computes
+ * without calling MPI.  A progress thread per multidevice drives all
+ * subdevices; it sleeps on the subdevices' wait descriptors (or with a
+ * growing pause) when idle, so oversubscribed nodes are not burnt.
+ *
+ * With the thread running, one mutex serialises every call into the
+ * subdevices.  Completions of the caller's requests and the caller's
+ * system-message handlers are never run inside that lock or inside the
+ * thread: they are queued and run by the caller's own next call into the
+ * multidevice (md_progress, which MPI's wait loops call), so the MPI
+ * library above sees them only on its own thread.
+ *
+ * MULTIDEV_PROGRESS_THREAD: auto (default: on when the job spans more than
+ * one node), on, off.
+ */
+#ifndef MD_THREAD_H
+#define MD_THREAD_H
+
+#include "md_core.h"
+
+int  md_thread_setup(md_t *md);       /* decides, does not start */
+int  md_thread_start(md_t *md);
+void md_thread_stop(md_t *md);
+
+/* Entry and exit of every public call. */
+static inline void md_api_enter(md_t *md)
+{
+    if (md->thr.enabled)
+        pthread_mutex_lock(&md->thr.lock);
+}
+
+/* Unlocks and runs the completions and handlers queued meanwhile. */
+void md_api_leave_slow(md_t *md);
+
+static inline void md_api_leave(md_t *md)
+{
+    if (md->thr.enabled)
+        md_api_leave_slow(md);
+    else if (md->thr.sys_head != NULL)
+        md_api_leave_slow(md);
+}
+
+/* Runs call (an int expression) as a public entry point. */
+#define MD_LOCKED(_md, _call) \
+    ({ \
+        int rc_; \
+        md_api_enter(_md); \
+        rc_ = (_call); \
+        md_api_leave(_md); \
+        rc_; \
+    })
+
+/* Completes a request now, or queues the caller's completion (see above). */
+void md_request_done(md_t *md, md_request_t *req);
+/* Queues a caller's system message for its handler. */
+void md_defer_sysmsg(md_t *md, const md_envelope_t *env, const void *payload);
+
+#endif /* MD_THREAD_H */

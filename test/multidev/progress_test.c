@@ -1,0 +1,146 @@
+/*
+ * progress_test.c - progress without MPI calls (P1 §3.4 footnote 4).
+ *
+ * T-IND-7: the relay's application computes and never calls into the
+ * multidevice, yet a message passes through it.  T-SYS-3: a system
+ * message is handled while its target computes.  And the converse: with
+ * the progress thread off, the same forwarding stalls until the relay calls
+ * in again, which is the deadlock the paper warns of.
+ */
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "forkjob.h"
+
+#define CTX 4
+
+static const char *const nodes3[] = { "n0", "n1", "n2" };
+static const char *const chain3[][2] = {
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet n1\n" },
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\n" },
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+            "route n0 0 inf tnet n1\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+enum { C_GOT_IT = 0, RELAY_BACK = 1, SYS_SEEN = 2 };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* "Computes" for up to limit seconds without calling the multidevice,
+ * until counter becomes nonzero.  Returns that counter. */
+static int compute_until(forkjob_shared_t *sh, int counter, double limit)
+{
+    double end = now() + limit;
+
+    while (atomic_load(&sh->counters[counter]) == 0 && now() < end)
+        sched_yield();
+    return atomic_load(&sh->counters[counter]);
+}
+
+static int relay_busy(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                      void *arg)
+{
+    static uint8_t buf[1 << 20];
+    int expect_stall = arg != NULL;
+    md_request_t req = { 0 };
+    int rc = 0;
+
+    if (rank == 1) {
+        /* compute; with the thread, C gets the message meanwhile */
+        int got = compute_until(sh, C_GOT_IT, expect_stall ? 1.0 : 20.0);
+        if (expect_stall ? got != 0 : got == 0)
+            rc = 30;
+        atomic_store(&sh->counters[RELAY_BACK], 1);
+    } else if (rank == 0) {
+        memset(buf, 7, sizeof(buf));
+        if (md_isend(md, &req, buf, sizeof(buf), 2, 0, 1, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &req) != 0)
+            rc = 20;
+    } else {
+        if (md_irecv(md, &req, buf, sizeof(buf), 0, 0, 1, CTX, NULL) != MD_OK)
+            rc = 21;
+        while (rc == 0 && !md_request_is_complete(&req) &&
+               atomic_load(&sh->counters[RELAY_BACK]) == 0)
+            md_progress(md);
+        if (rc == 0 && md_request_is_complete(&req))
+            atomic_store(&sh->counters[C_GOT_IT], 1);
+        if (rc == 0 && forkjob_wait(md, &req) != 0)
+            rc = 22;
+        if (rc == 0 && (buf[0] != 7 || buf[sizeof(buf) - 1] != 7))
+            rc = 23;
+    }
+    forkjob_finish(sh);
+    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
+        rc = 99;
+    return rc;
+}
+
+Test(progress, forwarding_passes_a_relay_that_computes, .timeout = 60)
+{
+    setenv("MULTIDEV_PROGRESS_THREAD", "on", 1);
+    cr_assert_eq(forkjob_run(3, nodes3, chain3, relay_busy, NULL, 50), 0);
+}
+
+Test(progress, without_the_thread_a_computing_relay_stalls_forwarding,
+     .timeout = 60)
+{
+    setenv("MULTIDEV_PROGRESS_THREAD", "off", 1);
+    cr_assert_eq(forkjob_run(3, nodes3, chain3, relay_busy, "stall", 50), 0);
+}
+
+static forkjob_shared_t *shared_for_handler;
+
+static void on_sys_any_thread(void *ctx, int32_t src, int32_t tag,
+                              const void *p, size_t len)
+{
+    (void)ctx; (void)tag; (void)p;
+    if (src == 0 && len == 64)
+        atomic_store(&shared_for_handler->counters[SYS_SEEN], 1);
+}
+
+static int sysmsg_while_computing(md_t *md, int rank, int size,
+                                  forkjob_shared_t *sh, void *arg)
+{
+    static uint8_t buf[64];
+    md_request_t req = { 0 };
+    int rc = 0;
+
+    (void)arg;
+    shared_for_handler = sh;
+    md_sysmsg_register_flags(md, -65, on_sys_any_thread, NULL,
+                             MD_SYSMSG_F_ANY_THREAD);
+    forkjob_finish(sh);     /* all registered */
+    forkjob_serve(md, sh, size);
+    if (rank == 0) {
+        if (md_sysmsg_isend(md, &req, 1, -65, buf, sizeof(buf)) != MD_OK ||
+            forkjob_wait(md, &req) != 0)
+            rc = 20;
+    } else if (rank == 1 && compute_until(sh, SYS_SEEN, 20.0) == 0) {
+        rc = 21;            /* handled although rank 1 never called in */
+    }
+    atomic_fetch_add(&sh->counters[10], 1);
+    while (atomic_load(&sh->counters[10]) < size)
+        md_progress(md);
+    return rc;
+}
+
+Test(progress, a_system_message_is_handled_while_its_target_computes,
+     .timeout = 60)
+{
+    setenv("MULTIDEV_PROGRESS_THREAD", "on", 1);
+    cr_assert_eq(forkjob_run(2, nodes3, chain3, sysmsg_while_computing, NULL, 50), 0);
+}
