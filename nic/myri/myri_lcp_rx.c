@@ -26,8 +26,9 @@ static int lcp_refuse(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *i
 {
     myri_hdr_t nak;
 
-    if (in->d.op & MYRI_OP_ERROR)
-        return NIC_OK;                     /* never report a report */
+    if (in->d.op & (MYRI_OP_ERROR | MYRI_OP_REPLY))
+        return NIC_OK;                     /* never report a report; a credit
+                                              reply to a closed endpoint is moot */
     memset(&nak, 0, sizeof(nak));
     nak.dst_ep = in->src_ep;
     nak.src_ep = in->dst_ep;
