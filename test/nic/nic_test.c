@@ -1,0 +1,300 @@
+/* nic_test.c - the firmware core: rings and doorbells, sleeping and
+ * waking, back-pressure, reclaiming a dead process, nicd started on demand
+ * (exactly one per node) and exiting when idle, nicctl, a dead firmware. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/nic_ctl_proto.h"
+#include "core/nic_fw_thread.h"
+#include "core/nic_host.h"
+
+static char rundir[64];
+
+static void fresh_rundir(void)
+{
+    snprintf(rundir, sizeof(rundir), "/tmp/nic-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(rundir));
+    setenv("MULTIDEV_NIC_RUNDIR", rundir, 1);
+}
+
+static uint64_t now_ms(void)
+{
+    return nic_now_ns() / 1000000;
+}
+
+/* ------------------------------------------------------------------ */
+
+Test(ring, wrap_full_empty_and_corrupt_producer)
+{
+    static nic_entry_t slots[8];
+    _Atomic uint32_t prod = 0, cons = 0;
+    nic_ring_t p, c;
+
+    nic_ring_init(&p, slots, 8, &prod, &cons, 1);
+    nic_ring_init(&c, slots, 8, &prod, &cons, 0);
+    cr_assert_null(nic_ring_peek(&c), "an empty ring yields nothing");
+    uint32_t next_in = 0, next_out = 0;
+    for (int lap = 0; lap < 5; lap++) {
+        nic_entry_t *e;
+        while ((e = nic_ring_slot(&p)) != NULL) {
+            memcpy(e->bytes, &next_in, 4);
+            nic_ring_commit(&p);
+            next_in++;
+        }
+        cr_assert_eq(next_in - next_out, 8, "full after exactly 8 entries");
+        cr_assert_eq(nic_ring_space(&p), 0);
+        for (int k = 0; k < 5; k++) {   /* drain part, so the laps misalign */
+            e = nic_ring_peek(&c);
+            cr_assert_not_null(e);
+            uint32_t v;
+            memcpy(&v, e->bytes, 4);
+            cr_assert_eq(v, next_out, "entries come out in order");
+            nic_ring_release(&c);
+            next_out++;
+        }
+    }
+    while (nic_ring_peek(&c) != NULL)
+        nic_ring_release(&c);
+    cr_assert(!nic_ring_corrupt(&c));
+    atomic_store(&prod, atomic_load(&prod) + 100);   /* a hostile producer */
+    cr_assert_not_null(nic_ring_peek(&c));
+    cr_assert(nic_ring_corrupt(&c));
+}
+
+/* ------------------------------------------------------------------ */
+
+static nic_fw_thread_t *start_echo(const char *node, int spin_us)
+{
+    nic_fw_config_t cfg;
+    nic_fw_thread_t *thr;
+    nic_fw_config_defaults(&cfg);
+    cfg.node = node;
+    cfg.nic = "nic0";
+    cfg.pers = "echo";
+    cfg.rundir = rundir;
+    cfg.spin_us = spin_us;
+    cfg.idle_exit_ms = -1;
+    cr_assert_eq(nic_fw_thread_start(&cfg, &thr), NIC_OK);
+    return thr;
+}
+
+static nic_host_t *attach(const char *node)
+{
+    nic_attach_opts_t o = { .node = node, .nic = "nic0", .rundir = rundir };
+    nic_host_t *h;
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    return h;
+}
+
+Test(doorbell, a_sleeping_firmware_is_woken_by_the_doorbell, .timeout = 30)
+{
+    fresh_rundir();
+    nic_fw_thread_t *thr = start_echo("d1", 50);
+    nic_host_t *h = attach("d1");
+    nic_ep_t *ep;
+    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 16, &ep), NIC_OK);
+
+    for (int round = 0; round < 20; round++) {
+        /* Wait until the firmware has given up spinning and blocks. */
+        uint64_t end = now_ms() + 5000;
+        while (!atomic_load(&h->status->fw_sleeping) && now_ms() < end)
+            usleep(100);
+        cr_assert(atomic_load(&h->status->fw_sleeping), "an idle firmware must block");
+        uint64_t loops = atomic_load(&h->status->loops);
+        usleep(20000);
+        cr_assert_eq(atomic_load(&h->status->loops), loops, "a sleeping firmware must not spin");
+
+        nic_entry_t *e = nic_ep_sq_slot(ep);
+        cr_assert_not_null(e);
+        memset(e->bytes, 0, sizeof(e->bytes));
+        memcpy(e->bytes, &round, sizeof(round));
+        uint64_t t0 = nic_now_ns();
+        nic_ep_sq_post(ep);              /* doorbell, then the kick */
+        cr_assert_eq(nic_ep_wait(ep, 2000), NIC_OK, "no completion after the doorbell");
+        cr_assert_lt(nic_now_ns() - t0, 500000000ull);
+        nic_entry_t *c = nic_ep_cq_peek(ep);
+        cr_assert_not_null(c);
+        int v;
+        memcpy(&v, c->bytes, sizeof(v));
+        cr_assert_eq(v, round);
+        nic_ep_cq_release(ep);
+    }
+    cr_assert_eq(nic_ep_close(ep), NIC_OK);
+    nic_host_detach(h);
+    nic_fw_thread_stop(thr);
+}
+
+Test(doorbell, a_full_completion_queue_pushes_back, .timeout = 30)
+{
+    fresh_rundir();
+    nic_fw_thread_t *thr = start_echo("d2", 200);
+    nic_host_t *h = attach("d2");
+    nic_ep_t *ep;
+    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 4, &ep), NIC_OK);   /* CQ of 4 */
+    uint32_t posted = 0, got = 0;
+    for (; posted < 16; posted++) {
+        nic_entry_t *e = nic_ep_sq_slot(ep);
+        cr_assert_not_null(e);
+        memcpy(e->bytes, &posted, 4);
+        nic_ep_sq_post(ep);
+    }
+    usleep(100000);
+    cr_assert_eq(atomic_load(&ep->sh->sq_cons), 4, "the firmware must stop at a full CQ");
+    uint64_t end = now_ms() + 5000;
+    while (got < 16 && now_ms() < end) {
+        nic_entry_t *c = nic_ep_cq_peek(ep);
+        if (c == NULL)
+            continue;
+        uint32_t v;
+        memcpy(&v, c->bytes, 4);
+        cr_assert_eq(v, got, "nothing lost or reordered by back-pressure");
+        nic_ep_cq_release(ep);
+        got++;
+    }
+    cr_assert_eq(got, 16);
+    nic_ep_close(ep);
+    nic_host_detach(h);
+    nic_fw_thread_stop(thr);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int endpoints_of(nic_host_t *h)
+{
+    char text[4096];
+    const char *at;
+    if (nic_host_status(h, text, sizeof(text)) != NIC_OK || (at = strstr(text, "endpoints ")) == NULL)
+        return -1;
+    return atoi(at + 10);
+}
+
+Test(reclaim, a_killed_process_loses_its_endpoints_and_regions, .timeout = 30)
+{
+    fresh_rundir();
+    nic_fw_thread_t *thr = start_echo("r1", 200);
+    nic_host_t *h = attach("r1");
+    int pipefd[2];
+    cr_assert_eq(pipe(pipefd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        nic_host_t *ch = attach("r1");
+        nic_ep_t *ep;
+        nic_mr_t mr;
+        for (int i = 0; i < 3; i++)
+            if (nic_ep_open(ch, 99, 8, 8, 8, &ep) != NIC_OK)
+                _exit(1);
+        if (nic_mr_alloc(ep, 1 << 20, NIC_MR_LOCAL_READ, &mr) != NIC_OK)
+            _exit(2);
+        if (write(pipefd[1], "x", 1) != 1)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    char c;
+    cr_assert_eq(read(pipefd[0], &c, 1), 1);
+    cr_assert_eq(endpoints_of(h), 3);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    uint64_t end = now_ms() + 3000;
+    while (endpoints_of(h) != 0 && now_ms() < end)
+        usleep(10000);
+    cr_assert_eq(endpoints_of(h), 0, "the firmware kept a dead process's endpoints");
+    nic_host_detach(h);
+    nic_fw_thread_stop(thr);
+}
+
+/* ------------------------------------------------------------------ */
+
+Test(nicd, started_on_demand_once_per_node_and_exits_when_idle, .timeout = 60)
+{
+    fresh_rundir();
+    setenv("MULTIDEV_NIC_IDLE_MS", "300", 1);
+    cr_assert_not_null(getenv("MULTIDEV_NICD"), "make check sets MULTIDEV_NICD");
+    int pipefd[2];
+    cr_assert_eq(pipe(pipefd), 0);
+    enum { N = 4 };
+    for (int i = 0; i < N; i++) {
+        if (fork() == 0) {
+            nic_attach_opts_t o = { .node = "od", .nic = "myri0", .pers = "myri", .start = 1 };
+            nic_host_t *h;
+            if (nic_host_attach(&o, &h) != NIC_OK)
+                _exit(1);
+            int pid = (int)h->status->fw_pid;
+            if (write(pipefd[1], &pid, sizeof(pid)) != sizeof(pid))
+                _exit(2);
+            usleep(200000);      /* all attached at once */
+            nic_host_detach(h);
+            _exit(0);
+        }
+    }
+    int pids[N];
+    for (int i = 0; i < N; i++)
+        cr_assert_eq(read(pipefd[0], &pids[i], sizeof(int)), (ssize_t)sizeof(int));
+    for (int i = 0; i < N; i++) {
+        int st;
+        wait(&st);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    for (int i = 1; i < N; i++)
+        cr_assert_eq(pids[i], pids[0], "two firmwares for one node");
+    cr_assert_eq(kill(pids[0], 0), 0);
+    uint64_t end = now_ms() + 5000;
+    while (kill(pids[0], 0) == 0 && now_ms() < end)
+        usleep(20000);
+    cr_assert_neq(kill(pids[0], 0), 0, "an idle nicd must exit");
+    unsetenv("MULTIDEV_NIC_IDLE_MS");
+}
+
+Test(nicd, nicctl_start_status_stop, .timeout = 60)
+{
+    char cmd[1024], out[4096];
+    FILE *f;
+    size_t n;
+    fresh_rundir();
+    setenv("MULTIDEV_NIC_IDLE_MS", "-1", 1);
+    const char *nicctl = getenv("NICCTL");
+    cr_assert_not_null(nicctl);
+    snprintf(cmd, sizeof(cmd), "%s start --node c1 && %s status --node c1", nicctl, nicctl);
+    f = popen(cmd, "r");
+    n = fread(out, 1, sizeof(out) - 1, f);
+    out[n] = '\0';
+    cr_assert_eq(pclose(f), 0);
+    cr_assert(strstr(out, "node c1 nic myri0 personality myri") != NULL, "status: %s", out);
+    snprintf(cmd, sizeof(cmd), "%s stop --node c1 >/dev/null; sleep 0.3; %s status --node c1",
+             nicctl, nicctl);
+    f = popen(cmd, "r");
+    n = fread(out, 1, sizeof(out) - 1, f);
+    out[n] = '\0';
+    cr_assert_neq(pclose(f), 0);
+    cr_assert(strstr(out, "not running") != NULL, "after stop: %s", out);
+    unsetenv("MULTIDEV_NIC_IDLE_MS");
+}
+
+Test(nicd, a_killed_firmware_is_reported_to_its_processes, .timeout = 60)
+{
+    fresh_rundir();
+    setenv("MULTIDEV_NIC_WATCHDOG_MS", "20", 1);
+    nic_attach_opts_t o = { .node = "k1", .nic = "myri0", .pers = "myri", .start = 1 };
+    nic_host_t *h;
+    nic_ep_t *ep;
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    cr_assert_eq(nic_ep_open(h, 5, 16, 0, 16, &ep), NIC_OK);
+    cr_assert_eq(nic_ep_check(ep), NIC_OK);
+    kill((pid_t)h->status->fw_pid, SIGKILL);
+    uint64_t t0 = now_ms();
+    int rc = NIC_OK;
+    while (rc == NIC_OK && now_ms() - t0 < 5000)
+        rc = nic_ep_check(ep);
+    cr_assert_eq(rc, NIC_ERR_PEER_FAILED);
+    cr_assert_lt(now_ms() - t0, 1000, "the death was noticed late");
+    nic_ep_close(ep);
+    nic_host_detach(h);
+    unsetenv("MULTIDEV_NIC_WATCHDOG_MS");
+}
