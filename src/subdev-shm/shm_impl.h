@@ -298,6 +298,11 @@ uint64_t shm_now_ms(void);
 void shm_complete(shm_ctx_t *ctx, md_request_t *req);
 void shm_complete_flush(shm_ctx_t *ctx);
 int shm_peer_check(shm_ctx_t *ctx);
+/* 1 if the peer's process has ended: one poll() on its pidfd, or
+ * kill(pid, 0) without one.  Not for the fast path. */
+int shm_peer_gone(const shm_peer_t *peer);
+/* The same for a pid without a pidfd of ours (start-up). */
+int shm_pid_gone(pid_t pid);
 
 /* shm_cma.c */
 int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len);

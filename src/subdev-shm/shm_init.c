@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -192,59 +193,99 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
 
 _Static_assert(sizeof(shm_card_t) <= MD_CARD_MAX, "shm card too large");
 
+/* A local peer's card, copied out (cards need not be aligned); NULL if
+ * the rank has none or it is not an shm card of this version. */
+static const shm_card_t *shm_card_of(shm_ctx_t *ctx, const md_card_table_t *cards,
+                                     int32_t world, shm_card_t *copy)
+{
+    if (world >= cards->world_size || cards->len[world] < sizeof(shm_card_t)) {
+        SHM_ERROR(ctx, "shm: rank %d on this node has no shm card", (int)world);
+        return NULL;
+    }
+    memcpy(copy, cards->card[world], sizeof(*copy));
+    copy->seg_name[sizeof(copy->seg_name) - 1] = '\0';
+    if (copy->magic != SHM_CARD_MAGIC || copy->version != SHM_PROTO_VERSION) {
+        SHM_ERROR(ctx, "shm: card of rank %d is not an shm card of version %u",
+                  (int)world, SHM_PROTO_VERSION);
+        return NULL;
+    }
+    if (copy->node != ctx->my_node) {
+        SHM_ERROR(ctx, "shm: rank %d says it is on node %d, not %d",
+                  (int)world, (int)copy->node, (int)ctx->my_node);
+        return NULL;
+    }
+    return copy;
+}
+
+static int shm_connect_peer(shm_ctx_t *ctx, shm_peer_t *peer,
+                            const shm_card_t *card, int *cma_denied)
+{
+    int rc;
+
+    peer->pid = card->pid;
+    rc = shm_segment_map_peer(ctx, peer, card);
+    if (rc != MD_OK)
+        return rc;
+#ifdef SYS_pidfd_open
+    peer->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)peer->pid, 0);
+#endif
+    if (shm_peer_gone(peer)) {
+        SHM_ERROR(ctx, "shm: rank %d (pid %d) on this node died during "
+                  "start-up", (int)peer->world, (int)peer->pid);
+        return MD_ERR_PEER_FAILED;
+    }
+    if (ctx->tun.cma) {
+        rc = shm_cma_probe(peer->pid, card->cma_probe_addr, card->cma_probe_value);
+        peer->cma_ok = rc == MD_OK;
+        if (rc != MD_OK)
+            (*cma_denied)++;
+    }
+    return MD_OK;
+}
+
+/* Start-up failed: a peer that died cannot remove its segment, so whoever
+ * notices does. */
+static void shm_connect_reap_dead(shm_ctx_t *ctx, const md_card_table_t *cards)
+{
+    for (int32_t i = 0; i < ctx->nlocal; i++) {
+        const shm_card_t *card;
+        shm_card_t copy;
+
+        if (ctx->peers[i].is_self)
+            continue;
+        card = shm_card_of(ctx, cards, ctx->peers[i].world, &copy);
+        if (card != NULL && shm_pid_gone(card->pid) &&
+            shm_unlink(card->seg_name) == 0)
+            SHM_INFO(ctx, "shm: removed segment %s of dead rank %d",
+                     card->seg_name, (int)ctx->peers[i].world);
+    }
+}
+
 static int shm_connect(md_subdev_t *sd, const md_card_table_t *cards)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
-    int cma_denied = 0;
+    int cma_denied = 0, rc = MD_OK;
 
-    for (int32_t i = 0; i < ctx->nlocal; i++) {
+    for (int32_t i = 0; i < ctx->nlocal && rc == MD_OK; i++) {
         shm_peer_t *peer = &ctx->peers[i];
         const shm_card_t *card;
         shm_card_t copy;
-        int rc;
 
         if (peer->is_self) {
             peer->pid = (int32_t)getpid();
             rc = shm_segment_map_peer(ctx, peer, NULL);
-            if (rc != MD_OK)
-                return rc;
             continue;
         }
-        if (peer->world >= cards->world_size ||
-            cards->len[peer->world] < sizeof(shm_card_t)) {
-            SHM_ERROR(ctx, "shm: rank %d on this node has no shm card",
-                      (int)peer->world);
-            return MD_ERR_CONFIG;
-        }
-        /* cards need not be aligned */
-        memcpy(&copy, cards->card[peer->world], sizeof(copy));
-        card = &copy;
-        copy.seg_name[sizeof(copy.seg_name) - 1] = '\0';
-        if (card->magic != SHM_CARD_MAGIC || card->version != SHM_PROTO_VERSION) {
-            SHM_ERROR(ctx, "shm: card of rank %d is not an shm card of "
-                      "version %u", (int)peer->world, SHM_PROTO_VERSION);
-            return MD_ERR_CONFIG;
-        }
-        if (card->node != ctx->my_node) {
-            SHM_ERROR(ctx, "shm: rank %d says it is on node %d, not %d",
-                      (int)peer->world, (int)card->node, (int)ctx->my_node);
-            return MD_ERR_CONFIG;
-        }
-        peer->pid = card->pid;
-        rc = shm_segment_map_peer(ctx, peer, card);
-        if (rc != MD_OK)
-            return rc;
-#ifdef SYS_pidfd_open
-        peer->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)peer->pid, 0);
-#endif
-        if (ctx->tun.cma) {
-            rc = shm_cma_probe(peer->pid, card->cma_probe_addr,
-                               card->cma_probe_value);
-            peer->cma_ok = rc == MD_OK;
-            if (rc != MD_OK)
-                cma_denied++;
-        }
+        card = shm_card_of(ctx, cards, peer->world, &copy);
+        rc = card != NULL ? shm_connect_peer(ctx, peer, card, &cma_denied)
+                          : MD_ERR_CONFIG;
     }
+    if (rc != MD_OK) {
+        shm_connect_reap_dead(ctx, cards);
+        return rc;
+    }
+    if (ctx->nlocal == 1)
+        shm_segment_unlink(ctx);    /* nobody else will map it */
     if (cma_denied > 0)
         SHM_WARN(ctx, "shm: process_vm_readv is not permitted for %d local "
                  "peer(s) (see /proc/sys/kernel/yama/ptrace_scope); large "

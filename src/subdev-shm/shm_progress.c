@@ -22,7 +22,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "shm_impl.h"
 
@@ -170,14 +172,34 @@ int shm_poll_inbound(shm_ctx_t *ctx)
     return events;
 }
 
-/* 1 if the peer's process has ended. */
-static int shm_peer_gone(shm_peer_t *peer)
+static int shm_pidfd_gone(int pidfd)
 {
-    if (peer->pidfd >= 0) {
-        struct pollfd pfd = { .fd = peer->pidfd, .events = POLLIN };
+    struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 
-        return poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLIN | POLLHUP)) != 0;
+    return poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLIN | POLLHUP)) != 0;
+}
+
+int shm_pid_gone(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+    if (fd >= 0) {
+        int gone = shm_pidfd_gone(fd);
+
+        close(fd);
+        return gone;
     }
+    if (errno == ESRCH)
+        return 1;
+#endif
+    return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+int shm_peer_gone(const shm_peer_t *peer)
+{
+    if (peer->pidfd >= 0)
+        return shm_pidfd_gone(peer->pidfd);
     return kill(peer->pid, 0) != 0 && errno == ESRCH;
 }
 

@@ -92,7 +92,7 @@ typedef struct shm_seg_hdr {
     uint32_t          nrings;
     uint64_t          ring_size;
     _Atomic uint32_t  state;          /**< enum shm_seg_state */
-    uint32_t          reserved;
+    _Atomic uint32_t  mapped;         /**< peers that have mapped it */
     shm_seg_ring_ref_t ring[];        /**< [nrings] */
 } shm_seg_hdr_t;
 

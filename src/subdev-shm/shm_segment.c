@@ -5,9 +5,13 @@
  * sender (self included), each line-aligned.  The owner creates it in
  * init (O_EXCL: a name already taken is an error, never shared), binds it
  * to its NUMA node with hwloc and touches every page so that the fast
- * path never faults; peers map it in connect; the owner unlinks the name
- * in ready, once every rank has mapped what it needs, so that no crash
- * after that point can leave it behind in /dev/shm.
+ * path never faults; peers map it in connect.  The name goes as soon as
+ * it is no longer needed: the last local peer to map a segment unlinks
+ * it (hdr->mapped counts them), and ready (after every rank connected)
+ * and finalize unlink whatever is left.  So no crash after start-up can
+ * leave a segment behind in /dev/shm, and a crash during start-up leaves
+ * only the segments of ranks that did not finish connecting, which the
+ * survivors' finalize removes.
  *
  * Names: /mdshm-<job>-<node>-<rank>-<hash>.  Job id and node name are
  * reduced to [A-Za-z0-9._] and shortened; the hash of the exact job id
@@ -256,6 +260,13 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
                   (int)peer->world, (int)ctx->world_rank);
         return MD_ERR_CONFIG;
     }
+    /* The last of the owner's local peers to map the segment removes its
+     * name; the mapping lives on. */
+    if (atomic_fetch_add_explicit(&hdr->mapped, 1, memory_order_acq_rel) + 1 ==
+            hdr->nrings - 1 &&
+        shm_unlink(card->seg_name) != 0 && errno != ENOENT)
+        SHM_WARN(ctx, "shm: cannot remove segment %s: %s", card->seg_name,
+                 strerror(errno));
     return MD_OK;
 }
 

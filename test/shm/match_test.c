@@ -382,24 +382,41 @@ Test(match, attributes)
     cr_assert_null(dev.ops.send_cancel);
 }
 
-/* Two instances with one job id on one node collide; O_EXCL refuses the
- * second instead of sharing a segment. */
+/* Two instances with one job id on one node collide while the first one's
+ * segment is still linked (between init and connect): O_EXCL refuses the
+ * second instead of sharing a segment.  Another job id does not collide. */
 Test(segment, same_job_id_collides_other_job_does_not, .timeout = 30)
 {
     tb_shared_t *a = tb_create(1), *b = tb_create(1);
-    tb_dev_t da, db, dc;
+    md_subdev_ops_t ops;
+    md_subdev_t sd;
+    md_subdev_init_args_t args;
+    uint8_t card[MD_CARD_MAX];
+    size_t card_len;
+    tb_dev_t db, dc;
 
-    cr_assert_eq(tb_dev_open(a, 0, &da, NULL, 1), MD_OK);
+    cr_assert_eq(shm_LoadDevicePtr(&ops), MD_OK);
+    memset(&sd, 0, sizeof(sd));
+    sd.ops = &ops;
+    sd.host = &tb_host;
+    memset(&args, 0, sizeof(args));
+    args.world_size = 1;
+    args.node_of_rank = a->node_of_rank;
+    args.node_name = "n0";
+    args.job_id = a->job_id;
+    cr_assert_eq(ops.init(&sd, &args, card, &card_len), MD_OK);
     cr_assert_eq(tb_count_segments(a), 1);
+
     snprintf(b->job_id, sizeof(b->job_id), "%s", a->job_id);
     tb_log_level = -2;   /* the expected error need not be printed */
     cr_assert_eq(tb_dev_open(b, 0, &db, NULL, 1), MD_ERR_IO);
     tb_log_level = -1;
     b->job_id[strlen(b->job_id) - 1] ^= 1;    /* another job id */
     cr_assert_eq(tb_dev_open(b, 0, &dc, NULL, 1), MD_OK);
+    cr_assert_eq(tb_count_segments(b), 0, "a one-rank job unlinks at connect");
     cr_assert_eq(tb_dev_close(&dc), MD_OK);
-    cr_assert_eq(tb_dev_close(&da), MD_OK);
-    cr_assert_eq(tb_count_segments(a), 0, "finalize unlinks when ready did not");
+    cr_assert_eq(ops.finalize(&sd), MD_OK);
+    cr_assert_eq(tb_count_segments(a), 0, "finalize unlinks what is left");
     tb_destroy(a);
     tb_destroy(b);
 }

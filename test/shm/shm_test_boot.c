@@ -103,6 +103,7 @@ int tb_run(tb_shared_t *tb, tb_rank_fn fn, void *arg, int timeout_s, int *status
                 _exit(99);
             alarm((unsigned)timeout_s + 5);
             tb_current_rank = r;
+            tb->pid[r] = getpid();      /* before any barrier */
             memset(&tb_host_log, 0, sizeof(tb_host_log));
             int rc = fn(tb, r, arg);
             if (rc == 0 && __lsan_do_recoverable_leak_check != NULL &&
@@ -297,12 +298,24 @@ int tb_dev_open(tb_shared_t *tb, int rank, tb_dev_t *dev,
         tb_barrier(tb);                 /* keep the others in step */
         return rc;
     }
+    if (tb->die_after_init == rank + 1)
+        kill(getpid(), SIGKILL);
+    if (tb->die_after_init != 0) {
+        /* the others connect once the victim is gone (and reaped) */
+        pid_t victim = tb->pid[tb->die_after_init - 1];
+        double until = tb_now() + 10;
+
+        while (kill(victim, 0) == 0 && tb_now() < until)
+            usleep(1000);
+    }
     for (int r = 0; r < tb->nprocs; r++)
         cards[r] = tb->card[r];
     table.world_size = tb->nprocs;
     table.card = cards;
     table.len = tb->card_len;
     rc = dev->ops.connect(&dev->sd, &table);
+    if (tb->die_after_init != 0)
+        return rc;                      /* no more barriers: one is dead */
     tb_barrier(tb);                     /* everybody connected */
     if (rc != MD_OK)
         return rc;

@@ -35,6 +35,8 @@ typedef struct tb_shared {
     uint16_t          card_len[TB_MAX_PROCS];
     uint8_t           card[TB_MAX_PROCS][MD_CARD_MAX];
     _Atomic int       flags[TB_MAX_PROCS];           /**< free for tests */
+    int               die_after_init;  /**< rank + 1 that SIGKILLs itself
+                                            after init, 0: none */
     uint8_t           scratch[8192];                 /**< free for tests */
 } tb_shared_t;
 
