@@ -33,7 +33,11 @@ static md_anyreq_t *md_anyreq_get(md_t *md)
         md->any_free = a->next;
     else if ((a = malloc(sizeof(*a))) == NULL)
         return NULL;
-    memset(a, 0, sizeof(*a));
+    /* the duplicates' storage is filled when posted; clear the rest */
+    memset(a->dups, 0, sizeof(a->dups));
+    a->orig = NULL;
+    a->num_dups = a->num_unresolved = 0;
+    a->next = NULL;
     atomic_init(&a->claim.owner, -1);
     return a;
 }
@@ -52,7 +56,6 @@ static void md_anyreq_forget_dup(md_anyreq_t *a, md_request_t *dup)
             a->num_unresolved--;
         }
     }
-    free(dup);
 }
 
 static void md_anyreq_queue_cancel(md_t *md, md_anyreq_t *a)
@@ -80,11 +83,7 @@ int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask)
             continue;
         if (atomic_load(&a->claim.owner) != -1)
             break;      /* an earlier duplicate matched already */
-        dup = malloc(sizeof(*dup));
-        if (dup == NULL) {
-            rc = MD_ERR_NO_MEMORY;
-            break;
-        }
+        dup = &a->dup_store[a->num_dups];
         memcpy(dup, req, sizeof(*dup));
         dup->internal = 1;
         dup->orig = req;
@@ -196,8 +195,6 @@ void md_anyq_free_all(md_t *md)
     while (md->any_cancel != NULL) {     /* abandoned: subdevices are gone */
         md_anyreq_t *a = md->any_cancel;
         md->any_cancel = a->next;
-        for (int i = 0; i < a->num_dups; i++)
-            free(a->dups[i]);
         free(a);
     }
     while (md->any_free != NULL) {

@@ -47,7 +47,8 @@ typedef struct md_devlist {
 typedef struct md_anyreq {
     md_claim_t        claim;
     md_request_t     *orig;
-    md_request_t     *dups[MD_MAX_SUBDEVS];
+    md_request_t     *dups[MD_MAX_SUBDEVS];   /* NULL once resolved */
+    md_request_t      dup_store[MD_MAX_SUBDEVS];
     int               num_dups;
     int               num_unresolved;   /**< dups not yet completed/cancelled */
     struct md_anyreq *next;             /**< free list / cancel queue */
