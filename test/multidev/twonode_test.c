@@ -1,0 +1,204 @@
+/*
+ * twonode_test.c - the multidevice over two real kinds of subdevice: two
+ * emulated nodes with two ranks each, shm inside a node and the tnet test
+ * network between them, so every rank has two subdevices and ANY_SOURCE
+ * receives are duplicated across them (seed-000 §4.2, §4.3).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "forkjob.h"
+
+#define CTX 6
+
+static const char *const nodes[] = { "a", "a", "b", "b" };
+static const char *const confs[][2] = {
+    { "a", "multidev-node-config 1\nnode a\ndevice shm\ndevice tnet\n"
+           "route a 0 inf shm -\nroute b 0 inf tnet -\n" },
+    { "b", "multidev-node-config 1\nnode b\ndevice shm\ndevice tnet\n"
+           "route b 0 inf shm -\nroute a 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+static int subdev_index(md_t *md, const char *name)
+{
+    for (int i = 0; i < md_num_subdevs(md); i++)
+        if (strcmp(md_subdev(md, i)->name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* T-P2P-1: the subdevice follows the connection table; counters show it. */
+static int dispatch_by_table(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                             void *arg)
+{
+    int shm = subdev_index(md, "shm"), tnet = subdev_index(md, "tnet");
+    int same = rank ^ 1, other = (rank + 2) % 4, rc = 0;
+    char out[32] = "x", in[2][32];
+    md_request_t s[2] = { { 0 } }, r[2] = { { 0 } };
+
+    (void)arg;
+    if (md_route(md, same, 8, NULL) != shm || md_route(md, other, 8, NULL) != tnet)
+        rc = 20;
+    md_irecv(md, &r[0], in[0], sizeof(in[0]), same, same, 1, CTX, NULL);
+    md_irecv(md, &r[1], in[1], sizeof(in[1]), other, other, 1, CTX, NULL);
+    md_isend(md, &s[0], out, sizeof(out), same, rank, 1, CTX, 0);
+    md_isend(md, &s[1], out, sizeof(out), other, rank, 1, CTX, 0);
+    for (int i = 0; i < 2 && rc == 0; i++)
+        if (forkjob_wait(md, &s[i]) || forkjob_wait(md, &r[i]))
+            rc = 21;
+    if (rc == 0 && (r[0].status.subdev != shm || r[1].status.subdev != tnet))
+        rc = 22;
+    if (rc == 0 && (md_subdev(md, shm)->counters.msgs_sent != 1 ||
+                    md_subdev(md, tnet)->counters.msgs_sent != 1))
+        rc = 23;
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, each_peer_goes_over_its_subdevice, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(4, nodes, confs, dispatch_by_table, NULL, 50), 0);
+}
+
+/* T-ANY-3/4: rank 0 receives with ANY_SOURCE while ranks 1 (shm), 2 and 3
+ * (tnet) send at once; every message is received exactly once with the
+ * right source, whichever subdevice wins each duplicate. */
+enum { ROUNDS = 50 };
+
+static int any_source_storm(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                            void *arg)
+{
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        int seen[4][ROUNDS] = { { 0 } };
+        for (int i = 0; i < 3 * ROUNDS && rc == 0; i++) {
+            md_request_t r = { 0 };
+            int v[2] = { -1, -1 };
+            if (md_irecv(md, &r, v, sizeof(v), -1, MD_ANY_SOURCE, 2, CTX,
+                         NULL) != MD_OK || forkjob_wait(md, &r) != 0)
+                rc = 20;
+            else if (r.status.src_world < 1 || r.status.src_world > 3 ||
+                     v[0] != r.status.src_world || v[1] < 0 || v[1] >= ROUNDS ||
+                     seen[v[0]][v[1]]++)
+                rc = 21;    /* wrong source, or a duplicate */
+        }
+        for (int s = 1; s < 4 && rc == 0; s++)
+            for (int k = 0; k < ROUNDS; k++)
+                if (seen[s][k] != 1)
+                    rc = 22;    /* lost */
+        if (md_indirect_in_flight(md) != 0)
+            rc = 23;
+    } else {
+        md_request_t s[ROUNDS];
+        int v[ROUNDS][2];
+        memset(s, 0, sizeof(s));
+        for (int k = 0; k < ROUNDS; k++) {
+            v[k][0] = rank;
+            v[k][1] = k;
+            rc |= md_isend(md, &s[k], v[k], sizeof(v[k]), 0, rank, 2, CTX, 0);
+        }
+        for (int k = 0; k < ROUNDS && rc == 0; k++)
+            rc = forkjob_wait(md, &s[k]) ? 30 : 0;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, any_source_across_two_subdevices_loses_and_duplicates_nothing,
+     .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(4, nodes, confs, any_source_storm, NULL, 50), 0);
+}
+
+/* T-ANY-5: wildcard and specific receives interleaved match in posting
+ * order: receive i gets message i whatever subdevice carries it. */
+static int posting_order(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                         void *arg)
+{
+    enum { N = 8 };
+    md_request_t r[N], s[N];
+    int v[N], rc = 0;
+
+    (void)arg;
+    memset(r, 0, sizeof(r));
+    memset(s, 0, sizeof(s));
+    if (rank == 0) {
+        for (int i = 0; i < N; i++)
+            md_irecv(md, &r[i], &v[i], sizeof(v[i]), i % 2 ? -1 : 2,
+                     i % 2 ? MD_ANY_SOURCE : 2, 3, CTX, NULL);
+        atomic_store(&sh->counters[0], 1);
+        for (int i = 0; i < N && rc == 0; i++)
+            if (forkjob_wait(md, &r[i]) != 0 || v[i] != i ||
+                r[i].status.src_world != 2)
+                rc = 20 + i;
+    } else if (rank == 2) {
+        while (atomic_load(&sh->counters[0]) == 0)
+            md_progress(md);
+        for (int i = 0; i < N; i++) {
+            v[i] = i;
+            md_isend(md, &s[i], &v[i], sizeof(v[i]), 0, 2, 3, CTX, 0);
+        }
+        for (int i = 0; i < N && rc == 0; i++)
+            rc = forkjob_wait(md, &s[i]) ? 30 : 0;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, wildcard_and_specific_receives_match_in_posting_order,
+     .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(4, nodes, confs, posting_order, NULL, 50), 0);
+}
+
+/* T-ANY-7 and T-ANY-8: cancel of a duplicated ANY_SOURCE receive; and a
+ * communicator whose members one subdevice serves gets no duplicates. */
+static int cancel_and_single(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                             void *arg)
+{
+    md_request_t r = { 0 }, r2 = { 0 }, s = { 0 };
+    int v = 0, rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        md_comm_t *local;
+        int32_t members[] = { 0, 1 };
+
+        if (md_irecv(md, &r, &v, sizeof(v), -1, MD_ANY_SOURCE, 4, CTX, NULL) != MD_OK ||
+            r.subdev != -1)
+            rc = 20;    /* two subdevices: duplicated, owned by the multidevice */
+        else if (md_cancel_recv(md, &r) != MD_OK || !md_request_is_complete(&r) ||
+                 !r.status.cancelled)
+            rc = 21;
+        md_comm_create(md, 2, members, &local);
+        if (rc == 0 && (md_irecv(md, &r2, &v, sizeof(v), -1, MD_ANY_SOURCE, 5,
+                                 CTX, local) != MD_OK || r2.subdev < 0))
+            rc = 22;    /* one subdevice serves the communicator: no copies */
+        atomic_store(&sh->counters[0], 1);
+        if (rc == 0 && (forkjob_wait(md, &r2) != 0 || v != 42))
+            rc = 23;
+        md_comm_free(md, local);
+    } else if (rank == 1) {
+        v = 42;
+        while (atomic_load(&sh->counters[0]) == 0)
+            md_progress(md);
+        if (md_isend(md, &s, &v, sizeof(v), 0, 1, 5, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &s) != 0)
+            rc = 30;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, cancel_any_source_and_no_duplicates_with_one_subdevice,
+     .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(4, nodes, confs, cancel_and_single, NULL, 50), 0);
+}
