@@ -37,8 +37,13 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
         nic_log_error("wire: socket: %m");
         return NIC_ERR_IO;
     }
-    (void)setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-    (void)setsockopt(w->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+    /* A window of 4 kB frames must fit the socket buffers, or the kernel
+     * drops what the reliability layer then resends.  The FORCE options
+     * pass net.core.rmem_max where we may (root); else the plain ones. */
+    if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) != 0)
+        (void)setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+    if (setsockopt(w->fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) != 0)
+        (void)setsockopt(w->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
     w->addr.sin_family = AF_INET;
     w->addr.sin_port = htons(port);
     if (inet_pton(AF_INET, ip ? ip : "127.0.0.1", &w->addr.sin_addr) != 1) {

@@ -19,7 +19,8 @@ struct myri_gam {
     int32_t           *credits;         /* [num_vnn] */
     uint32_t          *owed;            /* [num_vnn] */
     uint64_t          *owed_since;      /* [num_vnn] */
-    int32_t           *debtors;         /* vnns with owed > 0 */
+    int32_t           *debtors;         /* vnns that may be owed credits */
+    uint8_t           *listed;          /* [num_vnn]: on the debtors list */
     uint32_t           ndebtors;
     myri_gam_handler_t handler[MYRI_NUM_HANDLERS];
     void              *handler_arg[MYRI_NUM_HANDLERS];
@@ -89,7 +90,9 @@ int myri_gam_open(nic_host_t *host, const myri_gam_params_t *p, myri_gam_t **g_p
     g->owed = calloc((size_t)p->num_vnn, sizeof(uint32_t));
     g->owed_since = calloc((size_t)p->num_vnn, sizeof(uint64_t));
     g->debtors = malloc(sizeof(int32_t) * (size_t)p->num_vnn);
-    if (g->credits == NULL || g->owed == NULL || g->owed_since == NULL || g->debtors == NULL) {
+    g->listed = calloc((size_t)p->num_vnn, 1);
+    if (g->credits == NULL || g->owed == NULL || g->owed_since == NULL || g->debtors == NULL ||
+        g->listed == NULL) {
         rc = NIC_ERR_NO_MEMORY;
         goto err;
     }
@@ -128,6 +131,7 @@ int myri_gam_close(myri_gam_t *g)
     free(g->owed);
     free(g->owed_since);
     free(g->debtors);
+    free(g->listed);
     free(g);
     return NIC_OK;
 }
@@ -255,6 +259,13 @@ int myri_gam_request(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_
     return rc;
 }
 
+void myri_gam_host_copy(myri_gam_t *g, void *dst, const void *src, size_t len)
+{
+    memcpy(dst, src, len);
+    if (g->t.mem_ns)
+        gam_wait((uint64_t)2 * ((len + g->t.mem_word - 1) / g->t.mem_word) * g->t.mem_ns);
+}
+
 int myri_gam_reply(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t args[5],
                    const void *data, uint32_t len)
 {
@@ -272,8 +283,10 @@ int myri_gam_reply(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t 
 
 static void gam_owe(myri_gam_t *g, int32_t src, uint64_t now)
 {
-    if (g->owed[src]++ == 0) {
+    if (g->owed[src]++ == 0)
         g->owed_since[src] = now;
+    if (!g->listed[src]) {
+        g->listed[src] = 1;
         g->debtors[g->ndebtors++] = src;
     }
 }
@@ -284,12 +297,12 @@ static void gam_pay(myri_gam_t *g, uint64_t now)
     uint32_t keep = 0;
     for (uint32_t i = 0; i < g->ndebtors; i++) {
         int32_t src = g->debtors[i];
-        if (g->owed[src] == 0)
-            continue;   /* paid on a request meanwhile */
-        if ((g->owed[src] >= g->flush_threshold || now - g->owed_since[src] >= g->flush_ns) &&
-            gam_post(g, src, MYRI_OP_SHORT | MYRI_OP_REPLY, 0, NULL, NULL, 0) == NIC_OK) {
-            g->st.replies++;
-            continue;   /* gam_post zeroed the debt */
+        if (g->owed[src] == 0 ||
+            ((g->owed[src] >= g->flush_threshold || now - g->owed_since[src] >= g->flush_ns) &&
+             gam_post(g, src, MYRI_OP_SHORT | MYRI_OP_REPLY, 0, NULL, NULL, 0) == NIC_OK &&
+             ++g->st.replies)) {
+            g->listed[src] = 0;   /* paid (here or on a request) */
+            continue;
         }
         g->debtors[keep++] = src;
     }

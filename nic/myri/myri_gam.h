@@ -78,6 +78,9 @@ int  myri_gam_request(myri_gam_t *g, int32_t dst, unsigned handler, const uint64
  * at dst inside its poll) carrying the credits owed to dst. */
 int  myri_gam_reply(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t args[5],
                     const void *data, uint32_t len);
+/* memcpy by the host, charged at the timing model's main-memory speed
+ * (a bulk message's copy to its destination). */
+void myri_gam_host_copy(myri_gam_t *g, void *dst, const void *src, size_t len);
 /* Would a request to dst go out now? */
 int  myri_gam_can_request(myri_gam_t *g, int32_t dst);
 /* Run handlers for up to max arrivals, pay credits; returns the number of

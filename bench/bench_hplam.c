@@ -1,0 +1,246 @@
+/* bench_hplam.c - the HP-LAM timing model measured by P2's own method
+ * (§4.1 and §4.2), at the GAM level, two processes on two emulated nodes,
+ * each node its own nicd running the LANai control program:
+ *
+ *   RTT   ping_pong: node 0 sends a request, node 1's handler replies;
+ *         RTT = time / round trips
+ *   BW    ping_bulk: a 4 kB store to node 1, whose handler copies it to
+ *         its destination and answers with a 4 kB reply transfer;
+ *         BW = 2 * n * 4096 / time
+ *   o_s   time between adjacent minimum-size sends in bursts that never
+ *         wait for credits (4 credits, as Sun-LAM's DEPTH)
+ *   g     time between adjacent sends in a long burst (credits run out,
+ *         the sender polls for replies)
+ *   o_r   a delta of host work between sends: per-message time
+ *         = o_s + delta + o_r once the sender is the bottleneck
+ *   L     RTT/2 - o_s - o_r
+ *
+ * Every GAM request gets its own reply, as in GAM.  The end-to-end numbers
+ * come out of the component costs in nic/myri/myri_timing.c. */
+#include "config.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/nic_host.h"
+#include "myri/myri_gam.h"
+#include "myri/myri_timing.h"
+#include "myri_bench.h"
+#include "myri_harness.h"
+
+enum { H_PING = 1, H_PONG, H_BULK, H_BULKBACK, H_NULL };
+
+typedef struct hsh {
+    _Atomic int arrived, done;
+    uint32_t    ip[2], ep[2];
+    uint16_t    port[2];
+    double      res[6];
+} hsh_t;
+
+static hsh_t *sh;
+static unsigned pongs, bulks;
+static uint8_t dest[MYRI_PAGE];
+
+/* Host work of delta us; the host's core is free for the NIC meanwhile. */
+static void host_work(double us)
+{
+    double end = bench_now_us() + us;
+    while (bench_now_us() < end)
+        sched_yield();
+}
+
+static void h_ping(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
+{
+    myri_gam_reply(g, src, H_PONG, NULL, NULL, 0);
+}
+
+static void h_pong(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
+{
+    pongs++;
+}
+
+/* Bulk: the library copies the page to its destination before the
+ * handler (P2 §3.1); the copy is host work at main-memory speed. */
+static void h_bulk(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
+{
+    myri_gam_host_copy(g, dest, p, d->len);
+    myri_gam_reply(g, src, H_BULKBACK, NULL, dest, d->len);
+}
+
+static void h_bulkback(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
+{
+    myri_gam_host_copy(g, dest, p, d->len);
+    bulks++;
+}
+
+static void barrier(int n)
+{
+    int target = atomic_fetch_add(&sh->arrived, 1) / n * n + n;
+    while (atomic_load(&sh->arrived) < target)
+        sched_yield();
+}
+
+static void request(myri_gam_t *g, unsigned h, const void *data, uint32_t len)
+{
+    while (myri_gam_request(g, 1, h, NULL, data, len) != NIC_OK)
+        myri_gam_poll(g, 16);
+}
+
+static void drain(myri_gam_t *g)
+{
+    /* every credit back, nothing in flight */
+    while (myri_gam_credits(g, 1) < 4)
+        myri_gam_poll(g, 16);
+}
+
+static int hplam_rank(int rank, const bench_opts_t *o)
+{
+    char node[16];
+    myri_gam_t *g;
+    nic_host_t *h;
+    myri_timing_t t;
+    myri_host_timing_t ht;
+
+    if (o->pin)
+        bench_pin(rank);
+    snprintf(node, sizeof(node), "hplam%d", rank);
+    nic_attach_opts_t ao = { .node = node, .nic = "myri0", .pers = "myri", .start = 1 };
+    if (nic_host_attach(&ao, &h) != NIC_OK)
+        return 1;
+    myri_gam_params_t gp = { .job_key = 77, .my_vnn = rank, .num_vnn = 2, .credits = 4,
+                             .reply_every = 1 };
+    if (myri_gam_open(h, &gp, &g) != NIC_OK)
+        return 2;
+    sh->ip[rank] = h->wire_ip;
+    sh->port[rank] = h->wire_port;
+    sh->ep[rank] = myri_gam_ep(g)->id;
+    barrier(2);
+    myri_fabric_item_t it[2];
+    myri_peer_entry_t pe[2];
+    memset(pe, 0, sizeof(pe));
+    for (int i = 0; i < 2; i++) {
+        it[i] = (myri_fabric_item_t){ .kind = MYRI_FAB_ATTACH, .sw_a = 0, .port_a = (uint8_t)(1 + i),
+                                      .ip = sh->ip[i], .udp_port = sh->port[i] };
+        pe[i].ep_id = sh->ep[i];
+        pe[i].valid = 1;
+        pe[i].route_len = 1;
+        pe[i].route[0] = myri_route_byte(i - rank);
+    }
+    myri_timing_profile("hplam", &t, &ht);
+    if (myri_gam_fabric(g, it, 2) != NIC_OK || myri_gam_set_peers(g, 0, 2, pe) != NIC_OK ||
+        myri_gam_timing(g, &t) != NIC_OK)
+        return 3;
+    myri_gam_set_host_timing(g, &ht);
+    myri_gam_set_handler(g, H_PING, h_ping, NULL);
+    myri_gam_set_handler(g, H_PONG, h_pong, NULL);
+    myri_gam_set_handler(g, H_BULK, h_bulk, NULL);
+    myri_gam_set_handler(g, H_BULKBACK, h_bulkback, NULL);
+    barrier(2);
+
+    if (rank == 1) {
+        while (!atomic_load(&sh->done))
+            myri_gam_poll(g, 16);
+    } else {
+        int n = o->iters;
+        double t0 = 0;
+        /* RTT */
+        for (int i = -n / 10; i < n; i++) {
+            if (i == 0) {
+                pongs = 0;
+                t0 = bench_now_us();
+            }
+            unsigned want = pongs + 1;
+            request(g, H_PING, NULL, 0);
+            while (pongs < want)
+                myri_gam_poll(g, 16);
+        }
+        sh->res[0] = (bench_now_us() - t0) / n;
+        /* BW: 4 kB ping_bulk */
+        static uint8_t page[MYRI_PAGE];
+        int nb = n / 4 + 10;
+        bulks = 0;
+        t0 = bench_now_us();
+        for (int i = 0; i < nb; i++) {
+            unsigned want = bulks + 1;
+            request(g, H_BULK, page, MYRI_PAGE);
+            while (bulks < want)
+                myri_gam_poll(g, 16);
+        }
+        sh->res[1] = 2.0 * nb * MYRI_PAGE / (bench_now_us() - t0);
+        /* o_s: bursts within the credits */
+        double sum = 0;
+        int bursts = n / 4 + 10;
+        for (int b = 0; b < bursts; b++) {
+            drain(g);
+            t0 = bench_now_us();
+            for (int k = 0; k < 4; k++)
+                request(g, H_NULL, NULL, 0);
+            sum += bench_now_us() - t0;
+        }
+        drain(g);
+        double o_s = sum / (bursts * 4);
+        /* g: a long burst */
+        int k = n * 2;
+        t0 = bench_now_us();
+        for (int i = 0; i < k; i++)
+            request(g, H_NULL, NULL, 0);
+        drain(g);
+        double gap = (bench_now_us() - t0) / k;
+        /* o_r: with delta of host work between sends */
+        const double delta = 30.0;
+        t0 = bench_now_us();
+        for (int i = 0; i < k / 2; i++) {
+            request(g, H_NULL, NULL, 0);
+            host_work(delta);
+            myri_gam_poll(g, 16);
+        }
+        drain(g);
+        double per = (bench_now_us() - t0) / (k / 2);
+        double o_r = per - delta - o_s;
+        sh->res[2] = o_s;
+        sh->res[3] = o_r;
+        sh->res[4] = sh->res[0] / 2 - o_s - o_r;
+        sh->res[5] = gap;
+        atomic_store(&sh->done, 1);
+    }
+    barrier(2);
+    myri_gam_close(g);
+    nic_host_detach(h);
+    return 0;
+}
+
+int bench_hplam(const bench_opts_t *o, hplam_result_t *r)
+{
+    pid_t pid[2];
+    int ok = 1;
+
+    mh_env_setup();
+    sh = bench_shared(sizeof(*sh));
+    if (sh == NULL)
+        return -1;
+    fflush(NULL);
+    for (int i = 0; i < 2; i++) {
+        pid[i] = fork();
+        if (pid[i] == 0)
+            _exit(hplam_rank(i, o));
+    }
+    for (int i = 0; i < 2; i++) {
+        int st;
+        waitpid(pid[i], &st, 0);
+        ok &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    if (!ok)
+        return -1;
+    r->rtt_us = sh->res[0];
+    r->bw_MBs = sh->res[1];
+    r->o_s = sh->res[2];
+    r->o_r = sh->res[3];
+    r->L = sh->res[4];
+    r->g = sh->res[5];
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* myri_bench.h - bench/myri-vs-udp: subdev-myri against raw UDP on
+ * loopback, and the HP-LAM timing model measured the way P2 measured it. */
+#ifndef MYRI_BENCH_H
+#define MYRI_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bench_opts {
+    int    iters;        /* ping-pong round trips */
+    size_t lat_size;     /* ping-pong message bytes */
+    size_t bw_size;      /* streaming message bytes */
+    size_t bw_total;     /* streaming bytes in total */
+    int    window;       /* streaming messages in flight */
+    size_t dgram;        /* raw UDP streaming datagram bytes */
+    int    pin;          /* rank i on CPU i */
+} bench_opts_t;
+
+typedef struct bench_result {
+    double rtt_us;       /* round trip */
+    double bw_MBs;       /* 1e6 bytes per second */
+} bench_result_t;
+
+/* Shared with forked children (anonymous shared mapping). */
+void *bench_shared(size_t len);
+double bench_now_us(void);
+void bench_pin(int cpu);
+
+int bench_udp_pingpong(const bench_opts_t *o, int busy_poll, bench_result_t *r);
+int bench_udp_stream(const bench_opts_t *o, size_t dgram, bench_result_t *r);
+int bench_sdi(const bench_opts_t *o, const char *timing, bench_result_t *r);
+
+/* HP-LAM, P2 §4: ping_pong RTT, ping_bulk BW, LogP signature. */
+typedef struct hplam_result {
+    double rtt_us, bw_MBs, o_s, o_r, L, g;
+} hplam_result_t;
+int bench_hplam(const bench_opts_t *o, hplam_result_t *r);
+
+#endif
