@@ -8,10 +8,12 @@
 
 extern const nic_pers_ops_t nic_pers_echo_ops;
 extern const nic_pers_ops_t nic_myri_lcp_ops;
+extern const nic_pers_ops_t nic_sci_bridge_ops;
 
 static const nic_pers_ops_t *const nic_pers_all[] = {
     &nic_pers_echo_ops,
     &nic_myri_lcp_ops,
+    &nic_sci_bridge_ops,
 };
 
 const nic_pers_ops_t *nic_pers_find(const char *name)

@@ -1,0 +1,211 @@
+/* sci_fw.c - the PCI-SCI bridge as a firmware personality: set-up,
+ * endpoints, the per-turn work (delayed frames, held completions, timeouts,
+ * sending the frames filled this turn) and the status text.  The send side
+ * is sci_tx.c, the receive side sci_rx.c, configuration sci_ctl.c. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/nic_log.h"
+#include "sci_fw.h"
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+    const char *v = getenv(name);
+    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
+}
+
+static void sci_fw_fini(nic_fw_t *fw, void *state)
+{
+    sci_bridge_t *b = state;
+    for (unsigned i = 0; i < SCI_NODE_MAX; i++)
+        free(b->peer[i].buf);
+    free(b->up);
+    free(b->down);
+    free(b->late);
+    free(b->delay);
+    free(b);
+}
+
+static int sci_fw_init(nic_fw_t *fw, void **state)
+{
+    sci_bridge_t *b = calloc(1, sizeof(*b));
+    uint64_t up;
+
+    if (b == NULL)
+        return NIC_ERR_NO_MEMORY;
+    do {
+        b->my_fw = (uint32_t)(nic_now_ns() * 2654435761u) ^ ((uint32_t)rand() << 8);
+    } while (b->my_fw == 0);
+    up = env_u64("MULTIDEV_SCI_UP_ATT", SCI_UP_ENTRIES_DEF);
+    if (up < 16 || up > (1u << 22)) {
+        nic_log_error("MULTIDEV_SCI_UP_ATT=%llu: expected 16..4194304 upstream entries",
+                      (unsigned long long)up);
+        free(b);
+        return NIC_ERR_CONFIG;
+    }
+    b->up_entries = (uint32_t)up;
+    b->timeout_ns = env_u64("MULTIDEV_SCI_TIMEOUT_MS", 3000) * 1000000ull;
+    b->up = calloc(b->up_entries, sizeof(*b->up));
+    b->down = calloc(SCI_DOWN_ENTRIES, sizeof(*b->down));
+    if (b->up == NULL || b->down == NULL) {
+        sci_fw_fini(fw, b);
+        return NIC_ERR_NO_MEMORY;
+    }
+    *state = b;
+    return NIC_OK;
+}
+
+static int sci_ep_open(nic_fw_t *fw, nic_fw_ep_t *ep)
+{
+    ep->pers = calloc(1, sizeof(sci_ep_t));
+    return ep->pers ? NIC_OK : NIC_ERR_NO_MEMORY;
+}
+
+/* Forget everything that names ep: its ATT entries, tags, interrupts, and
+ * the reads, barriers and completions still owed to it. */
+static void sci_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
+{
+    sci_bridge_t *b = sci_of(fw);
+
+    sci_up_free_ep(b, ep);
+    sci_down_free_ep(b, ep);
+    for (unsigned i = 0; i < SCI_TAG_MAX; i++)
+        if (b->tags[i].owner_ep == ep->id)
+            memset(&b->tags[i], 0, sizeof(b->tags[i]));
+    for (unsigned i = 0; i < SCI_INTR_MAX; i++)
+        if (b->intr[i].ep == ep)
+            b->intr[i].ep = NULL;
+    for (unsigned i = 0; i < SCI_READS_MAX; i++)
+        if (b->reads[i].ep == ep)
+            b->reads[i].ep = NULL;
+    for (unsigned i = 0; i < SCI_BARRIERS_MAX; i++)
+        if (b->barriers[i].ep == ep)
+            b->barriers[i].ep = NULL;
+    for (uint32_t i = b->late_head; i != b->late_tail; i++)
+        if (b->late[i % SCI_LATE_MAX].ep == ep)
+            b->late[i % SCI_LATE_MAX].ep = NULL;
+    free(ep->pers);
+    ep->pers = NULL;
+}
+
+/* Reads and barriers nobody answered: the bridge they wait on is gone. */
+static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
+{
+    int n = 0;
+
+    for (unsigned i = 0; i < SCI_READS_MAX; i++) {
+        sci_read_t *r = &b->reads[i];
+        if (r->ep == NULL)
+            continue;
+        if (now < r->deadline_ns) {
+            if (r->deadline_ns < *next)
+                *next = r->deadline_ns;
+            continue;
+        }
+        sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = r->op, .status = NIC_ERR_PEER_FAILED,
+                        .len = (uint32_t)r->got, .cookie = r->cookie };
+        nic_fw_ep_t *ep = r->ep;
+        r->ep = NULL;
+        nic_log_warn("endpoint %#x: a remote read got no answer in %llu ms", ep->id,
+                     (unsigned long long)(b->timeout_ns / 1000000));
+        sci_cq_complete(b, ep, &c, 0);
+        n++;
+    }
+    for (unsigned i = 0; i < SCI_BARRIERS_MAX; i++) {
+        sci_barrier_t *bar = &b->barriers[i];
+        if (bar->ep == NULL)
+            continue;
+        if (now < bar->deadline_ns) {
+            if (bar->deadline_ns < *next)
+                *next = bar->deadline_ns;
+            continue;
+        }
+        sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER,
+                        .status = NIC_ERR_PEER_FAILED, .cookie = bar->cookie };
+        nic_fw_ep_t *ep = bar->ep;
+        bar->ep = NULL;
+        nic_log_warn("endpoint %#x: a store barrier got no answer from %u bridge(s) in "
+                     "%llu ms", ep->id, bar->remaining,
+                     (unsigned long long)(b->timeout_ns / 1000000));
+        sci_cq_complete(b, ep, &c, 0);
+        n++;
+    }
+    return n;
+}
+
+/* Timing model: completions held until the emulated hardware is done. */
+static int sci_late_post(sci_bridge_t *b, uint64_t now, uint64_t *next)
+{
+    int n = 0;
+
+    while (b->late_head != b->late_tail) {
+        sci_late_cqe_t *l = &b->late[b->late_head % SCI_LATE_MAX];
+        if (l->ep != NULL && l->due_ns > now) {
+            if (l->due_ns < *next)
+                *next = l->due_ns;
+            break;
+        }
+        b->late_head++;
+        if (l->ep == NULL)
+            continue;   /* its endpoint closed */
+        if (sci_ep(l->ep)->cq_reserved > 0)
+            sci_ep(l->ep)->cq_reserved--;
+        sci_cq_post(l->ep, &l->cqe);
+        n++;
+    }
+    return n;
+}
+
+static int sci_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
+{
+    sci_bridge_t *b = sci_of(fw);
+    int n = 0;
+
+    if (b->delay_head != b->delay_tail)
+        n += sci_rx_delayed(fw, b, now, next);
+    if (b->late_head != b->late_tail)
+        n += sci_late_post(b, now, next);
+    n += sci_timeouts(b, now, next);
+    if (b->timing.enabled && b->dma_free_ns > now && b->dma_free_ns < *next)
+        *next = b->dma_free_ns;
+    sci_peer_flush_all(fw, b);
+    return n;
+}
+
+static void sci_status(nic_fw_t *fw, FILE *f)
+{
+    sci_bridge_t *b = sci_of(fw);
+    const sci_fw_stats_t *s = &b->st;
+    unsigned peers = 0;
+
+    for (unsigned i = 0; i < SCI_NODE_MAX; i++)
+        peers += b->peer[i].used;
+    fprintf(f, "sci: incarnation %#x, %u bridges, upstream ATT %u/%u, downstream ATT %u/%u, "
+               "timing model %s\n", b->my_fw, peers, b->up_used, b->up_entries, b->down_used,
+            SCI_DOWN_ENTRIES, b->timing.enabled ? "on" : "off");
+    fprintf(f, "sci: tx frames %llu packets %llu; rx frames %llu packets %llu\n",
+            (unsigned long long)s->tx_frames, (unsigned long long)s->tx_packets,
+            (unsigned long long)s->rx_frames, (unsigned long long)s->rx_packets);
+    fprintf(f, "sci: dropped unmapped %llu clipped %llu foreign_job %llu bad %llu gaps %llu "
+               "duplicates %llu intr_dropped %llu\n",
+            (unsigned long long)s->rx_unmapped, (unsigned long long)s->rx_clipped,
+            (unsigned long long)s->rx_foreign_job, (unsigned long long)s->rx_bad,
+            (unsigned long long)s->rx_seq_gaps, (unsigned long long)s->rx_duplicates,
+            (unsigned long long)s->intr_dropped);
+}
+
+const nic_pers_ops_t nic_sci_bridge_ops = {
+    .name = "sci",
+    .id = NIC_PERS_SCI,
+    .fw_init = sci_fw_init,
+    .fw_fini = sci_fw_fini,
+    .ep_open = sci_ep_open,
+    .ep_close = sci_ep_close,
+    .ep_ctl = sci_ep_ctl,
+    .ep_service = sci_ep_service,
+    .rx_frame = sci_rx_frame,
+    .poll = sci_poll,
+    .status = sci_status,
+};

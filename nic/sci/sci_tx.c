@@ -1,0 +1,449 @@
+/* sci_tx.c - the bridge's send side: the host's send queue (its mapped
+ * transmit window) drained in order, one request at a time.
+ *
+ *   STORE    PIO: the data is cut into 64-byte SCI transactions at the
+ *            window address's 64-byte boundaries, translated page by page
+ *            through the downstream ATT (owner only: the host MMU protects
+ *            PIO, there is no tag check) and sent as WRITE packets.  Bytes
+ *            beyond the window are clipped and reported.
+ *   DMA_*    the DMA engine: both ends must carry the endpoint's DMA
+ *            context tag (P5: checked here, on the initiator, only); a
+ *            mismatch is a protection error that moves no data.  Long
+ *            transfers go on over several loop turns, still in order.
+ *   PIO_READ a CPU load from a window: untagged; the data lands in the
+ *            endpoint's own exported memory.  Reads are counted.
+ *   BARRIER  completes once every bridge stored to since the last barrier
+ *            has answered, i.e. once those stores are visible there.
+ *   INTR     a remote interrupt; MANUAL a host-built packet sent as is.
+ *
+ * Handlers return 1 (done: consume it), 0 (moved on, not done: it stays
+ * at the head) or -1 (blocked: nothing happened).
+ *
+ * A request is taken only while the CQ has room for the completion it may
+ * need beyond those already owed (back-pressure, never a lost CQE). */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "../core/nic_log.h"
+#include "sci_fw.h"
+
+#define SCI_DMA_BURST   (256u * 1024u)   /* DMA bytes per loop turn */
+#define SCI_DMA_AHEAD   200000ull        /* timing: run at most this far ahead */
+
+int sci_cq_post(nic_fw_ep_t *ep, const sci_cqe_t *c)
+{
+    nic_entry_t *slot = nic_ring_slot(&ep->cq);
+    if (slot == NULL)
+        return 0;
+    memcpy(slot, c, sizeof(*c));
+    nic_fw_cq_commit(ep);
+    return 1;
+}
+
+void sci_cq_complete(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_cqe_t *c, uint64_t due_ns)
+{
+    sci_ep_t *se = sci_ep(ep);
+
+    if (se->cq_reserved > 0)
+        se->cq_reserved--;
+    if (b->timing.enabled && due_ns > nic_now_ns() && b->late != NULL &&
+        b->late_tail - b->late_head < SCI_LATE_MAX) {
+        sci_late_cqe_t *l = &b->late[b->late_tail++ % SCI_LATE_MAX];
+        l->ep = ep;
+        l->due_ns = due_ns;
+        l->cqe = *c;
+        se->cq_reserved++;   /* still owed */
+        return;
+    }
+    sci_cq_post(ep, c);
+}
+
+static void cq_done(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h, int status,
+                    uint64_t len, uint64_t due_ns)
+{
+    sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = h->op, .status = (int16_t)status,
+                    .len = (uint32_t)len, .cookie = h->cookie };
+    sci_ep(ep)->cq_reserved++;
+    sci_cq_complete(b, ep, &c, due_ns);
+}
+
+/* Bytes [from, from + n) of the data of the request whose head (copied to
+ * h) sits at ring index idx: the first ones inline, the rest in the
+ * following entries, contiguous up to the ring's end. */
+static void sq_data(nic_fw_ep_t *ep, const sci_sqe_t *h, uint32_t idx, uint32_t from,
+                    uint8_t *dst, uint32_t n)
+{
+    if (from < SCI_SQE_INLINE) {
+        uint32_t k = SCI_SQE_INLINE - from < n ? SCI_SQE_INLINE - from : n;
+        memcpy(dst, h->data + from, k);
+        dst += k;
+        from += k;
+        n -= k;
+    }
+    while (n > 0) {
+        uint32_t rel = from - SCI_SQE_INLINE;
+        uint32_t slot = (idx + 1 + rel / 64) & ep->sq.mask, off = rel % 64;
+        uint32_t run = (ep->sq.mask + 1 - slot) * 64 - off;
+        uint32_t k = run < n ? run : n;
+        memcpy(dst, (const uint8_t *)&ep->sq.slots[slot] + off, k);
+        dst += k;
+        from += k;
+        n -= k;
+    }
+}
+
+static void mark_dirty(sci_ep_t *se, int peer)
+{
+    se->dirty[peer / 8] |= (uint8_t)(1u << (peer % 8));
+}
+
+static int do_store(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h,
+                    uint32_t idx)
+{
+    sci_ep_t *se = sci_ep(ep);
+    uint64_t now = nic_now_ns();
+    uint32_t off = 0, left = h->len;
+
+    while (left > 0) {
+        uint64_t at = h->addr + off;
+        uint32_t avail, n;
+        sci_down_t *d = sci_down_lookup(b, ep, at, &avail);
+        if (d == NULL)
+            break;
+        n = left < avail ? left : avail;
+        if (n > SCI_PKT_DATA_MAX)
+            n = SCI_PKT_DATA_MAX;
+        sci_pkt_hdr_t p = { .cmd = SCI_CMD_WRITE, .len = n,
+                            .addr = d->remote + at % SCI_DOWN_PAGE, .job_key = ep->job_key };
+        uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, sci_txns(at, n), now);
+        if (dst == NULL)
+            break;
+        sq_data(ep, h, idx, off, dst, n);
+        mark_dirty(se, d->node);
+        off += n;
+        left -= n;
+    }
+    se->st.stores++;
+    se->st.store_bytes += off;
+    se->st.txns += sci_txns(h->addr, h->len);
+    if (left > 0) {
+        se->st.clipped++;
+        cq_done(b, ep, h, NIC_ERR_INVALID, off, 0);
+    } else if (h->flags & SCI_SQF_COMPLETE) {
+        cq_done(b, ep, h, NIC_OK, off, 0);
+    }
+    return 1;
+}
+
+static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
+{
+    sci_ep_t *se = sci_ep(ep);
+    sci_barrier_t *bar = NULL;
+    uint32_t count = 0;
+
+    for (unsigned i = 0; i < SCI_BARRIERS_MAX && bar == NULL; i++)
+        if (b->barriers[i].ep == NULL)
+            bar = &b->barriers[i];
+    if (bar == NULL)
+        return -1;   /* every barrier slot busy: later */
+    se->st.barriers++;
+    bar->token = ++b->barrier_token;
+    for (unsigned peer = 0; peer < SCI_NODE_MAX; peer++) {
+        if (!(se->dirty[peer / 8] & (1u << (peer % 8))))
+            continue;
+        sci_pkt_hdr_t p = { .cmd = SCI_CMD_BARRIER, .aux = bar->token, .job_key = ep->job_key };
+        if (sci_peer_packet(fw, b, (int)peer, &p, 1, nic_now_ns()) != NULL)
+            count++;
+    }
+    memset(se->dirty, 0, sizeof(se->dirty));
+    if (count == 0) {
+        cq_done(b, ep, h, NIC_OK, 0, 0);
+        return 1;
+    }
+    bar->ep = ep;
+    bar->remaining = count;
+    bar->cookie = h->cookie;
+    bar->deadline_ns = nic_now_ns() + b->timeout_ns;
+    se->cq_reserved++;
+    return 1;
+}
+
+/* Tags and translations of a DMA or read: NIC_OK or why it is refused. */
+static int check_transfer(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
+{
+    sci_ep_t *se = sci_ep(ep);
+    int rc;
+
+    if (h->op == SCI_OP_PIO_READ) {
+        /* A load: untagged; the data goes to the endpoint's own memory. */
+        if ((rc = sci_up_check(b, h->local, h->len, 0, 0, ep)) != NIC_OK)
+            return rc;
+        return sci_down_check(b, ep, h->addr, h->len, 0);
+    }
+    if (se->dma_tag == 0)
+        return NIC_ERR_PROTECTION;
+    if ((rc = sci_up_check(b, h->local, h->len, SCI_EXP_DMA, se->dma_tag, NULL)) != NIC_OK)
+        return rc;
+    return sci_down_check(b, ep, h->addr, h->len, se->dma_tag);
+}
+
+/* Timing model: the DMA engine reads n more bytes; returns when they are
+ * in the bridge. */
+static uint64_t dma_clock(sci_bridge_t *b, uint64_t now, uint32_t n, int first)
+{
+    const sci_timing_t *t = &b->timing;
+    uint64_t start = b->dma_free_ns > now ? b->dma_free_ns : now;
+    if (first)
+        start += t->dma_setup_ns;
+    b->dma_free_ns = start + (t->dma_MBps ? (uint64_t)n * 1000 / t->dma_MBps : 0);
+    return b->dma_free_ns;
+}
+
+/* Gather n bytes of local upstream memory at addr into dst. */
+static int dma_gather(sci_bridge_t *b, uint64_t addr, uint8_t *dst, uint32_t n)
+{
+    while (n > 0) {
+        uint32_t in = (uint32_t)(addr % SCI_UP_PAGE), k = SCI_UP_PAGE - in, skip, got;
+        if (k > n)
+            k = n;
+        const uint8_t *src = sci_up_page(b, addr, k, NIC_MR_LOCAL_READ, &skip, &got, NULL);
+        if (src == NULL || skip != 0 || got != k)
+            return NIC_ERR_INVALID;   /* unmapped meanwhile */
+        memcpy(dst, src, k);
+        dst += k;
+        addr += k;
+        n -= k;
+    }
+    return NIC_OK;
+}
+
+static int do_dma_write(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
+{
+    sci_ep_t *se = sci_ep(ep);
+    uint64_t now = nic_now_ns(), ready = now;
+    uint32_t burst = 0;
+    int rc;
+
+    if (se->head_done == 0) {
+        if ((rc = check_transfer(b, ep, h)) != NIC_OK) {
+            se->st.protection++;
+            cq_done(b, ep, h, rc, 0, 0);
+            return 1;
+        }
+        se->st.dma_ops++;
+    }
+    while (se->head_done < h->len && burst < SCI_DMA_BURST) {
+        uint64_t at = h->addr + se->head_done;
+        uint32_t avail, n;
+        sci_down_t *d;
+
+        if (b->timing.enabled && b->dma_free_ns > now + SCI_DMA_AHEAD)
+            return burst ? 0 : -1;   /* the emulated engine is busy: go on later */
+        d = sci_down_lookup(b, ep, at, &avail);
+        if (d == NULL) {
+            rc = NIC_ERR_INVALID;   /* unimported meanwhile */
+            goto fail;
+        }
+        n = h->len - se->head_done < avail ? (uint32_t)(h->len - se->head_done) : avail;
+        if (n > SCI_PKT_DATA_MAX)
+            n = SCI_PKT_DATA_MAX;
+        if (b->timing.enabled)
+            ready = dma_clock(b, now, n, se->head_done == 0);
+        sci_pkt_hdr_t p = { .cmd = SCI_CMD_WRITE, .len = n,
+                            .addr = d->remote + at % SCI_DOWN_PAGE, .job_key = ep->job_key };
+        uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, sci_txns(at, n), ready);
+        if (dst == NULL) {
+            rc = NIC_ERR_NO_MEMORY;
+            goto fail;
+        }
+        if ((rc = dma_gather(b, h->local + se->head_done, dst, n)) != NIC_OK) {
+            memset(dst, 0, n);   /* the packet leaves, but carries no stale bytes */
+            goto fail;
+        }
+        mark_dirty(se, d->node);
+        se->head_done += n;
+        se->st.dma_bytes += n;
+        burst += n;
+    }
+    if (se->head_done < h->len)
+        return 0;
+    cq_done(b, ep, h, NIC_OK, h->len, b->timing.enabled ? b->dma_free_ns : 0);
+    se->head_done = 0;
+    return 1;
+fail:
+    cq_done(b, ep, h, rc, se->head_done, 0);
+    se->head_done = 0;
+    return 1;
+}
+
+static int do_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
+{
+    sci_ep_t *se = sci_ep(ep);
+    sci_read_t *r = NULL;
+    uint32_t slot = 0;
+    int rc;
+
+    if ((rc = check_transfer(b, ep, h)) != NIC_OK) {
+        se->st.protection++;
+        cq_done(b, ep, h, rc, 0, 0);
+        return 1;
+    }
+    if (h->len == 0) {
+        cq_done(b, ep, h, NIC_OK, 0, 0);
+        return 1;
+    }
+    for (slot = 0; slot < SCI_READS_MAX && r == NULL; slot++)
+        if (b->reads[slot].ep == NULL)
+            r = &b->reads[slot];
+    if (r == NULL)
+        return -1;   /* every read slot busy: later */
+    slot--;
+    r->ep = ep;
+    r->gen = (++b->read_gen) & 0xffffff;
+    r->op = h->op;
+    r->status = NIC_OK;
+    r->local = h->local;
+    r->len = h->len;
+    r->got = 0;
+    r->cookie = h->cookie;
+    r->deadline_ns = nic_now_ns() + b->timeout_ns;
+    se->cq_reserved++;
+    se->st.remote_reads++;
+    se->st.read_bytes += h->len;
+    if (h->op == SCI_OP_DMA_READ)
+        se->st.dma_ops++;
+    for (uint64_t off = 0; off < h->len;) {
+        uint32_t avail, n;
+        sci_down_t *d = sci_down_lookup(b, ep, h->addr + off, &avail);
+        uint64_t want;
+        n = h->len - off < avail ? (uint32_t)(h->len - off) : avail;
+        want = n;
+        /* The request carries the byte count it wants as its 8 data bytes. */
+        sci_pkt_hdr_t p = { .cmd = SCI_CMD_READ_REQ, .len = sizeof(want),
+                            .addr = d->remote + (h->addr + off) % SCI_DOWN_PAGE,
+                            .aux = (slot | (uint64_t)r->gen << 8) | off << 32,
+                            .job_key = ep->job_key };
+        uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, 1, nic_now_ns());
+        if (dst != NULL)
+            memcpy(dst, &want, sizeof(want));
+        off += n;
+    }
+    return 1;
+}
+
+static int do_intr(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
+{
+    sci_node_t node = sci_node_unpack(h->addr);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = node.ip,
+                              .sin_port = node.port };
+    int peer = sci_peer_get(b, &to, 1);
+    sci_pkt_hdr_t p = { .cmd = SCI_CMD_INTR, .aux = h->local, .job_key = ep->job_key };
+
+    if (peer < 0 || sci_peer_packet(fw, b, peer, &p, 1, nic_now_ns()) == NULL) {
+        cq_done(b, ep, h, NIC_ERR_NO_RESOURCE, 0, 0);
+        return 1;
+    }
+    sci_ep(ep)->st.intr_sent++;
+    mark_dirty(sci_ep(ep), peer);
+    if (h->flags & SCI_SQF_COMPLETE)
+        cq_done(b, ep, h, NIC_OK, 0, 0);
+    return 1;
+}
+
+/* A packet the host built: checked for shape only, then sent as it is,
+ * under the endpoint's job key.  The receiver cannot tell it from one the
+ * bridge made (P7: manual packets, handled as automatic ones). */
+static int do_manual(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h,
+                     uint32_t idx)
+{
+    sci_node_t node = sci_node_unpack(h->addr);
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = node.ip,
+                              .sin_port = node.port };
+    sci_pkt_hdr_t p;
+    uint8_t *dst;
+    int peer;
+
+    if (h->len < sizeof(p))
+        goto bad;
+    sq_data(ep, h, idx, 0, (uint8_t *)&p, sizeof(p));
+    if ((p.cmd != SCI_CMD_WRITE && p.cmd != SCI_CMD_INTR) || p.len > SCI_PKT_DATA_MAX ||
+        sizeof(p) + p.len > h->len || (p.cmd == SCI_CMD_INTR && p.len != 0))
+        goto bad;
+    p.flags = 0;
+    p.job_key = ep->job_key;
+    if ((peer = sci_peer_get(b, &to, 1)) < 0 ||
+        (dst = sci_peer_packet(fw, b, peer, &p, sci_txns(p.addr, p.len), nic_now_ns())) == NULL) {
+        cq_done(b, ep, h, NIC_ERR_NO_RESOURCE, 0, 0);
+        return 1;
+    }
+    sq_data(ep, h, idx, sizeof(p), dst, p.len);
+    sci_ep(ep)->st.manual_sent++;
+    mark_dirty(sci_ep(ep), peer);
+    if (h->flags & SCI_SQF_COMPLETE)
+        cq_done(b, ep, h, NIC_OK, p.len, 0);
+    return 1;
+bad:
+    cq_done(b, ep, h, NIC_ERR_INVALID, 0, 0);
+    return 1;
+}
+
+/* Committed entries the firmware has not consumed yet. */
+static uint32_t sq_ready(nic_fw_ep_t *ep)
+{
+    ep->sq.other = atomic_load_explicit(ep->sq.prod, memory_order_acquire);
+    return ep->sq.other - ep->sq.local;
+}
+
+static void sq_consume(nic_fw_ep_t *ep, uint32_t n)
+{
+    ep->sq.local += n;
+    atomic_store_explicit(ep->sq.cons, ep->sq.local, memory_order_release);
+}
+
+int sci_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
+{
+    sci_bridge_t *b = sci_of(fw);
+    sci_ep_t *se = sci_ep(ep);
+    int events = 0;
+
+    if (se == NULL || atomic_load(&ep->sh->state) != NIC_EP_OPEN)
+        return 0;
+    for (;;) {
+        uint32_t ready = sq_ready(ep), idx = ep->sq.local;
+        sci_sqe_t h;
+        int done;
+
+        if (ready == 0 || ready > ep->sq.mask + 1)
+            break;
+        memcpy(&h, &ep->sq.slots[idx & ep->sq.mask], sizeof(h));   /* the host may change it */
+        if (h.nslots == 0 || h.nslots > ep->sq.mask + 1 || h.op == 0 || h.op >= SCI_OP_MAX ||
+            h.nslots != sci_sqe_slots(h.op, h.len)) {
+            nic_log_warn("endpoint %#x: malformed send request (op %u, %u entries, %u "
+                         "bytes): endpoint failed", ep->id, h.op, h.nslots, h.len);
+            nic_fw_ep_fail(ep, NIC_ERR_INVALID);
+            return events;
+        }
+        if (h.nslots > ready)
+            break;   /* not all of it committed yet */
+        if (nic_ring_space(&ep->cq) <= se->cq_reserved)
+            break;   /* no room for its completion: wait for the host */
+        switch (h.op) {
+        case SCI_OP_STORE:     done = do_store(fw, b, ep, &h, idx); break;
+        case SCI_OP_BARRIER:   done = do_barrier(fw, b, ep, &h); break;
+        case SCI_OP_DMA_WRITE: done = do_dma_write(fw, b, ep, &h); break;
+        case SCI_OP_DMA_READ:
+        case SCI_OP_PIO_READ:  done = do_read(fw, b, ep, &h); break;
+        case SCI_OP_INTR:      done = do_intr(fw, b, ep, &h); break;
+        default:               done = do_manual(fw, b, ep, &h, idx); break;
+        }
+        if (done < 0)
+            break;
+        events++;
+        if (done == 0)
+            break;
+        sq_consume(ep, h.nslots);
+    }
+    return events;
+}
