@@ -177,6 +177,8 @@ typedef struct shm_peer {
     void    *seg;            /**< the peer's segment (mine for self) */
     size_t   seg_len;
     shm_seg_hdr_t *seg_hdr;
+    size_t   eager_limit;    /**< mine, cut to what the peer's ring takes */
+    size_t   frag_size;      /**< likewise */
     shm_ring_producer_t out; /**< my ring in the peer's segment */
     shm_ring_consumer_t in;  /**< the peer's ring in my segment */
 

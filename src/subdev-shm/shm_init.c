@@ -159,7 +159,8 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     if (rc == MD_OK &&
         (shm_pool_init(&ctx->unexp_pool, sizeof(shm_unexp_t), 64, 64) != 0 ||
          shm_pool_init(&ctx->ctrl_pool, sizeof(shm_ctrl_item_t), 64, 64) != 0 ||
-         shm_bufpool_init(&ctx->bufs, ctx->tun.eager_limit) != 0))
+         /* peers may have a larger eager_limit: anything my rings carry */
+         shm_bufpool_init(&ctx->bufs, shm_ring_max_record(ctx->tun.ring_size)) != 0))
         rc = MD_ERR_NO_MEMORY;
     if (rc == MD_OK)
         rc = shm_segment_create(ctx, args->job_id, args->node_name);

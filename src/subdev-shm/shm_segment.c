@@ -206,6 +206,20 @@ static void *shm_segment_ring_for(shm_seg_hdr_t *hdr, size_t seg_len, int32_t me
     return NULL;
 }
 
+/* Eager limit and fragment size towards a peer: mine, but never more
+ * than the peer's ring (its ring_size may differ from mine) takes. */
+static void shm_segment_peer_limits(shm_ctx_t *ctx, shm_peer_t *peer)
+{
+    size_t max_rec = shm_ring_max_record(peer->out.size);
+
+    peer->eager_limit = ctx->tun.eager_limit;
+    if (peer->eager_limit > max_rec - sizeof(shm_msg_hdr_t))
+        peer->eager_limit = max_rec - sizeof(shm_msg_hdr_t);
+    peer->frag_size = ctx->tun.frag_size;
+    if (peer->frag_size > max_rec - SHM_DATA_OFFSET)
+        peer->frag_size = max_rec - SHM_DATA_OFFSET;
+}
+
 int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *card)
 {
     shm_seg_hdr_t *hdr;
@@ -217,8 +231,10 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
         peer->seg = NULL;          /* not mapped twice */
         peer->seg_hdr = ctx->seg_hdr;
         ring = shm_segment_ring_for(ctx->seg_hdr, ctx->seg_len, ctx->world_rank);
-        return ring != NULL && shm_ring_producer_attach(&peer->out, ring) == 0
-                   ? MD_OK : MD_ERR_INVALID;
+        if (ring == NULL || shm_ring_producer_attach(&peer->out, ring) != 0)
+            return MD_ERR_INVALID;
+        shm_segment_peer_limits(ctx, peer);
+        return MD_OK;
     }
     fd = shm_open(card->seg_name, O_RDWR, 0);
     if (fd < 0) {
@@ -260,6 +276,7 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
                   (int)peer->world, (int)ctx->world_rank);
         return MD_ERR_CONFIG;
     }
+    shm_segment_peer_limits(ctx, peer);
     /* The last of the owner's local peers to map the segment removes its
      * name; the mapping lives on. */
     if (atomic_fetch_add_explicit(&hdr->mapped, 1, memory_order_acq_rel) + 1 ==

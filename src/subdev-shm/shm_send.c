@@ -57,7 +57,7 @@ static void shm_count_send(shm_ctx_t *ctx, const md_request_t *req, int rndv)
  * ring is full. */
 static int shm_write_msg(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req)
 {
-    if (req->len <= ctx->tun.eager_limit) {
+    if (req->len <= peer->eager_limit) {
         uint32_t len = (uint32_t)(sizeof(shm_msg_hdr_t) + req->len);
         shm_msg_hdr_t *h = shm_ring_reserve(&peer->out, len);
 
@@ -96,7 +96,7 @@ static void shm_send_finish(shm_ctx_t *ctx, md_request_t *req, int error)
 static void shm_send_written(shm_ctx_t *ctx, shm_peer_t *peer,
                              md_request_t *req)
 {
-    if (req->len > ctx->tun.eager_limit ||
+    if (req->len > peer->eager_limit ||
         (req->env.flags & MD_ENV_F_SYNC) != 0) {
         shm_rp(req)->state = SHM_RS_SEND_WAIT;
         shm_reqlist_append(&peer->waiting, req);
@@ -196,8 +196,8 @@ static int shm_stream_some(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
         uint64_t frag = rp->total - rp->done;
         shm_ctrl_rec_t *c;
 
-        if (frag > ctx->tun.frag_size)
-            frag = ctx->tun.frag_size;
+        if (frag > peer->frag_size)
+            frag = peer->frag_size;
         c = shm_ring_reserve(&peer->out, (uint32_t)(SHM_DATA_OFFSET + frag));
         if (c == NULL)
             break;

@@ -433,3 +433,25 @@ Test(segment, names_carry_job_node_and_rank)
     cr_assert_str_neq(n1, n3);
     cr_assert_null(strchr(n1 + 1, '/'));
 }
+
+/* The NUMA placement path (hwloc sees two nodes here) must not get in the
+ * way of a working subdevice, whether the binding succeeds or not. */
+Test(segment, numa_binding_with_two_nodes, .timeout = 30)
+{
+    tb_shared_t *t = tb_create(1);
+    tb_dev_t d;
+    md_request_t s, r;
+    int v = 1, x = 0;
+
+    setenv("HWLOC_SYNTHETIC", "node:2 pu:1", 1);
+    cr_assert_eq(tb_dev_open(t, 0, &d, NULL, 0), MD_OK);
+    unsetenv("HWLOC_SYNTHETIC");
+    tb_recv_req(&r, 0, &x, sizeof(x), 1, CTX);
+    cr_assert_eq(d.ops.irecv(&d.sd, &r), MD_OK);
+    tb_send_req(&d, &s, 0, &v, sizeof(v), 1, CTX, 0);
+    cr_assert_eq(d.ops.isend(&d.sd, &s), MD_OK);
+    cr_assert_eq(tb_wait(&d, &r, 5), 0);
+    cr_assert_eq(x, 1);
+    cr_assert_eq(tb_dev_close(&d), MD_OK);
+    tb_destroy(t);
+}

@@ -66,6 +66,69 @@ Test(mp, pingpong_small_ring_wraps_and_queues, .timeout = 120)
     run_job(2, pingpong_rank, params);
 }
 
+/* Ranks configured differently: rank 0 has a large eager limit and ring,
+ * rank 1 a small ring.  Sends towards rank 1 must fit its ring (eager
+ * limit cut per peer), and rank 1 must store rank 0's larger eager
+ * messages when they arrive unexpected. */
+static int mixed_rank(tb_shared_t *tb, int rank, void *arg)
+{
+    static const size_t sizes[] = { 100, 3000, 5000, 40000, 60000, 200000 };
+    const char *const *const *per_rank = arg;
+    static uint8_t buf[200000];
+    tb_dev_t dev;
+
+    TB_CHECK(tb_dev_open(tb, rank, &dev, per_rank[rank], 0) == MD_OK, "open");
+    for (int dir = 0; dir < 2; dir++) {
+        int sender = dir;               /* 0 -> 1, then 1 -> 0 */
+
+        if (rank == sender) {
+            static md_request_t s[6];
+            static uint8_t out[6][200000];
+            md_request_t *list[6];
+
+            for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+                tb_fill(out[k], sizes[k], (uint32_t)(dir * 10 + k));
+                tb_send_req(&dev, &s[k], 1 - rank, out[k], sizes[k], (int)k, CTX, 0);
+                TB_CHECK(dev.ops.isend(&dev.sd, &s[k]) == MD_OK, "isend");
+                list[k] = &s[k];
+            }
+            TB_CHECK(tb_wait_all(&dev, list, 6, 20) == 0, "sends");
+        } else {
+            double until = tb_now() + 0.2;
+
+            while (tb_now() < until)            /* let them arrive unexpected */
+                tb_progress(&dev);
+            /* last first: every earlier one must be out of the ring */
+            for (size_t k = sizeof(sizes) / sizeof(sizes[0]); k-- > 0;) {
+                md_request_t r;
+
+                recv_wait(&dev, 1 - rank, buf, sizeof(buf), (int)k, &r);
+                TB_CHECK(r.status.size == sizes[k], "size");
+                TB_CHECK(tb_check(buf, sizes[k], (uint32_t)(dir * 10 + k)) == -1,
+                         "data of %zu bytes", sizes[k]);
+            }
+        }
+        tb_barrier(tb);
+    }
+    TB_CHECK(tb_dev_close(&dev) == MD_OK, "close");
+    return 0;
+}
+
+Test(mp, ranks_with_different_eager_limits_and_rings, .timeout = 60)
+{
+    static const char *const big[] = { "eager_limit=60k", "ring_size=256k", NULL };
+    static const char *const small[] = { "eager_limit=1k", "ring_size=8k", NULL };
+    static const char *const bigring[] = { "eager_limit=1k", "ring_size=256k", NULL };
+    const char *const *a[] = { big, small }, *const *b[] = { big, bigring };
+    tb_shared_t *tb = tb_create(2);
+
+    run(tb, mixed_rank, (void *)a, 50);
+    tb_destroy(tb);
+    tb = tb_create(2);
+    run(tb, mixed_rank, (void *)b, 50);
+    tb_destroy(tb);
+}
+
 /* ------------------------------------------------------------ streaming */
 
 Test(mp, window_of_sends_keeps_order_through_a_full_ring, .timeout = 60)
