@@ -8,6 +8,7 @@
  *   shm_recv.c      irecv, probes, cancel, delivery of matched messages
  *   shm_match.c     posted and unexpected queues
  *   shm_progress.c  polling the inbound rings, peer liveness
+ *   shm_wake.c      wait_fd: waking a sleeping progress thread
  *
  * Calls into one instance are serialised by the multidevice (no
  * MD_CAP_THREAD_SAFE).  Completions are collected on ctx->done and handed
@@ -20,7 +21,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include "md_sdi.h"
 #include "shm_pool.h"
@@ -181,6 +184,8 @@ typedef struct shm_peer {
     size_t   frag_size;      /**< likewise */
     shm_ring_producer_t out; /**< my ring in the peer's segment */
     shm_ring_consumer_t in;  /**< the peer's ring in my segment */
+    struct sockaddr_un wake_addr;  /**< the peer's wake socket */
+    socklen_t        wake_len;
 
     shm_reqlist_t    sendq;      /**< sends waiting for ring space, in order */
     shm_reqlist_t    streams;    /**< pipelined sends with data left */
@@ -225,6 +230,9 @@ typedef struct shm_ctx {
     uint64_t             last_check_ms;
     int                  failures;        /**< peers found dead, unreported */
     int                  oom_logged;
+    int                  wake_rx;         /**< my wake socket, or -1 */
+    int                  wake_tx;         /**< socket to kick peers with */
+    int                  wake_armed;      /**< wait_fd set "sleeping" */
     uint64_t             cma_probe;       /**< peers read this with CMA */
 } shm_ctx_t;
 
@@ -305,6 +313,22 @@ int shm_peer_check(shm_ctx_t *ctx);
 int shm_peer_gone(const shm_peer_t *peer);
 /* The same for a pid without a pidfd of ours (start-up). */
 int shm_pid_gone(pid_t pid);
+
+/* shm_wake.c */
+int shm_wake_open(shm_ctx_t *ctx);
+void shm_wake_close(shm_ctx_t *ctx);
+void shm_wake_peer(shm_peer_t *peer, const char *seg_name);
+int shm_wait_fd(md_subdev_t *sd);
+void shm_wake_disarm(shm_ctx_t *ctx);
+void shm_wake_send(shm_ctx_t *ctx, shm_peer_t *peer);
+
+/* After a record went into the peer's ring: wake its progress thread if
+ * it sleeps.  One load of a line the peer rarely writes. */
+static inline void shm_wake_kick(shm_ctx_t *ctx, shm_peer_t *peer)
+{
+    if (atomic_load_explicit(&peer->seg_hdr->sleeping, memory_order_relaxed))
+        shm_wake_send(ctx, peer);
+}
 
 /* shm_cma.c */
 int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len);

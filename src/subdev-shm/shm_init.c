@@ -149,6 +149,7 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     sd->priv = ctx;
     ctx->sd = sd;
     ctx->host = sd->host;
+    ctx->wake_rx = ctx->wake_tx = -1;
     ctx->world_rank = args->world_rank;
     ctx->world_size = args->world_size;
     ctx->my_node = args->my_node;
@@ -164,6 +165,8 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
         rc = MD_ERR_NO_MEMORY;
     if (rc == MD_OK)
         rc = shm_segment_create(ctx, args->job_id, args->node_name);
+    if (rc == MD_OK)
+        rc = shm_wake_open(ctx);
     if (rc != MD_OK) {
         shm_finalize(sd);
         return rc;
@@ -224,6 +227,7 @@ static int shm_connect_peer(shm_ctx_t *ctx, shm_peer_t *peer,
     int rc;
 
     peer->pid = card->pid;
+    shm_wake_peer(peer, card->seg_name);
     rc = shm_segment_map_peer(ctx, peer, card);
     if (rc != MD_OK)
         return rc;
@@ -274,6 +278,7 @@ static int shm_connect(md_subdev_t *sd, const md_card_table_t *cards)
 
         if (peer->is_self) {
             peer->pid = (int32_t)getpid();
+            shm_wake_peer(peer, ctx->seg_name);
             rc = shm_segment_map_peer(ctx, peer, NULL);
             continue;
         }
@@ -324,6 +329,7 @@ static int shm_finalize(md_subdev_t *sd)
             close(ctx->peers[i].pidfd);
     }
     shm_segment_destroy(ctx);
+    shm_wake_close(ctx);
     shm_bufpool_fini(&ctx->bufs);   /* unexpected payloads live here */
     shm_pool_fini(&ctx->unexp_pool);
     shm_pool_fini(&ctx->ctrl_pool);
@@ -351,5 +357,6 @@ MD_LOAD_DEVICE_PTR(shm)
     ops->improbe = shm_improbe;
     ops->imrecv = shm_imrecv;
     ops->progress = shm_progress;
+    ops->wait_fd = shm_wait_fd;
     return MD_OK;
 }

@@ -245,6 +245,8 @@ int shm_progress(md_subdev_t *sd)
     if (ctx->busy)
         return 0;
     ctx->busy = 1;
+    if (ctx->wake_armed)
+        shm_wake_disarm(ctx);
     events = shm_poll_all(ctx);
     if (ctx->out_pending > 0)
         for (int32_t i = 0; i < ctx->nlocal; i++)

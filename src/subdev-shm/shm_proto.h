@@ -93,6 +93,9 @@ typedef struct shm_seg_hdr {
     uint64_t          ring_size;
     _Atomic uint32_t  state;          /**< enum shm_seg_state */
     _Atomic uint32_t  mapped;         /**< peers that have mapped it */
+    _Atomic uint32_t  sleeping;       /**< the owner's progress thread sleeps
+                                           on its wake socket (shm_wake.c) */
+    uint32_t          reserved;
     shm_seg_ring_ref_t ring[];        /**< [nrings] */
 } shm_seg_hdr_t;
 

@@ -67,6 +67,7 @@ static int shm_write_msg(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req)
         if (req->len > 0)
             memcpy(h + 1, req->buf, req->len);
         shm_ring_commit(&peer->out, h, SHM_REC_EAGER, len);
+        shm_wake_kick(ctx, peer);
         shm_count_send(ctx, req, 0);
         return 1;
     } else {
@@ -78,6 +79,7 @@ static int shm_write_msg(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req)
         r->rts.size = req->len;
         r->rts.addr = (uint64_t)(uintptr_t)req->buf;
         shm_ring_commit(&peer->out, r, SHM_REC_RTS, sizeof(*r));
+        shm_wake_kick(ctx, peer);
         shm_count_send(ctx, req, 1);
         return 1;
     }
@@ -140,8 +142,8 @@ int shm_isend(md_subdev_t *sd, md_request_t *req)
 
 /* ---------------------------------------------------------------- controls */
 
-static int shm_write_ctrl(shm_peer_t *peer, uint16_t type, uint64_t sreq,
-                          uint64_t rreq, uint64_t len)
+static int shm_write_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
+                          uint64_t sreq, uint64_t rreq, uint64_t len)
 {
     shm_ctrl_rec_t *c = shm_ring_reserve(&peer->out, sizeof(*c));
 
@@ -152,6 +154,7 @@ static int shm_write_ctrl(shm_peer_t *peer, uint16_t type, uint64_t sreq,
     c->offset = 0;
     c->len = len;
     shm_ring_commit(&peer->out, c, type, sizeof(*c));
+    shm_wake_kick(ctx, peer);
     return 1;
 }
 
@@ -162,7 +165,7 @@ int shm_send_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
 
     if (peer->dead)
         return MD_OK;    /* nobody is left to tell */
-    if (peer->ctrl_head == NULL && shm_write_ctrl(peer, type, sreq, rreq, len))
+    if (peer->ctrl_head == NULL && shm_write_ctrl(ctx, peer, type, sreq, rreq, len))
         return MD_OK;
     item = shm_pool_get(&ctx->ctrl_pool);
     if (item == NULL) {
@@ -191,6 +194,7 @@ static int shm_stream_some(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
                            int *events)
 {
     shm_req_priv_t *rp = shm_rp(req);
+    int written = 0;
 
     for (int n = 0; n < SHM_STREAM_FRAGS_PER_CALL && rp->done < rp->total; n++) {
         uint64_t frag = rp->total - rp->done;
@@ -210,8 +214,11 @@ static int shm_stream_some(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
         shm_ring_commit(&peer->out, c, SHM_REC_DATA,
                         (uint32_t)(SHM_DATA_OFFSET + frag));
         rp->done += frag;
-        (*events)++;
+        written++;
     }
+    if (written > 0)
+        shm_wake_kick(ctx, peer);
+    *events += written;
     return rp->done == rp->total;
 }
 
@@ -222,7 +229,7 @@ int shm_flush_peer(shm_ctx_t *ctx, shm_peer_t *peer)
     while (peer->ctrl_head != NULL) {
         shm_ctrl_item_t *item = peer->ctrl_head;
 
-        if (!shm_write_ctrl(peer, item->type, item->sreq, item->rreq, item->len))
+        if (!shm_write_ctrl(ctx, peer, item->type, item->sreq, item->rreq, item->len))
             return events;
         peer->ctrl_head = item->next;
         if (peer->ctrl_head == NULL)

@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <ltdl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -191,6 +192,65 @@ static int hold_rank(tb_shared_t *tb, int rank, void *arg)
 Test(mp, arrival_ok_holds_one_sender_not_the_others, .timeout = 60)
 {
     run_job(3, hold_rank, NULL);
+}
+
+/* ------------------------------------------------------------ wait_fd */
+
+/* An idle progress thread sleeps on wait_fd(): a message from a peer must
+ * make it readable, and one that is already there must not let it sleep. */
+static int wait_fd_rank(tb_shared_t *tb, int rank, void *arg)
+{
+    tb_dev_t dev;
+    int v = 42, x = 0;
+
+    TB_CHECK(tb_dev_open(tb, rank, &dev, arg, 0) == MD_OK, "open");
+    TB_CHECK(dev.ops.wait_fd != NULL, "no wait_fd");
+    if (rank == 1) {
+        md_request_t r;
+        struct pollfd pfd = { .events = POLLIN };
+        double t0;
+
+        tb_recv_req(&r, 0, &x, sizeof(x), 1, CTX);
+        TB_CHECK(dev.ops.irecv(&dev.sd, &r) == MD_OK, "irecv");
+        tb_progress(&dev);
+        pfd.fd = dev.ops.wait_fd(&dev.sd);
+        TB_CHECK(pfd.fd >= 0, "wait_fd %d", pfd.fd);
+        TB_CHECK(poll(&pfd, 1, 0) == 0, "readable before anything was sent");
+        atomic_store(&tb->flags[1], 1);             /* go ahead and send */
+        t0 = tb_now();
+        TB_CHECK(poll(&pfd, 1, 10000) == 1, "not woken by the message");
+        TB_CHECK(tb_now() - t0 < 5, "woken late");
+        TB_CHECK(tb_wait(&dev, &r, 10) == 0 && x == 42, "message");
+        TB_CHECK(poll(&pfd, 1, 0) == 0, "progress drains the socket");
+
+        /* second round: the message is there before wait_fd */
+        atomic_store(&tb->flags[1], 2);
+        while (!atomic_load(&tb->flags[0]))
+            usleep(1000);
+        tb_recv_req(&r, 0, &x, sizeof(x), 2, CTX);
+        TB_CHECK(dev.ops.irecv(&dev.sd, &r) == MD_OK, "irecv");
+        pfd.fd = dev.ops.wait_fd(&dev.sd);
+        TB_CHECK(pfd.fd >= 0 && poll(&pfd, 1, 0) == 1,
+                 "slept with a message in the ring");
+        TB_CHECK(tb_wait(&dev, &r, 10) == 0, "second message");
+    } else {
+        while (!atomic_load(&tb->flags[1]))
+            usleep(1000);
+        usleep(20000);                              /* let it fall asleep */
+        send_wait(&dev, 1, &v, sizeof(v), 1, 0);
+        while (atomic_load(&tb->flags[1]) != 2)
+            usleep(1000);
+        send_wait(&dev, 1, &v, sizeof(v), 2, 0);
+        atomic_store(&tb->flags[0], 1);
+    }
+    tb_barrier(tb);
+    TB_CHECK(tb_dev_close(&dev) == MD_OK, "close");
+    return 0;
+}
+
+Test(mp, wait_fd_wakes_a_sleeping_progress_thread, .timeout = 60)
+{
+    run_job(2, wait_fd_rank, NULL);
 }
 
 /* ------------------------------------------------------------ sync sends */
