@@ -1,0 +1,209 @@
+/* sci_arrive.c - arrivals: the receiver polls, for each sender, the used
+ * flag of the next message id (messages of one sender are taken in the
+ * order it sent them), reads the message info struct locally, and takes
+ * the message: a system message goes to the host, a user message is
+ * matched against the posted receives, or copied into the unexpected queue,
+ * or, when host->arrival_ok() says an earlier message of that sender is
+ * still on another subdevice, held back in order.  In every case the data
+ * leaves the slot and the ring before the ready flag frees them. */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sci_impl.h"
+
+#define SCI_ARRIVAL_BUDGET 32   /* messages taken from one sender per call */
+
+static uint64_t load_acq(const uint8_t *p)
+{
+    return atomic_load_explicit((const _Atomic uint64_t *)(const void *)p, memory_order_acquire);
+}
+
+static sci_msg_t *msg_copy(int32_t src, const md_envelope_t *env, uint32_t proto, uint32_t rdv,
+                           uint64_t id, const void *data)
+{
+    uint64_t len = proto == SCI_P_TRANSPORT ? 0 : env->size;
+    sci_msg_t *m = malloc(sizeof(*m) + len);
+
+    if (m == NULL)
+        return NULL;
+    memset(m, 0, sizeof(*m));
+    m->mq.env = *env;
+    m->src = src;
+    m->proto = proto;
+    m->rdv = rdv;
+    m->id = id;
+    m->len = len;
+    if (len)
+        memcpy(m->data, data, len);
+    return m;
+}
+
+void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelope_t *env,
+                 uint32_t proto, uint32_t rdv, uint64_t id, const void *data)
+{
+    uint64_t n = env->size < req->len ? env->size : req->len;
+
+    sci_recv_status(ctx, req, env, n);
+    if (proto == SCI_P_TRANSPORT) {
+        sci_tp_recv_start(ctx, src, req, id, rdv, n);
+        return;
+    }
+    if (n)
+        memcpy(req->buf, data, n);
+    if (rdv != 0)
+        sci_write_done(ctx, src, rdv, id);   /* a synchronous sender may go */
+    sci_complete(ctx, req);
+}
+
+/* A user message that may be matched now; owned: its copy, if it was held. */
+static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32_t proto,
+                   uint32_t rdv, uint64_t id, const void *data, sci_msg_t *owned)
+{
+    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
+
+    if (req != NULL) {
+        sci_deliver(ctx, req, src, env, proto, rdv, id, data);
+        free(owned);
+    } else {
+        sci_msg_t *m = owned ? owned : msg_copy(src, env, proto, rdv, id, data);
+        if (m == NULL) {
+            SCI_LOG(ctx, 0, "sci: out of memory queueing a message from rank %d", src);
+            sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
+            return;
+        }
+        md_mq_push_unexpected(&ctx->mq, &m->mq);
+        ctx->sd->counters.unexpected++;
+    }
+    ctx->host->arrived(ctx->sd, env);
+}
+
+/* A system message larger than the eager limit: received into our own
+ * buffer, handed to the host when complete (sci_flush_done). */
+static void sysmsg_transport(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env,
+                             uint32_t rdv, uint64_t id)
+{
+    md_request_t *req = calloc(1, sizeof(*req));
+    void *buf = malloc(env->size ? env->size : 1);
+
+    if (req == NULL || buf == NULL) {
+        free(req);
+        free(buf);
+        SCI_LOG(ctx, 0, "sci: no memory for a %llu-byte system message from rank %d",
+                (unsigned long long)env->size, src);
+        sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
+        return;
+    }
+    req->kind = MD_REQ_RECV;
+    req->buf = buf;
+    req->len = env->size;
+    req->env = *env;
+    req->peer_world = src;
+    sci_rp(req)->flags = SCI_RF_SYSMSG;
+    sci_deliver(ctx, req, src, env, SCI_P_TRANSPORT, rdv, id, NULL);
+}
+
+static void arrival(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32_t proto,
+                    uint32_t rdv, uint64_t id, const void *data)
+{
+    sci_peer_t *p = &ctx->peers[src];
+
+    if (env->tag < 0) {
+        if (proto == SCI_P_TRANSPORT) {
+            sysmsg_transport(ctx, src, env, rdv, id);
+        } else {
+            ctx->sd->counters.sysmsgs_recvd++;
+            ctx->host->sysmsg(ctx->sd, env, data);
+        }
+        return;
+    }
+    if (p->held_head == NULL && ctx->host->arrival_ok(ctx->sd, env)) {
+        accept(ctx, src, env, proto, rdv, id, data, NULL);
+        return;
+    }
+    sci_msg_t *m = msg_copy(src, env, proto, rdv, id, data);
+    if (m == NULL) {
+        SCI_LOG(ctx, 0, "sci: out of memory holding a message from rank %d", src);
+        sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
+        return;
+    }
+    if (p->held_tail != NULL)
+        p->held_tail->next = m;
+    else
+        p->held_head = m;
+    p->held_tail = m;
+}
+
+int sci_held_retry(sci_ctx_t *ctx, int32_t peer)
+{
+    sci_peer_t *p = &ctx->peers[peer];
+    sci_msg_t *m;
+    int n = 0;
+
+    while ((m = p->held_head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->mq.env)) {
+        p->held_head = m->next;
+        if (p->held_head == NULL)
+            p->held_tail = NULL;
+        accept(ctx, m->src, &m->mq.env, m->proto, m->rdv, m->id, m->data, m);
+        n++;
+    }
+    return n;
+}
+
+/* Is what the info struct says possible?  (A broken sender must not make
+ * us read outside its block.) */
+static int info_sane(const sci_ctx_t *ctx, const sci_msg_info_t *in, uint64_t id)
+{
+    const sci_params_t *pp = &ctx->lay.p;
+
+    if (in->id != id || in->rdv > pp->nrdv)
+        return 0;
+    switch (in->proto) {
+    case SCI_P_INLINE:
+        return in->size <= pp->inline_max;
+    case SCI_P_EAGER:
+        return in->size <= pp->ring_size && in->ring_off <= pp->ring_size - in->size;
+    case SCI_P_TRANSPORT:
+        return in->rdv != 0;
+    default:
+        return 0;
+    }
+}
+
+int sci_arrivals(sci_ctx_t *ctx, int32_t peer)
+{
+    sci_peer_t *p = &ctx->peers[peer];
+    const sci_layout_t *l = &ctx->lay;
+    const uint8_t *rx = sci_mem(ctx, sci_rx_block(l, peer));
+    int n = 0;
+
+    while (n < SCI_ARRIVAL_BUDGET && !p->failed) {
+        uint64_t id = p->rx_next;
+        uint32_t slot = (uint32_t)((id - 1) % l->p.nmsg);
+        const uint8_t *info_at = rx + l->rx_info + slot * l->info_size;
+        sci_msg_info_t in;
+        md_envelope_t env;
+        const void *data;
+
+        if (load_acq(rx + l->rx_used + slot * 8u) != id)
+            break;
+        memcpy(&in, info_at, sizeof(in));
+        if (!info_sane(ctx, &in, id)) {
+            SCI_LOG(ctx, 0, "sci: message %llu from rank %d is malformed (protocol %u, %llu "
+                    "bytes)", (unsigned long long)id, peer, in.proto, (unsigned long long)in.size);
+            sci_fail_peer(ctx, peer, MD_ERR_IO);
+            break;
+        }
+        sci_env_from_info(&in, &env);
+        data = in.proto == SCI_P_INLINE ? info_at + SCI_INFO_HDR
+             : in.proto == SCI_P_EAGER  ? rx + l->rx_ring + in.ring_off : NULL;
+        p->rx_next++;
+        arrival(ctx, peer, &env, in.proto, in.rdv, id, data);
+        /* the slot and its ring bytes are free again */
+        sci_ctl_write(ctx, p->tx_win.addr + l->tx_ready + slot * 8u, &id, sizeof(id));
+        n++;
+    }
+    return n;
+}

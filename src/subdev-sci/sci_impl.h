@@ -1,0 +1,205 @@
+/*
+ * sci_impl.h - the SCI subdevice: MPI point-to-point on the emulated
+ * PCI-SCI bridge (nic/sci), with the ScaMPI/CHEMPI protocols (P4 §5,
+ * P6 §III.B):
+ *
+ *   INLINE     size <= inline_max (560): the data rides in the message
+ *              info struct itself
+ *   EAGER      size <= eager_limit (128 KB): the data goes into the
+ *              receiver's ring for this sender first, then the info struct
+ *   TRANSPORT  larger: the info struct announces it; once matched, the
+ *              receiver hands out chunk credits and the sender's DMA engine
+ *              writes chunk after chunk into the receiver's staging area
+ *
+ * Every message: data (if any), info struct, then its used flag, three
+ * stores in that order, so the flag is never seen before what it announces.
+ * The receiver polls the used flag of the next message of each sender,
+ * takes the message (matching it, or copying it into the unexpected queue)
+ * and answers with the ready flag, which frees the slot and its ring bytes
+ * at the sender.  A synchronous or transport message also carries a
+ * rendezvous handle; the receiver writes done[handle] once it has matched
+ * (synchronous) or received (transport) it.  No protocol ever reads remote
+ * memory.
+ *
+ * Completions are collected and handed to the host at the end of each call,
+ * since the host may call back into the subdevice.
+ */
+#ifndef SCI_IMPL_H
+#define SCI_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "md_mq.h"
+#include "md_sdi.h"
+#include "core/nic_host.h"
+#include "sci/sci_host.h"
+#include "sci_layout.h"
+
+/* An arrived message nobody has matched yet, or one held back by
+ * arrival_ok(); eager and inline data copied into data[]. */
+typedef struct sci_msg {
+    md_mq_msg_t     mq;        /* envelope; unexpected-queue links */
+    struct sci_msg *next;      /* held-queue link */
+    int32_t         src;       /* sender's world rank */
+    uint32_t        proto, rdv;
+    uint64_t        id;
+    uint64_t        len;       /* bytes in data */
+    uint8_t         data[];
+} sci_msg_t;
+
+/* Request state, in req->sd_priv after md_mq's two link words. */
+enum sci_rstate {
+    SCI_RS_FREE = 0,
+    SCI_RS_POSTED,      /* receive in the posted queue */
+    SCI_RS_DROPPED,     /* another subdevice won its claim */
+    SCI_RS_RECV_TP,     /* receive matched a transport message */
+    SCI_RS_QUEUED,      /* send waiting for its turn */
+    SCI_RS_WAIT_DONE,   /* synchronous eager sent: waiting for done */
+    SCI_RS_WAIT_CTS,    /* transport announced: waiting for credits */
+    SCI_RS_SENDING,     /* transport chunks going out */
+    SCI_RS_DONE,
+};
+
+#define SCI_RF_SYSMSG 0x1u   /* our own receive of a transport system message */
+
+typedef struct sci_rpriv {
+    uint64_t      mq_links[2];   /* md_mq's */
+    md_request_t *next;          /* send queue, done list */
+    uint32_t      state, proto;
+    uint64_t      id;            /* message id */
+    uint32_t      rdv;           /* handle + 1 */
+    uint32_t      flags;         /* SCI_RF_* */
+    sci_msg_t    *bound;         /* improbe: the message bound to it */
+} sci_rpriv_t;
+
+_Static_assert(sizeof(sci_rpriv_t) <= sizeof(((md_request_t *)0)->sd_priv), "sd_priv too small");
+
+static inline sci_rpriv_t *sci_rp(md_request_t *r) { return (sci_rpriv_t *)r->sd_priv; }
+
+typedef struct sci_reqq { md_request_t *head, *tail; } sci_reqq_t;
+
+/* A receive being filled by a transport (receiver side). */
+typedef struct sci_tp_recv {
+    md_request_t *req;
+    uint64_t      id, want, chunks, consumed;
+    uint32_t      rdv;
+    struct sci_tp_recv *next;
+} sci_tp_recv_t;
+
+/* Everything about one peer. */
+typedef struct sci_peer {
+    int          connected, failed;
+    sci_win_t    rx_win;         /* my rx block in its segment (I send) */
+    sci_win_t    tx_win;         /* my tx block in its segment (I receive) */
+    /* sending to it */
+    sci_reqq_t   sendq;          /* FIFO, only the head is issued */
+    uint64_t     next_id, oldest_id;
+    uint64_t     ring_head, ring_tail;
+    uint64_t    *ring_end;       /* [nmsg] ring_head after slot's message */
+    md_request_t **rdv_req;      /* [nrdv] sends waiting for done[h] */
+    uint32_t     rdv_used;
+    uint32_t     rdv_next;       /* where to look for a free handle */
+    md_request_t *tp_active;     /* the transport being sent */
+    uint64_t     tp_base, tp_want, tp_chunks, tp_sent;   /* tp_sent free-running */
+    /* receiving from it */
+    uint64_t     rx_next;        /* next message id expected */
+    sci_msg_t   *held_head, *held_tail;
+    sci_tp_recv_t *tp_head, *tp_tail;    /* matched transports, in order */
+    uint64_t     tp_rx_base;     /* chunks consumed before the active one */
+    uint64_t     tp_granted;
+    int          tp_started;
+    /* liveness */
+    uint64_t     waiting_since_ns;
+    int          probe_out;
+} sci_peer_t;
+
+/* A control store (ready, done, tp_ctl, tp_grant) waiting for room in the
+ * transmit window: never dropped, kept in order. */
+typedef struct sci_ctl_store {
+    struct sci_ctl_store *next;
+    uint64_t addr;
+    uint32_t len;
+    uint8_t  data[24];
+} sci_ctl_store_t;
+
+typedef struct sci_ctx {
+    md_subdev_t         *sd;
+    const md_sdi_host_t *host;
+    nic_host_t          *nic;
+    sci_dev_t           *dev;
+    nic_mr_t             mr;         /* the exported memory */
+    int                  mr_ok;
+    sci_seg_t            seg;
+    uint32_t             tag;
+    sci_layout_t         lay;
+    int32_t              me, world_size;
+    uint8_t             *serves;
+    int32_t             *served;     /* the peers, as a list */
+    int32_t              nserved;
+    sci_peer_t          *peers;      /* [world_size] */
+    md_mq_t              mq;
+    sci_reqq_t           done;
+    sci_ctl_store_t     *ctl_head, *ctl_tail;
+    uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
+    uint64_t             eager_limit;
+    int                  dead;       /* status once the firmware died */
+    uint64_t             peer_check_ns;
+    char                 nic_name[32], addr[64], timing[16];
+    size_t               sq_entries, cq_entries;
+    sci_card_t           card;
+} sci_ctx_t;
+
+#define SCI_LOG(ctx, lvl, ...) (ctx)->host->log((ctx)->sd, (lvl), __VA_ARGS__)
+
+/* Local bytes of the exported segment. */
+static inline uint8_t *sci_mem(sci_ctx_t *ctx, uint64_t off)
+{
+    return (uint8_t *)ctx->mr.addr + off;
+}
+
+/* sci_init.c */
+int  sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len);
+int  sci_connect(md_subdev_t *sd, const md_card_table_t *cards);
+int  sci_finalize(md_subdev_t *sd);
+/* sci_send.c */
+int  sci_isend(md_subdev_t *sd, md_request_t *req);
+int  sci_send_progress(sci_ctx_t *ctx, int32_t peer);
+/* sci_transport.c */
+int  sci_tp_send_progress(sci_ctx_t *ctx, int32_t peer);
+int  sci_tp_recv_progress(sci_ctx_t *ctx, int32_t peer);
+void sci_tp_recv_start(sci_ctx_t *ctx, int32_t peer, md_request_t *req, uint64_t id,
+                       uint32_t rdv, uint64_t want);
+void sci_tp_stage_done(sci_ctx_t *ctx, uint64_t cookie, int status);
+/* done[rdv] = id in the sender's memory: its rendezvous is over. */
+void sci_write_done(sci_ctx_t *ctx, int32_t peer, uint32_t rdv, uint64_t id);
+/* sci_arrive.c */
+int  sci_arrivals(sci_ctx_t *ctx, int32_t peer);
+int  sci_held_retry(sci_ctx_t *ctx, int32_t peer);
+void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelope_t *env,
+                 uint32_t proto, uint32_t rdv, uint64_t id, const void *data);
+/* sci_recv.c */
+int  sci_irecv(md_subdev_t *sd, md_request_t *req);
+int  sci_recv_cancel(md_subdev_t *sd, md_request_t *req);
+int  sci_iprobe(md_subdev_t *sd, const md_match_t *m, int *flag, md_recv_status_t *st);
+int  sci_improbe(md_subdev_t *sd, const md_match_t *m, int *flag, md_request_t *msg);
+int  sci_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req);
+/* sci_progress.c */
+int  sci_progress(md_subdev_t *sd);
+int  sci_progress_inner(sci_ctx_t *ctx);
+void sci_complete(sci_ctx_t *ctx, md_request_t *req);
+void sci_flush_done(sci_ctx_t *ctx);
+void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status);
+void sci_fail_all(sci_ctx_t *ctx, int status);
+/* sci_ctlq.c: control stores, in order, never lost */
+int  sci_ctl_write(sci_ctx_t *ctx, uint64_t addr, const void *data, uint32_t len);
+int  sci_ctl_flush(sci_ctx_t *ctx);
+void sci_ctl_drop_all(sci_ctx_t *ctx);
+/* sci_util.c */
+void          sci_reqq_push(sci_reqq_t *q, md_request_t *r);
+md_request_t *sci_reqq_pop(sci_reqq_t *q);
+void          sci_env_from_info(const sci_msg_info_t *in, md_envelope_t *env);
+void          sci_recv_status(sci_ctx_t *ctx, md_request_t *req, const md_envelope_t *env,
+                              uint64_t delivered);
+
+#endif /* SCI_IMPL_H */

@@ -1,0 +1,338 @@
+/* sci_init.c - parameters, attaching to the node's bridge, exporting this
+ * rank's segment, the card, importing the peers' blocks, finalize, and the
+ * ops table. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/nic_log.h"
+#include "sci/sci_timing.h"
+#include "sci_impl.h"
+
+/* String parameter: MULTIDEV_SCI_<KEY>, then the device line, then def. */
+static void param_str(const md_subdev_init_args_t *args, const char *key, const char *def,
+                      char *out, size_t len)
+{
+    char env[64];
+    const char *v;
+
+    snprintf(env, sizeof(env), "MULTIDEV_SCI_%s", key);
+    for (char *c = env; *c; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
+    v = getenv(env);
+    if (v == NULL)
+        v = md_param_get(args, key);
+    snprintf(out, len, "%s", v != NULL ? v : def);
+}
+
+/* The bridge isolates jobs by a 64-bit key; every rank of a job derives
+ * the same one from the job id (SplitMix64 over its bytes). */
+static uint64_t sci_job_key(const char *job_id)
+{
+    uint64_t k = 0x5ca1ab1e0ddba11ull;
+    for (const char *c = job_id ? job_id : "sci"; *c; c++) {
+        k += (uint8_t)*c + 0x9e3779b97f4a7c15ull;
+        k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
+        k = (k ^ (k >> 27)) * 0x94d049bb133111ebull;
+        k ^= k >> 31;
+    }
+    return k ? k : 1;
+}
+
+static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_params_t *pp)
+{
+    size_t inl, eager, ring, nmsg, nrdv, chunk, nchunk, nstage;
+    int rc;
+
+    if ((rc = md_param_size(args, "sci", "inline_max", 560, &inl)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "eager_limit", 128 * 1024, &eager)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "ring_size", 256 * 1024, &ring)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "nmsg", 64, &nmsg)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "nrdv", 64, &nrdv)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "dma_chunk", 128 * 1024, &chunk)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "dma_chunks", 2, &nchunk)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "stage_chunks", 4, &nstage)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "sq", 8192, &ctx->sq_entries)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "cq", 1024, &ctx->cq_entries)) != MD_OK)
+        return rc;
+    if (inl > eager || eager > ring || ring > (1u << 30) || chunk > (64u << 20) ||
+        nstage > 32) {
+        SCI_LOG(ctx, 0, "sci: need inline_max (%zu) <= eager_limit (%zu) <= ring_size (%zu) "
+                "<= 1g, dma_chunk <= 64m and stage_chunks <= 32", inl, eager, ring);
+        return MD_ERR_CONFIG;
+    }
+    if ((ctx->sq_entries & (ctx->sq_entries - 1)) != 0 ||
+        ctx->sq_entries < 2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)eager) ||
+        ctx->sq_entries > 65536) {
+        SCI_LOG(ctx, 0, "sci: sq=%zu must be a power of two <= 65536 holding one eager "
+                "message (%u entries)", ctx->sq_entries,
+                2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)eager));
+        return MD_ERR_CONFIG;
+    }
+    if ((ctx->cq_entries & (ctx->cq_entries - 1)) != 0 || ctx->cq_entries < 2 * nstage + 8 ||
+        ctx->cq_entries > 65536) {
+        SCI_LOG(ctx, 0, "sci: cq=%zu must be a power of two, >= 2 x stage_chunks + 8",
+                ctx->cq_entries);
+        return MD_ERR_CONFIG;
+    }
+    ctx->eager_limit = eager;
+    pp->inline_max = (uint32_t)inl;
+    pp->ring_size = (uint32_t)ring;
+    pp->nmsg = (uint32_t)nmsg;
+    pp->nrdv = (uint32_t)nrdv;
+    pp->chunk = (uint32_t)chunk;
+    pp->nchunk = (uint32_t)nchunk;
+    pp->nstage = (uint32_t)nstage;
+    pp->world_size = (uint32_t)args->world_size;
+    param_str(args, "nic", "sci0", ctx->nic_name, sizeof(ctx->nic_name));
+    param_str(args, "addr", "", ctx->addr, sizeof(ctx->addr));
+    param_str(args, "timing", "off", ctx->timing, sizeof(ctx->timing));
+    if (strcmp(ctx->timing, "off") != 0 && sci_timing_profile(ctx->timing, NULL) != 0) {
+        SCI_LOG(ctx, 0, "sci: unknown timing model '%s' (off or d310)", ctx->timing);
+        return MD_ERR_CONFIG;
+    }
+    return MD_OK;
+}
+
+static void sci_nic_log(void *arg, int level, const char *text)
+{
+    sci_ctx_t *ctx = arg;
+    SCI_LOG(ctx, level, "%s", text);
+}
+
+/* The bridge, this rank's exported segment and its tag. */
+static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
+{
+    int rc;
+    nic_attach_opts_t o = {
+        .node = args->node_name, .nic = ctx->nic_name, .pers = "sci",
+        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1, .timeout_ms = 10000,
+    };
+
+    if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
+        SCI_LOG(ctx, 0, "sci: cannot reach the bridge firmware of node %s (%s): %s",
+                args->node_name, ctx->nic_name, md_status_string(rc));
+        return rc;
+    }
+    if ((rc = sci_open(ctx->nic, sci_job_key(args->job_id), (uint32_t)ctx->sq_entries,
+                       (uint32_t)ctx->cq_entries, &ctx->dev)) != NIC_OK) {
+        SCI_LOG(ctx, 0, "sci: opening an endpoint on the bridge of node %s failed: %s",
+                args->node_name, md_status_string(rc));
+        return rc;
+    }
+    if ((rc = nic_mr_alloc(ctx->dev->ep, ctx->lay.size,
+                           NIC_MR_LOCAL_READ | NIC_MR_LOCAL_WRITE | NIC_MR_REMOTE_READ |
+                               NIC_MR_REMOTE_WRITE, &ctx->mr)) != NIC_OK)
+        return rc;
+    ctx->mr_ok = 1;
+    if ((rc = sci_tag_alloc(ctx->dev, &ctx->tag)) != NIC_OK ||
+        (rc = sci_set_dma_tag(ctx->dev, ctx->tag)) != NIC_OK ||
+        (rc = sci_export_range(ctx->dev, &ctx->mr, 0, ctx->lay.size, ctx->tag,
+                               SCI_EXP_REMOTE | SCI_EXP_DMA, &ctx->seg)) != NIC_OK) {
+        SCI_LOG(ctx, 0, "sci: exporting %llu bytes through the bridge of node %s failed: %s",
+                (unsigned long long)ctx->lay.size, args->node_name, md_status_string(rc));
+        return rc;
+    }
+    return MD_OK;
+}
+
+int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len)
+{
+    sci_ctx_t *ctx = calloc(1, sizeof(*ctx));
+    sci_params_t pp;
+    int rc;
+
+    if (ctx == NULL)
+        return MD_ERR_NO_MEMORY;
+    sd->priv = ctx;
+    ctx->sd = sd;
+    ctx->host = sd->host;
+    ctx->me = args->world_rank;
+    ctx->world_size = args->world_size;
+    md_mq_init(&ctx->mq);
+    nic_log_set_sink(sci_nic_log, ctx);
+    memset(&pp, 0, sizeof(pp));
+    if ((rc = sci_params(ctx, args, &pp)) != MD_OK)
+        goto err;
+    if ((rc = sci_layout_make(&pp, &ctx->lay)) != MD_OK) {
+        SCI_LOG(ctx, 0, "sci: nmsg, nrdv, dma_chunk, dma_chunks or stage_chunks out of range");
+        goto err;
+    }
+    ctx->serves = malloc((size_t)args->world_size);
+    ctx->served = malloc(sizeof(int32_t) * (size_t)args->world_size);
+    ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
+    if (ctx->serves == NULL || ctx->served == NULL || ctx->peers == NULL) {
+        rc = MD_ERR_NO_MEMORY;
+        goto err;
+    }
+    memcpy(ctx->serves, args->serves, (size_t)args->world_size);
+    if ((rc = sci_open_bridge(ctx, args)) != MD_OK)
+        goto err;
+
+    sci_card_t *c = &ctx->card;
+    c->magic = SCI_CARD_MAGIC;
+    c->ip = ctx->nic->wire_ip;
+    c->port = ctx->nic->wire_port;
+    c->seg_off = ctx->seg.offset;
+    c->seg_size = ctx->seg.size;
+    c->p = pp;
+    memcpy(card, c, sizeof(*c));
+    *card_len = sizeof(*c);
+
+    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
+    sd->attr.eager_limit = ctx->eager_limit;
+    sd->attr.max_msg_size = SIZE_MAX;
+    if (strcmp(ctx->timing, "off") != 0) {
+        sd->attr.latency_us = 8.0;        /* ScaMPI on the D310 (P6 §III.C) */
+        sd->attr.bandwidth_MBs = 76.0;
+    } else {
+        sd->attr.latency_us = 15.0;       /* UDP loopback class */
+        sd->attr.bandwidth_MBs = 1000.0;
+    }
+    return MD_OK;
+err:
+    sci_finalize(sd);
+    return rc;
+}
+
+static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
+{
+    sci_peer_t *p = &ctx->peers[q];
+    const sci_layout_t *l = &ctx->lay;
+    sci_node_t node = { c->ip, c->port };
+    int rc;
+
+    if (c->magic != SCI_CARD_MAGIC || memcmp(&c->p, &ctx->card.p, sizeof(c->p)) != 0) {
+        SCI_LOG(ctx, 0, "sci: rank %d runs other SCI parameters (inline_max, eager_limit, "
+                "ring_size, nmsg, nrdv, dma_chunk, dma_chunks, stage_chunks must agree)", q);
+        return MD_ERR_CONFIG;
+    }
+    p->ring_end = calloc(l->p.nmsg, sizeof(*p->ring_end));
+    p->rdv_req = calloc(l->p.nrdv, sizeof(*p->rdv_req));
+    if (p->ring_end == NULL || p->rdv_req == NULL)
+        return MD_ERR_NO_MEMORY;
+    if ((rc = sci_import(ctx->dev, node, c->seg_off + sci_rx_block(l, ctx->me), l->rx_block,
+                         ctx->tag, &p->rx_win)) != NIC_OK ||
+        (rc = sci_import(ctx->dev, node, c->seg_off + sci_tx_block(l, ctx->me), l->tx_block,
+                         ctx->tag, &p->tx_win)) != NIC_OK) {
+        SCI_LOG(ctx, 0, "sci: importing the segment of rank %d failed: %s", q,
+                md_status_string(rc));
+        return rc;
+    }
+    p->next_id = p->oldest_id = p->rx_next = 1;
+    p->connected = 1;
+    return MD_OK;
+}
+
+int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    sci_ctx_t *ctx = sd->priv;
+    int rc;
+
+    for (int32_t q = 0; q < ctx->world_size; q++) {
+        sci_card_t c;
+        if (q == ctx->me || !ctx->serves[q])
+            continue;
+        if (q >= cards->world_size || cards->len[q] != sizeof(c)) {
+            SCI_LOG(ctx, 0, "sci: rank %d published no SCI card", q);
+            return MD_ERR_CONFIG;
+        }
+        memcpy(&c, cards->card[q], sizeof(c));
+        if ((rc = sci_connect_peer(ctx, q, &c)) != MD_OK)
+            return rc;
+        ctx->served[ctx->nserved++] = q;
+    }
+    if (strcmp(ctx->timing, "off") != 0) {
+        sci_timing_t t;
+        sci_timing_profile(ctx->timing, &t);
+        if ((rc = sci_set_timing(ctx->dev, &t)) != NIC_OK)
+            return rc;
+    }
+    return MD_OK;
+}
+
+/* Let the bridge take what is still queued (bounded), so that the last
+ * ready and done flags reach the peers. */
+static void sci_drain(sci_ctx_t *ctx)
+{
+    struct timespec end, now;
+
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += 2;
+    while (!ctx->dead && (ctx->ctl_head != NULL ||
+                          sci_window_space(ctx->dev) <= ctx->dev->ep->sq.mask)) {
+        if (sci_progress_inner(ctx) < 0)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec))
+            break;
+    }
+}
+
+int sci_finalize(md_subdev_t *sd)
+{
+    sci_ctx_t *ctx = sd->priv;
+
+    if (ctx == NULL)
+        return MD_OK;
+    if (ctx->dev != NULL) {
+        sci_drain(ctx);
+        sci_flush_done(ctx);
+        if (ctx->mr_ok)
+            nic_mr_free(ctx->dev->ep, &ctx->mr);
+        sci_close(ctx->dev);
+    }
+    if (ctx->nic != NULL)
+        nic_host_detach(ctx->nic);
+    nic_log_set_sink(NULL, NULL);
+    sci_ctl_drop_all(ctx);
+    for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
+        sci_peer_t *p = &ctx->peers[q];
+        while (p->held_head != NULL) {
+            sci_msg_t *m = p->held_head;
+            p->held_head = m->next;
+            free(m);
+        }
+        while (p->tp_head != NULL) {
+            sci_tp_recv_t *t = p->tp_head;
+            p->tp_head = t->next;
+            free(t);
+        }
+        free(p->ring_end);
+        free(p->rdv_req);
+    }
+    while (ctx->mq.unexp_head != NULL) {
+        md_mq_msg_t *m = ctx->mq.unexp_head;
+        md_mq_remove_unexpected(&ctx->mq, m);
+        free(m);
+    }
+    free(ctx->serves);
+    free(ctx->served);
+    free(ctx->peers);
+    free(ctx);
+    sd->priv = NULL;
+    return MD_OK;
+}
+
+MD_LOAD_DEVICE_PTR(sci);
+MD_LOAD_DEVICE_PTR(sci)
+{
+    memset(ops, 0, sizeof(*ops));
+    ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->name = "sci";
+    ops->init = sci_init;
+    ops->connect = sci_connect;
+    ops->finalize = sci_finalize;
+    ops->isend = sci_isend;
+    ops->irecv = sci_irecv;
+    ops->recv_cancel = sci_recv_cancel;
+    ops->iprobe = sci_iprobe;
+    ops->improbe = sci_improbe;
+    ops->imrecv = sci_imrecv;
+    ops->progress = sci_progress;
+    return MD_OK;
+}

@@ -1,0 +1,188 @@
+/* sci_progress.c - progress (completions of the bridge, control stores,
+ * arrivals, held messages, transports, sends), the completion list, and
+ * failures: a dead firmware fails everything, a peer that stops answering
+ * fails what waits on it. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sci_impl.h"
+
+void sci_complete(sci_ctx_t *ctx, md_request_t *req)
+{
+    sci_rp(req)->state = SCI_RS_DONE;
+    sci_reqq_push(&ctx->done, req);
+}
+
+static void count_completion(sci_ctx_t *ctx, md_request_t *req)
+{
+    md_subdev_counters_t *c = &ctx->sd->counters;
+
+    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
+        return;
+    if (req->kind == MD_REQ_SEND) {
+        if (req->env.tag < 0) {
+            c->sysmsgs_sent++;
+        } else {
+            c->msgs_sent++;
+            c->bytes_sent += req->len;
+        }
+    } else {
+        c->msgs_recvd++;
+        c->bytes_recvd += req->status.size;
+    }
+}
+
+void sci_flush_done(sci_ctx_t *ctx)
+{
+    md_request_t *req;
+
+    /* One at a time: the host may call back into us, which flushes too. */
+    while ((req = sci_reqq_pop(&ctx->done)) != NULL) {
+        if (sci_rp(req)->flags & SCI_RF_SYSMSG) {
+            if (req->status.error == MD_OK) {
+                ctx->sd->counters.sysmsgs_recvd++;
+                ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
+            } else {
+                SCI_LOG(ctx, 0, "sci: system message (tag %d) from rank %d lost: %s",
+                        (int)req->env.tag, (int)req->peer_world,
+                        md_status_string(req->status.error));
+            }
+            free(req->buf);
+            free(req);
+            continue;
+        }
+        count_completion(ctx, req);
+        ctx->host->complete(ctx->sd, req);
+    }
+}
+
+static void fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
+{
+    req->status.error = status;
+    req->status.size = 0;
+    sci_complete(ctx, req);
+}
+
+/* Everything that waits on peer fails with status. */
+void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status)
+{
+    sci_peer_t *p = &ctx->peers[peer];
+    md_request_t *req;
+
+    if (peer < 0 || peer >= ctx->world_size)
+        return;
+    if (!p->failed)
+        SCI_LOG(ctx, 0, "sci: rank %d is unreachable: %s", peer, md_status_string(status));
+    p->failed = status;
+    while ((req = sci_reqq_pop(&p->sendq)) != NULL)
+        fail_req(ctx, req, status);
+    for (uint32_t h = 0; p->rdv_req != NULL && h < ctx->lay.p.nrdv; h++) {
+        if ((req = p->rdv_req[h]) != NULL) {
+            p->rdv_req[h] = NULL;
+            fail_req(ctx, req, status);
+        }
+    }
+    p->rdv_used = 0;
+    p->tp_active = NULL;
+    while (p->tp_head != NULL) {
+        sci_tp_recv_t *t = p->tp_head;
+        p->tp_head = t->next;
+        fail_req(ctx, t->req, status);
+        free(t);
+    }
+    p->tp_tail = NULL;
+    while (p->held_head != NULL) {
+        sci_msg_t *m = p->held_head;
+        p->held_head = m->next;
+        free(m);
+    }
+    p->held_tail = NULL;
+    /* receives that can only be matched by this peer */
+    for (req = ctx->mq.posted_head; req != NULL;) {
+        md_request_t *next;
+        memcpy(&next, &req->sd_priv[0], sizeof(next));
+        if (req->match.src_rank != MD_ANY_SOURCE && req->peer_world == peer &&
+            md_request_claim(req, ctx->sd->index)) {
+            md_mq_cancel_posted(&ctx->mq, req);
+            fail_req(ctx, req, status);
+        }
+        req = next;
+    }
+}
+
+void sci_fail_all(sci_ctx_t *ctx, int status)
+{
+    md_request_t *req;
+
+    for (int32_t i = 0; i < ctx->nserved; i++)
+        sci_fail_peer(ctx, ctx->served[i], status);
+    while ((req = ctx->mq.posted_head) != NULL) {
+        md_mq_cancel_posted(&ctx->mq, req);
+        if (md_request_claim(req, ctx->sd->index))
+            fail_req(ctx, req, status);
+    }
+    sci_ctl_drop_all(ctx);
+}
+
+/* Completions from the bridge: DMA chunks done (stage chunks free again),
+ * and errors of stores (a store beyond its window is a bug here). */
+static int poll_bridge(sci_ctx_t *ctx)
+{
+    sci_cqe_t c;
+    int n = 0, rc;
+
+    while ((rc = sci_poll(ctx->dev, &c)) == 1) {
+        n++;
+        if (c.kind != SCI_CQ_DONE)
+            continue;
+        if (c.op == SCI_OP_DMA_WRITE) {
+            sci_tp_stage_done(ctx, c.cookie, c.status);
+        } else if (c.status != NIC_OK) {
+            SCI_LOG(ctx, 0, "sci: the bridge refused a request (op %u): %s", c.op,
+                    md_status_string(c.status));
+        }
+    }
+    if (rc < 0) {
+        ctx->dead = rc;
+        SCI_LOG(ctx, 0, "sci: the bridge firmware of this node (%s) is gone: %s; every "
+                "request on this subdevice fails", ctx->nic_name, md_status_string(rc));
+        sci_fail_all(ctx, rc);
+        return rc;
+    }
+    return n;
+}
+
+int sci_progress_inner(sci_ctx_t *ctx)
+{
+    int n, rc;
+
+    if (ctx->dead)
+        return ctx->dead;
+    if ((rc = poll_bridge(ctx)) < 0)
+        return rc;
+    n = rc + sci_ctl_flush(ctx);
+    for (int32_t i = 0; i < ctx->nserved; i++) {
+        int32_t peer = ctx->served[i];
+        sci_peer_t *p = &ctx->peers[peer];
+        if (p->failed || !p->connected)
+            continue;
+        n += sci_arrivals(ctx, peer);
+        if (p->held_head != NULL)
+            n += sci_held_retry(ctx, peer);
+        if (p->tp_head != NULL)
+            n += sci_tp_recv_progress(ctx, peer);
+        if (p->sendq.head != NULL || p->oldest_id < p->next_id || p->rdv_used > 0)
+            n += sci_send_progress(ctx, peer);
+    }
+    return n;
+}
+
+int sci_progress(md_subdev_t *sd)
+{
+    sci_ctx_t *ctx = sd->priv;
+    int n = sci_progress_inner(ctx);
+    sci_flush_done(ctx);
+    return n;
+}

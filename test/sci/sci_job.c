@@ -1,0 +1,263 @@
+/* sci_job.c - forked ranks over subdev-sci with a fake multidevice. */
+#include "config.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sci_impl.h"
+#include "sci_job.h"
+
+MD_LOAD_DEVICE_PTR(sci);
+
+/* What the ranks share: a sense-reversing barrier and the cards. */
+typedef struct sj_board {
+    _Atomic int count;
+    _Atomic int sense;
+    uint16_t    len[SJ_MAX_RANKS];
+    uint8_t     card[SJ_MAX_RANKS][MD_CARD_MAX];
+} sj_board_t;
+
+static sj_board_t *board;
+
+uint64_t sj_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void sj_fill(uint8_t *b, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)((i * 2654435761u + seed * 40503u) >> 13);
+}
+
+int sj_check(const uint8_t *b, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != (uint8_t)((i * 2654435761u + seed * 40503u) >> 13))
+            return 0;
+    return 1;
+}
+
+void sj_barrier(sj_rank_t *r)
+{
+    int sense = atomic_load(&board->sense);
+
+    if (atomic_fetch_add(&board->count, 1) + 1 == r->job->n) {
+        atomic_store(&board->count, 0);
+        atomic_store(&board->sense, !sense);
+        return;
+    }
+    while (atomic_load(&board->sense) == sense) {
+        r->ops.progress(&r->sd);   /* peers may wait on our flags */
+        sched_yield();
+    }
+}
+
+/* --- the fake multidevice --- */
+
+static void fake_complete(md_subdev_t *sd, md_request_t *req)
+{
+    atomic_store(&req->complete, 1);
+}
+
+static int fake_arrival_ok(md_subdev_t *sd, const md_envelope_t *env)
+{
+    return !((sj_rank_t *)sd->host_ctx)->hold;
+}
+
+static void fake_arrived(md_subdev_t *sd, const md_envelope_t *env)
+{
+    ((sj_rank_t *)sd->host_ctx)->arrived++;
+}
+
+static void fake_sysmsg(md_subdev_t *sd, const md_envelope_t *env, const void *payload)
+{
+    sj_rank_t *r = sd->host_ctx;
+    uint64_t h = 14695981039346656037ull;
+
+    for (uint64_t i = 0; i < env->size; i++)
+        h = (h ^ ((const uint8_t *)payload)[i]) * 1099511628211ull;
+    if (r->nsys < SJ_MAX_SYS) {
+        r->sys_env[r->nsys] = *env;
+        r->sys_sum[r->nsys] = h;
+    }
+    r->nsys++;
+}
+
+static void fake_log(md_subdev_t *sd, int level, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (level > 1 && getenv("SJ_VERBOSE") == NULL)
+        return;
+    fprintf(stderr, "[rank %d] ", ((sj_rank_t *)sd->host_ctx)->rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
+{
+    static sj_rank_t r;
+    uint8_t serves[SJ_MAX_RANKS], card[MD_CARD_MAX];
+    const uint8_t *cards[SJ_MAX_RANKS];
+    size_t card_len = 0;
+    char node[32];
+    int rc;
+
+    memset(&r, 0, sizeof(r));
+    r.rank = rank;
+    r.job = job;
+    r.host = (md_sdi_host_t){ .complete = fake_complete, .arrival_ok = fake_arrival_ok,
+                              .arrived = fake_arrived, .sysmsg = fake_sysmsg,
+                              .log = fake_log };
+    if (sci_LoadDevicePtr(&r.ops) != MD_OK)
+        return 90;
+    r.sd = (md_subdev_t){ .ops = &r.ops, .host = &r.host, .host_ctx = &r, .index = 2 };
+    snprintf(r.sd.name, sizeof(r.sd.name), "sci");
+    for (int i = 0; i < job->n; i++)
+        serves[i] = i != rank;
+    snprintf(node, sizeof(node), "node%d", (int)job->node[rank]);
+    md_subdev_init_args_t a = {
+        .world_rank = rank, .world_size = job->n, .node_of_rank = job->node,
+        .my_node = job->node[rank], .node_name = node, .job_id = job->id ? job->id : "sj",
+        .serves = serves, .role = MD_ROLE_GLOBAL, .params = job->params,
+        .num_params = job->nparams,
+    };
+    for (int i = 0; i < job->n; i++)
+        a.num_nodes = job->node[i] + 1 > a.num_nodes ? job->node[i] + 1 : a.num_nodes;
+    if ((rc = r.ops.init(&r.sd, &a, card, &card_len)) != MD_OK) {
+        fprintf(stderr, "[rank %d] init: %s\n", rank, md_status_string(rc));
+        return 91;
+    }
+    memcpy(board->card[rank], card, card_len);
+    board->len[rank] = (uint16_t)card_len;
+    sj_barrier(&r);
+    for (int i = 0; i < job->n; i++)
+        cards[i] = board->card[i];
+    md_card_table_t ct = { .world_size = job->n, .card = cards, .len = board->len };
+    if ((rc = r.ops.connect(&r.sd, &ct)) != MD_OK) {
+        fprintf(stderr, "[rank %d] connect: %s\n", rank, md_status_string(rc));
+        return 92;
+    }
+    sj_barrier(&r);
+    rc = body(&r);
+    sj_barrier(&r);
+    r.ops.finalize(&r.sd);
+    return rc;
+}
+
+/* A private rundir for this test process, and nicd from the build tree. */
+static void sj_env(void)
+{
+    static char dir[64];
+
+    if (dir[0] == '\0') {
+        snprintf(dir, sizeof(dir), "/tmp/sj-nic-XXXXXX");
+        if (mkdtemp(dir) == NULL)
+            abort();
+    }
+    setenv("MULTIDEV_NIC_RUNDIR", dir, 1);
+    if (getenv("MULTIDEV_NIC_IDLE_MS") == NULL)
+        setenv("MULTIDEV_NIC_IDLE_MS", "500", 1);
+}
+
+int sj_run(sj_job_t *job, int (*body)(sj_rank_t *r))
+{
+    pid_t pid[SJ_MAX_RANKS];
+    int failed = 0, running = job->n, st;
+    uint64_t deadline;
+
+    sj_env();
+    board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (board == MAP_FAILED)
+        return job->n;
+    memset(board, 0, sizeof(*board));
+    fflush(NULL);
+    for (int i = 0; i < job->n; i++)
+        if ((pid[i] = fork()) == 0)
+            _exit(rank_main(job, i, body));
+    deadline = sj_now_us() + (uint64_t)(job->timeout_s ? job->timeout_s : 60) * 1000000ull;
+    while (running > 0) {
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p > 0) {
+            running--;
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                fprintf(stderr, "sj: rank pid %d %s %d\n", (int)p,
+                        WIFEXITED(st) ? "exited with" : "died of signal",
+                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+                failed++;
+            }
+        } else if (sj_now_us() > deadline) {
+            fprintf(stderr, "sj: %d rank(s) still running at the timeout: killed\n", running);
+            for (int i = 0; i < job->n; i++)
+                kill(pid[i], SIGKILL);
+            while (waitpid(-1, &st, 0) > 0)
+                ;
+            failed += running;
+            break;
+        } else {
+            usleep(1000);
+        }
+    }
+    munmap(board, sizeof(*board));
+    return failed;
+}
+
+int sj_wait(sj_rank_t *r, md_request_t *req, int timeout_ms)
+{
+    uint64_t end = sj_now_us() + (uint64_t)timeout_ms * 1000;
+
+    while (!atomic_load(&req->complete)) {
+        int rc = r->ops.progress(&r->sd);
+        if (rc < 0)
+            return rc;
+        if (sj_now_us() > end)
+            return MD_ERR_TIMEOUT;
+        if (rc == 0)
+            sched_yield();
+    }
+    return req->status.error;
+}
+
+int sj_send(sj_rank_t *r, md_request_t *req, int32_t dst, int32_t tag, const void *buf,
+            size_t len, uint32_t flags)
+{
+    memset(req, 0, sizeof(*req));
+    req->kind = MD_REQ_SEND;
+    req->peer_world = dst;
+    req->buf = (void *)buf;
+    req->len = len;
+    req->env = (md_envelope_t){ .src_rank = r->rank, .src_world = r->rank, .dst_world = dst,
+                                .tag = tag, .flags = flags, .size = len };
+    return r->ops.isend(&r->sd, req);
+}
+
+int sj_recv(sj_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *buf, size_t len)
+{
+    memset(req, 0, sizeof(*req));
+    req->kind = MD_REQ_RECV;
+    req->peer_world = src == MD_ANY_SOURCE ? -1 : src;
+    req->buf = buf;
+    req->len = len;
+    req->match = (md_match_t){ .src_rank = src, .tag = tag };
+    return r->ops.irecv(&r->sd, req);
+}
+
+int sj_stats(sj_rank_t *r, sci_stats_t *st)
+{
+    sci_ctx_t *ctx = r->sd.priv;
+    return sci_stats(ctx->dev, st);
+}
