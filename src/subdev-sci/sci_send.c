@@ -86,8 +86,9 @@ static uint32_t proto_of(const sci_ctx_t *ctx, size_t len)
     return len <= ctx->eager_limit ? SCI_P_EAGER : SCI_P_TRANSPORT;
 }
 
-/* Issue the head send: 1 issued, 0 not now (no slot, ring space, handle
- * or window room), < 0 failed. */
+/* Issue the head send: 2 issued and done (its data has left the user's
+ * buffer), 1 issued (waits for its done flag), 0 not now (no slot, ring
+ * space, handle or window room), < 0 failed. */
 static int issue(sci_ctx_t *ctx, int32_t peer, md_request_t *req)
 {
     sci_peer_t *p = &ctx->peers[peer];
@@ -139,9 +140,7 @@ static int issue(sci_ctx_t *ctx, int32_t peer, md_request_t *req)
         rp->state = rp->proto == SCI_P_TRANSPORT ? SCI_RS_WAIT_CTS : SCI_RS_WAIT_DONE;
         return 1;
     }
-    req->status.error = MD_OK;   /* the data has left the user's buffer */
-    sci_complete(ctx, req);
-    return 1;
+    return 2;
 }
 
 int sci_send_progress(sci_ctx_t *ctx, int32_t peer)
@@ -154,10 +153,11 @@ int sci_send_progress(sci_ctx_t *ctx, int32_t peer)
         int rc = issue(ctx, peer, req);
         if (rc == 0)
             break;
-        sci_reqq_pop(&p->sendq);
-        if (rc < 0) {
+        sci_reqq_pop(&p->sendq);   /* before completing: that relinks it */
+        if (rc < 0)
             SCI_LOG(ctx, 0, "sci: send to rank %d failed: %s", peer, md_status_string(rc));
-            req->status.error = rc;
+        if (rc != 1) {
+            req->status.error = rc < 0 ? rc : MD_OK;
             sci_complete(ctx, req);
         }
         n++;

@@ -261,3 +261,18 @@ int sj_stats(sj_rank_t *r, sci_stats_t *st)
     sci_ctx_t *ctx = r->sd.priv;
     return sci_stats(ctx->dev, st);
 }
+
+void sj_dump(sj_rank_t *r)
+{
+    sci_ctx_t *ctx = r->sd.priv;
+    for (int32_t i = 0; i < ctx->nserved; i++) {
+        int32_t q = ctx->served[i];
+        sci_peer_t *p = &ctx->peers[q];
+        fprintf(stderr, "[rank %d] peer %d: next_id %llu oldest %llu ring %llu..%llu rx_next %llu "
+                "rdv_used %u sendq %s tp_sent %llu failed %d ctlq %s\n", r->rank, q,
+                (unsigned long long)p->next_id, (unsigned long long)p->oldest_id,
+                (unsigned long long)p->ring_tail, (unsigned long long)p->ring_head,
+                (unsigned long long)p->rx_next, p->rdv_used, p->sendq.head ? "busy" : "empty",
+                (unsigned long long)p->tp_sent, p->failed, ctx->ctl_head ? "busy" : "empty");
+    }
+}

@@ -54,6 +54,8 @@ int  sj_recv(sj_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *bu
 /* The bridge's counters for this rank's endpoint and its node. */
 int  sj_stats(sj_rank_t *r, sci_stats_t *st);
 uint64_t sj_now_us(void);
+/* Per-peer protocol state on stderr (diagnostics of a failed test). */
+void sj_dump(sj_rank_t *r);
 
 /* Fill and check a buffer with a pattern of (seed, offset). */
 void sj_fill(uint8_t *b, size_t n, unsigned seed);

@@ -70,3 +70,49 @@ Test(subdev, pingpong_every_protocol_no_remote_reads, .timeout = 60)
     sj_job_t j = two_nodes();
     RUN(j, rank_pingpong);
 }
+
+/* ------------------------------------------------------------------ */
+
+/* Two ranks on each of two nodes (ranks of a node share its bridge): every
+ * rank sends to every other one, in all three protocols, at once. */
+static int rank_alltoall(sj_rank_t *r)
+{
+    static const size_t lens[] = { 100, 20000, 200000 };
+    enum { N = 4 };
+    uint8_t *out[N], *in[N];
+    md_request_t sreq[N], rreq[N];
+
+    for (size_t l = 0; l < 3; l++) {
+        size_t n = lens[l];
+        for (int p = 0; p < N; p++) {
+            out[p] = malloc(n);
+            in[p] = calloc(1, n);
+            sj_fill(out[p], n, (unsigned)(r->rank * 10 + p + l * 100));
+        }
+        for (int p = 0; p < N; p++)
+            if (p != r->rank && sj_recv(r, &rreq[p], p, 3, in[p], n) != MD_OK)
+                return 1;
+        for (int p = 0; p < N; p++)
+            if (p != r->rank && sj_send(r, &sreq[p], p, 3, out[p], n, 0) != MD_OK)
+                return 2;
+        for (int p = 0; p < N; p++) {
+            if (p == r->rank)
+                continue;
+            if (sj_wait(r, &sreq[p], 10000) != MD_OK || sj_wait(r, &rreq[p], 10000) != MD_OK)
+                return 3;
+            if (rreq[p].status.size != n || !sj_check(in[p], n, (unsigned)(p * 10 + r->rank + l * 100)))
+                return 4;
+        }
+        for (int p = 0; p < N; p++) {
+            free(out[p]);
+            free(in[p]);
+        }
+    }
+    return 0;
+}
+
+Test(subdev, alltoall_two_ranks_per_node, .timeout = 60)
+{
+    sj_job_t j = { .n = 4, .node = { 0, 0, 1, 1 }, .timeout_s = 50 };
+    RUN(j, rank_alltoall);
+}
