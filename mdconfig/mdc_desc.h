@@ -17,6 +17,8 @@
 #define MDC_DESC_VERSION 1
 #define MDC_MAX_NODES    65536      /**< per description */
 #define MDC_MAX_PORTS    65536      /**< per switch */
+#define MDC_MAX_SEGMENTS (1 << 20)  /**< switches, rings, buses, links */
+#define MDC_MAX_TRUNKS   (1 << 20)
 #define MDC_ERR_MAX      512
 
 typedef struct mdc_row {

@@ -157,18 +157,19 @@ static int node_local(mdc_parser_t *p, const mdc_attr_t *a, int *type)
 
 static int add_nodes(mdc_parser_t *p, const mdc_names_t *names,
                      const mdc_names_t *hosts, int slots, int fwd, int local,
-                     const mdc_attr_t *local_attr)
+                     const mdc_attr_t *local_attr, size_t name_tok)
 {
     mdc_desc_t *d = p->d;
+    int col = p->l->tok[name_tok].col;
 
     if (names->count > MDC_MAX_NODES - d->num_nodes)
-        return mdc_perr(p, p->l->tok[1].col, "expected at most %d nodes in a "
-                        "description", MDC_MAX_NODES);
+        return mdc_perr(p, col, "expected at most %d nodes in a description",
+                        MDC_MAX_NODES);
     for (size_t i = 0; i < names->count; i++) {
         int old = mdc_strmap_get(&d->node_map, names->name[i]);
         if (old >= 0)
-            return mdc_perr(p, p->l->tok[1].col, "duplicate node '%s' (first "
-                            "at line %d)", names->name[i], d->nodes[old].line);
+            return mdc_perr(p, col, "duplicate node '%s' (first at line %d)",
+                            names->name[i], d->nodes[old].line);
         mdc_node_t *n = mdc_grow((void **)&d->nodes, &d->num_nodes,
                                  sizeof(*n));
         if (n == NULL || mdc_strmap_put(&d->node_map, names->name[i],
@@ -193,7 +194,35 @@ static int add_nodes(mdc_parser_t *p, const mdc_names_t *names,
     return 0;
 }
 
-/* node NAMES [host=HOSTS] [slots=N] [forward=COST] [local=TYPE] */
+/* The node name lists of a node line (several allowed), concatenated. */
+static int node_names(mdc_parser_t *p, const size_t *pos, size_t n,
+                      mdc_names_t *names)
+{
+    for (size_t i = 0; i < n; i++) {
+        mdc_names_t part;
+        if (mdc_expand_names(p, &p->l->tok[pos[i]], MDC_MAX_NODES, &part) != 0)
+            return -1;
+        if (part.count > MDC_MAX_NODES - names->count) {
+            mdc_names_free(&part);
+            return mdc_perr(p, p->l->tok[pos[i]].col, "expected at most %d "
+                            "nodes in a description", MDC_MAX_NODES);
+        }
+        void *grown = realloc(names->name, (names->count + part.count) *
+                                               sizeof(*names->name));
+        if (grown == NULL) {
+            mdc_names_free(&part);
+            return mdc_perr(p, 1, "out of memory");
+        }
+        names->name = grown;
+        memcpy(names->name + names->count, part.name,
+               part.count * sizeof(*part.name));
+        names->count += part.count;
+        mdc_names_free(&part);
+    }
+    return 0;
+}
+
+/* node NAMES... [host=HOSTS] [slots=N] [forward=COST] [local=TYPE] */
 int mdc_parse_node(mdc_parser_t *p)
 {
     mdc_attr_t attrs[] = { { .key = "host" }, { .key = "slots" },
@@ -201,25 +230,30 @@ int mdc_parse_node(mdc_parser_t *p)
     mdc_names_t names = { 0 }, hosts = { 0 };
     unsigned long slots = 1;
     int fwd = MDC_FWD_UNSET, local, rc = -1;
+    size_t *pos = calloc(p->l->num_tok, sizeof(*pos)), num_pos;
 
-    if (p->l->num_tok < 2)
-        return mdc_perr(p, p->l->end_col, "expected node names (e.g. n1 or "
-                        "n[001-128]), got end of line");
-    if (memchr(p->l->tok[1].text, '=', p->l->tok[1].len) != NULL)
-        return mdc_perr(p, p->l->tok[1].col, "expected node names before the "
-                        "attributes");
-    if (mdc_parse_attrs(p, 2, attrs, 4, NULL, 0, NULL, NULL) != 0 ||
-        mdc_expand_names(p, &p->l->tok[1], MDC_MAX_NODES, &names) != 0)
-        return -1;
-    if (node_hosts(p, &attrs[0], names.count, &hosts) != 0 ||
+    if (pos == NULL)
+        return mdc_perr(p, 1, "out of memory");
+    if (mdc_parse_attrs(p, 1, attrs, 4, pos, p->l->num_tok, &num_pos,
+                        "the node names") != 0)
+        goto out;
+    if (num_pos == 0) {
+        mdc_perr(p, p->l->end_col, "expected node names (e.g. n1 or "
+                 "n[001-128]), got end of line");
+        goto out;
+    }
+    if (node_names(p, pos, num_pos, &names) != 0 ||
+        node_hosts(p, &attrs[0], names.count, &hosts) != 0 ||
         (attrs[1].tok != NULL &&
          mdc_attr_uint(p, &attrs[1], 1, 65536, &slots) != 0) ||
         (attrs[2].tok != NULL &&
          mdc_parse_forward_cost(p, &attrs[2].val, &fwd) != 0) ||
         node_local(p, &attrs[3], &local) != 0)
         goto out;
-    rc = add_nodes(p, &names, &hosts, (int)slots, fwd, local, &attrs[3]);
+    rc = add_nodes(p, &names, &hosts, (int)slots, fwd, local, &attrs[3],
+                   pos[0]);
 out:
+    free(pos);
     mdc_names_free(&names);
     mdc_names_free(&hosts);
     return rc;

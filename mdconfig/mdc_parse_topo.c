@@ -60,9 +60,14 @@ static mdc_segment_t *new_segment(mdc_parser_t *p, mdc_seg_kind_t kind,
                                   int net, const char *name)
 {
     mdc_desc_t *d = p->d;
+
+    if (d->num_segments >= MDC_MAX_SEGMENTS) {
+        mdc_perr(p, p->l->tok[0].col, "expected at most %d switches, rings, "
+                 "buses and links in a description", MDC_MAX_SEGMENTS);
+        return NULL;
+    }
     mdc_segment_t *s = mdc_grow((void **)&d->segments, &d->num_segments,
                                 sizeof(*s));
-
     if (s == NULL) {
         mdc_perr(p, 1, "out of memory");
         return NULL;
@@ -208,10 +213,10 @@ int mdc_parse_segment(mdc_parser_t *p, mdc_seg_kind_t kind)
     if (mdc_parse_attrs(p, 3, attrs, num_attrs, pos, p->l->num_tok, &num_pos,
                         "the members") != 0)
         goto out;
-    if (num_pos < (kind == MDC_SEG_SWITCH ? 1u : 2u)) {
-        mdc_perr(p, p->l->end_col, "expected %s node names (e.g. n[01-16]), "
-                 "got end of line", kind == MDC_SEG_SWITCH ? "member"
-                                                           : "at least 2 member");
+    /* a switch may hold no node (a core switch, reached by trunks) */
+    if (kind != MDC_SEG_SWITCH && num_pos < 1) {
+        mdc_perr(p, p->l->end_col, "expected at least 2 member node names "
+                 "(e.g. n[01-16]), got end of line");
         goto out;
     }
     unsigned long ports;
@@ -220,10 +225,13 @@ int mdc_parse_segment(mdc_parser_t *p, mdc_seg_kind_t kind)
             goto out;
         pa.limit = ports;
     }
-    if (new_segment(p, kind, net, name) == NULL ||
-        mdc_strmap_put(&p->d->segment_map, key,
-                       (int)(p->d->num_segments - 1)) != 0)
+    if (new_segment(p, kind, net, name) == NULL)
         goto out;
+    if (mdc_strmap_put(&p->d->segment_map, key,
+                       (int)(p->d->num_segments - 1)) != 0) {
+        mdc_perr(p, 1, "out of memory");
+        goto out;
+    }
     int seg = (int)(p->d->num_segments - 1);
     if (add_members(p, seg, pos, num_pos, &pa) != 0)
         goto out;
@@ -276,9 +284,10 @@ int mdc_parse_link(mdc_parser_t *p)
         return mdc_perr(p, p->l->tok[2].col, "duplicate link between %s and "
                         "%s in network %s (first at line %d)", d->nodes[a].name,
                         d->nodes[b].name, d->networks[net].name, old);
-    if (mdc_strmap_put(&p->links, key, p->l->lineno) != 0 ||
-        new_segment(p, MDC_SEG_LINK, net, "") == NULL)
+    if (mdc_strmap_put(&p->links, key, p->l->lineno) != 0)
         return mdc_perr(p, 1, "out of memory");
+    if (new_segment(p, MDC_SEG_LINK, net, "") == NULL)
+        return -1;
     int seg = (int)(d->num_segments - 1);
     if (add_member(p, seg, a, 0, p->l->tok[2].col) != 0 ||
         add_member(p, seg, b, 1, p->l->tok[3].col) != 0)
@@ -317,6 +326,9 @@ int mdc_parse_trunk(mdc_parser_t *p)
     if (a == b)
         return mdc_perr(p, p->l->tok[3].col, "expected a switch other than "
                         "'%s' at the other end", d->segments[a].name);
+    if (d->num_trunks >= MDC_MAX_TRUNKS)
+        return mdc_perr(p, p->l->tok[0].col, "expected at most %d trunks in "
+                        "a description", MDC_MAX_TRUNKS);
     mdc_trunk_t *t = mdc_grow((void **)&d->trunks, &d->num_trunks,
                               sizeof(*t));
     if (t == NULL)

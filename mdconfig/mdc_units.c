@@ -135,8 +135,8 @@ int mdc_parse_bandwidth(const char *text, size_t len, uint64_t *fs_per_byte,
         return -1;
     }
     mdc_u128 v = (num * 2 + den) / (den * 2);
-    if (v > MDC_FS_PER_S) {
-        snprintf(why, why_len, "expected a bandwidth of at least 1 B/s");
+    if (v > MDC_FS_PER_S / 1000) {
+        snprintf(why, why_len, "expected a bandwidth of at least 1 kB/s");
         return -1;
     }
     *fs_per_byte = (uint64_t)v;

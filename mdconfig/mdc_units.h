@@ -22,7 +22,9 @@ typedef unsigned __int128 mdc_u128;
  * or -1 with why = "expected ...". */
 int mdc_parse_time(const char *text, size_t len, uint64_t *fs, char *why,
                    size_t why_len);
-/* "76MB/s", "93.5MB/s", "1Gbit/s", "512KiB/s", "inf" (0 fs per byte). */
+/* "76MB/s", "93.5MB/s", "1Gbit/s", "512KiB/s", "inf" (0 fs per byte).
+ * At least 1 kB/s: with the limits on times and graph size, every route's
+ * cost line then fits its types (intercept 128 bits, slope 64 bits). */
 int mdc_parse_bandwidth(const char *text, size_t len, uint64_t *fs_per_byte,
                         char *why, size_t why_len);
 

@@ -182,7 +182,13 @@ md_nodeconf_route_t *md_nodeconf_insert_route(md_nodeconf_t *conf,
 
     if (next_hop == NULL || strcmp(next_hop, "-") == 0)
         next_hop = "";                   /* direct, as in the text form */
-    if (!name_ok(peer) || !name_ok(subdev) ||
+    /* names equal to the previous route's were checked already (mdconfig
+     * adds millions of routes, most repeating the previous names) */
+    const md_nodeconf_route_t *prev =
+        conf->num_routes > 0 ? &conf->routes[conf->num_routes - 1] : NULL;
+    if ((prev == NULL || strcmp(prev->peer, peer) != 0 ? !name_ok(peer) : 0) ||
+        (prev == NULL || strcmp(prev->subdev, subdev) != 0 ? !name_ok(subdev)
+                                                           : 0) ||
         (next_hop[0] != '\0' && !name_ok(next_hop)) || min > max ||
         min == MD_SIZE_INF) {
         errno = EINVAL;

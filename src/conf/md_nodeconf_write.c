@@ -2,116 +2,142 @@
  * md_nodeconf_write.c - the canonical text form of a per-node file.
  *
  * One line per item in the stored (canonical) order, single spaces, sizes
- * as plain decimal byte counts or "inf", "-" for a direct next hop.  Lines
- * are assembled in a buffer and written with one fwrite each: mdconfig
- * writes millions of route lines for a large cluster.
+ * as plain decimal byte counts or "inf", "-" for a direct next hop.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "md_nodeconf_internal.h"
 
-typedef struct line_buf {
-    char   text[4 * MD_NODECONF_NAME_MAX + 64];
+/* Output is assembled in a buffer and handed to stdio in large pieces:
+ * a 4096-node cluster means 16 million lines. */
+typedef struct out_buf {
+    FILE  *f;
+    char   text[1 << 16];
     size_t len;
-} line_buf_t;
+    int    failed;
+} out_buf_t;
 
-static void put_str(line_buf_t *b, const char *s)
+static void flush_buf(out_buf_t *b)
 {
-    size_t n = strlen(s);
+    if (b->len > 0 && fwrite(b->text, 1, b->len, b->f) != b->len)
+        b->failed = 1;
+    b->len = 0;
+}
 
-    memcpy(b->text + b->len, s, n);
+/* Room for n more bytes (n < sizeof(text)). */
+static char *room(out_buf_t *b, size_t n)
+{
+    if (b->len + n > sizeof(b->text))
+        flush_buf(b);
+    return b->text + b->len;
+}
+
+static void put_mem(out_buf_t *b, const char *s, size_t n)
+{
+    if (n >= sizeof(b->text) / 2) {    /* a long parameter value */
+        flush_buf(b);
+        if (fwrite(s, 1, n, b->f) != n)
+            b->failed = 1;
+        return;
+    }
+    memcpy(room(b, n), s, n);
     b->len += n;
 }
 
-static void put_word(line_buf_t *b, const char *s)
+static void put_str(out_buf_t *b, const char *s)
 {
-    b->text[b->len++] = ' ';
+    put_mem(b, s, strlen(s));
+}
+
+static void put_word(out_buf_t *b, const char *s)
+{
+    put_mem(b, " ", 1);
     put_str(b, s);
 }
 
-static void put_size(line_buf_t *b, size_t v)
+static void put_size(out_buf_t *b, size_t v)
 {
     char digits[24];
     size_t n = 0;
 
-    b->text[b->len++] = ' ';
     if (v == MD_SIZE_INF) {
-        put_str(b, "inf");
+        put_mem(b, " inf", 4);
         return;
     }
     do {
         digits[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
+    char *p = room(b, n + 1);
+    *p++ = ' ';
     while (n > 0)
-        b->text[b->len++] = digits[--n];
+        *p++ = digits[--n];
+    b->len = (size_t)(p - b->text);
 }
 
-static int flush_line(FILE *f, line_buf_t *b)
+static void write_device(out_buf_t *b, const md_nodeconf_device_t *dev)
 {
-    b->text[b->len++] = '\n';
-    return fwrite(b->text, 1, b->len, f) == b->len ? 0 : -1;
-}
-
-/* Parameters may be long: written straight to the stream. */
-static int write_device(FILE *f, const md_nodeconf_device_t *dev)
-{
-    if (fprintf(f, "device %s", dev->name) < 0)
-        return -1;
-    for (size_t i = 0; i < dev->num_params; i++)
-        if (fprintf(f, " %s=%s", dev->params[i].key, dev->params[i].value) < 0)
-            return -1;
-    return fputc('\n', f) == EOF ? -1 : 0;
-}
-
-static int write_route(FILE *f, const md_nodeconf_route_t *r)
-{
-    line_buf_t b = { .len = 0 };
-
-    put_str(&b, "route");
-    put_word(&b, r->peer);
-    put_size(&b, r->min);
-    put_size(&b, r->max);
-    put_word(&b, r->subdev);
-    put_word(&b, r->next_hop[0] != '\0' ? r->next_hop : "-");
-    return flush_line(f, &b);
-}
-
-static int write_arrive(FILE *f, const md_nodeconf_arrive_t *a)
-{
-    line_buf_t b = { .len = 0 };
-
-    put_str(&b, "arrive");
-    put_word(&b, a->peer);
-    if (fwrite(b.text, 1, b.len, f) != b.len)
-        return -1;
-    for (size_t i = 0; i < a->num_subdevs; i++) {
-        b.len = 0;
-        put_word(&b, a->subdevs[i]);
-        if (fwrite(b.text, 1, b.len, f) != b.len)
-            return -1;
+    put_str(b, "device");
+    put_word(b, dev->name);
+    for (size_t i = 0; i < dev->num_params; i++) {
+        put_word(b, dev->params[i].key);
+        put_mem(b, "=", 1);
+        put_str(b, dev->params[i].value);
     }
-    return fputc('\n', f) == EOF ? -1 : 0;
+    put_mem(b, "\n", 1);
+}
+
+static void write_route(out_buf_t *b, const md_nodeconf_route_t *r)
+{
+    put_mem(b, "route", 5);
+    put_word(b, r->peer);
+    put_size(b, r->min);
+    put_size(b, r->max);
+    put_word(b, r->subdev);
+    put_word(b, r->next_hop[0] != '\0' ? r->next_hop : "-");
+    put_mem(b, "\n", 1);
+}
+
+static void write_arrive(out_buf_t *b, const md_nodeconf_arrive_t *a)
+{
+    put_mem(b, "arrive", 6);
+    put_word(b, a->peer);
+    for (size_t i = 0; i < a->num_subdevs; i++)
+        put_word(b, a->subdevs[i]);
+    put_mem(b, "\n", 1);
 }
 
 int md_nodeconf_write(FILE *f, const md_nodeconf_t *conf)
 {
+    out_buf_t *b;
+    char version[16];
+
     if (f == NULL || conf == NULL || conf->node[0] == '\0') {
         errno = EINVAL;
         return -1;
     }
-    if (fprintf(f, "multidev-node-config %d\nnode %s\n", MD_NODECONF_VERSION,
-                conf->node) < 0)
+    b = malloc(sizeof(*b));
+    if (b == NULL)
         return -1;
+    b->f = f;
+    b->len = 0;
+    b->failed = 0;
+    snprintf(version, sizeof(version), "%d", MD_NODECONF_VERSION);
+    put_str(b, "multidev-node-config ");
+    put_str(b, version);
+    put_str(b, "\nnode ");
+    put_str(b, conf->node);
+    put_mem(b, "\n", 1);
     for (size_t i = 0; i < conf->num_devices; i++)
-        if (write_device(f, &conf->devices[i]) != 0)
-            return -1;
+        write_device(b, &conf->devices[i]);
     for (size_t i = 0; i < conf->num_routes; i++)
-        if (write_route(f, &conf->routes[i]) != 0)
-            return -1;
+        write_route(b, &conf->routes[i]);
     for (size_t i = 0; i < conf->num_arrives; i++)
-        if (write_arrive(f, &conf->arrives[i]) != 0)
-            return -1;
-    return ferror(f) ? -1 : 0;
+        write_arrive(b, &conf->arrives[i]);
+    flush_buf(b);
+    int failed = b->failed || ferror(f);
+    free(b);
+    return failed ? -1 : 0;
 }

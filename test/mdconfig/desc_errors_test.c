@@ -35,8 +35,7 @@ static const bad_t bad[] = {
       "or '[', got '*'" },
     { M "node n[0-70000]\n", "t.net:2:6: expected at most 65536 names in one "
       "list" },
-    { M "node a b\n", "t.net:2:8: expected host=, slots=, forward= or local=, "
-      "got 'b'" },
+    { M "node a b a\n", "t.net:2:6: duplicate node 'a' (first at line 2)" },
     { M "node a slots=0\n", "t.net:2:14: expected a whole number from 1 to "
       "65536, got '0'" },
     { M "node a slots=\n", "t.net:2:14: expected a value after 'slots=', got "
@@ -102,8 +101,8 @@ static const bad_t bad[] = {
     /* topology */
     { N "switch x s n1\n", "t.net:4:8: expected a declared network, got 'x'" },
     { N "switch my\n", "t.net:4:10: expected a segment name, got end of line" },
-    { N "switch my s\n", "t.net:4:12: expected member node names (e.g. "
-      "n[01-16]), got end of line" },
+    { N "bus my s\n", "t.net:4:9: expected at least 2 member node names "
+      "(e.g. n[01-16]), got end of line" },
     { N "switch my s n[1-5]\n", "t.net:4:13: expected a declared node, got "
       "'n5' (from 'n[1-5]')" },
     { N "switch my s n1\nswitch my s n2\n", "t.net:5:11: duplicate segment 's' "
@@ -126,8 +125,8 @@ static const bad_t bad[] = {
     { N "network m2 type=myri latency=1us\nswitch my s n1\nswitch m2 t n1\n",
       "t.net:6:13: expected one network of type myri per node, got 'n1' on my "
       "and m2" },
-    { N "ring my r n1\n", "t.net:4:13: expected at least 2 member node names "
-      "(e.g. n[01-16]), got end of line" },
+    { N "ring my r n1\n", "t.net:4:11: expected at least 2 members in a "
+      "ring, got 1" },
     { N "ring my r n1:3 n2\n", "t.net:4:13: expected a name character "
       "([A-Za-z0-9_.-]) or '[', got ':'" },
     { N "ring my r n1 n2 ports=3\n", "t.net:4:17: expected no attributes, got "

@@ -1,0 +1,241 @@
+/*
+ * mdc_dijkstra.c - shortest paths for one size (see mdc_dijkstra.h).
+ *
+ * The inner loop only compares and stores labels; everything else a node's
+ * label records (cost line, path key, first hop) is derived afterwards
+ * from the predecessors, in the order nodes were settled.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdc_dijkstra.h"
+
+static inline mdc_u128 sat_add(mdc_u128 x, mdc_u128 y)
+{
+    mdc_u128 s = x + y;
+
+    return s < x ? ~(mdc_u128)0 : s;
+}
+
+mdc_tree_t *mdc_tree_new(const mdc_graph_t *g)
+{
+    mdc_tree_t *t = calloc(1, sizeof(*t));
+    size_t n = g->num_vertices + 1;
+
+    if (t == NULL)
+        return NULL;
+    t->g = g;
+    t->label = malloc(n * sizeof(*t->label));
+    t->line_a = malloc(n * sizeof(*t->line_a));
+    t->line_b = malloc(n * sizeof(*t->line_b));
+    t->pathkey = malloc(n * sizeof(*t->pathkey));
+    t->pred_edge = malloc(n * sizeof(*t->pred_edge));
+    t->pred = malloc(n * sizeof(*t->pred));
+    t->first_net = malloc(n * sizeof(*t->first_net));
+    t->first_host = malloc(n * sizeof(*t->first_host));
+    t->nosys = malloc(n);
+    t->reached = malloc(n);
+    t->heap = malloc(n * sizeof(*t->heap));
+    t->heap_pos = malloc(n * sizeof(*t->heap_pos));
+    t->done = malloc(n);
+    t->order = malloc(n * sizeof(*t->order));
+    t->net_cost = malloc((g->desc->num_networks + 1) * sizeof(*t->net_cost));
+    if (t->label == NULL || t->line_a == NULL || t->line_b == NULL ||
+        t->pathkey == NULL || t->pred_edge == NULL || t->pred == NULL ||
+        t->first_net == NULL || t->first_host == NULL || t->nosys == NULL ||
+        t->reached == NULL || t->heap == NULL || t->heap_pos == NULL ||
+        t->done == NULL || t->order == NULL || t->net_cost == NULL) {
+        mdc_tree_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void mdc_tree_free(mdc_tree_t *t)
+{
+    if (t == NULL)
+        return;
+    free(t->label);
+    free(t->line_a);
+    free(t->line_b);
+    free(t->pathkey);
+    free(t->pred_edge);
+    free(t->pred);
+    free(t->first_net);
+    free(t->first_host);
+    free(t->nosys);
+    free(t->reached);
+    free(t->heap);
+    free(t->heap_pos);
+    free(t->done);
+    free(t->order);
+    free(t->net_cost);
+    free(t);
+}
+
+/* ---- an indexed heap over vertices, ordered by label */
+
+static inline void heap_set(mdc_tree_t *t, uint32_t i, uint32_t v)
+{
+    t->heap[i] = v;
+    t->heap_pos[v] = i;
+}
+
+/* A 4-ary heap: half the depth of a binary one, and the four children
+ * of a node are adjacent in memory. */
+#define ARITY 4
+
+static void heap_up(mdc_tree_t *t, uint32_t i)
+{
+    uint32_t v = t->heap[i];
+    const mdc_label_t *lv = &t->label[v];
+
+    while (i > 0) {
+        uint32_t parent = (i - 1) / ARITY;
+        if (!mdc_label_less(lv, &t->label[t->heap[parent]]))
+            break;
+        heap_set(t, i, t->heap[parent]);
+        i = parent;
+    }
+    heap_set(t, i, v);
+}
+
+static void heap_down(mdc_tree_t *t, uint32_t i, uint32_t n)
+{
+    uint32_t v = t->heap[i];
+    const mdc_label_t *lv = &t->label[v];
+
+    for (;;) {
+        uint32_t c = ARITY * i + 1, m, end;
+        if (c >= n)
+            break;
+        m = c;
+        end = c + ARITY < n ? c + ARITY : n;
+        for (uint32_t k = c + 1; k < end; k++)
+            if (mdc_label_less(&t->label[t->heap[k]], &t->label[t->heap[m]]))
+                m = k;
+        if (!mdc_label_less(&t->label[t->heap[m]], lv))
+            break;
+        heap_set(t, i, t->heap[m]);
+        i = m;
+    }
+    heap_set(t, i, v);
+}
+
+static inline mdc_u128 edge_cost(const mdc_tree_t *t, const mdc_edge_t *e)
+{
+    switch (e->kind) {
+    case MDC_EDGE_EGRESS: return 0;
+    case MDC_EDGE_TRUNK:  return e->trunk_fs;
+    default:              return t->net_cost[e->network];
+    }
+}
+
+/* The forwarding cost line at host u (an intermediate node). */
+static inline mdc_line_t fwd_line(const mdc_tree_t *t, uint32_t u)
+{
+    return t->g->fwd_line[t->cls * t->g->num_hosts + u];
+}
+
+static void relax_all(mdc_tree_t *t, uint32_t u, int first_net,
+                      uint32_t *heap_n)
+{
+    const mdc_graph_t *g = t->g;
+    mdc_label_t base = t->label[u];
+    int from_src = u == t->src;
+
+    if (u < g->num_hosts && !from_src) {
+        if (!g->can_forward[u])
+            return;                    /* a node that may not forward */
+        base.cost = sat_add(base.cost, mdc_line_at(fwd_line(t, u), t->size));
+        base.relays++;
+    }
+    for (uint32_t ei = g->first[u]; ei < g->first[u + 1]; ei++) {
+        const mdc_edge_t *e = &g->edges[ei];
+        uint32_t v = e->to;
+        if (t->done[v] ||
+            (from_src && first_net >= 0 && e->network != (uint16_t)first_net))
+            continue;
+        mdc_label_t nl = { sat_add(base.cost, edge_cost(t, e)), base.relays,
+                           base.rank + e->rank, base.tie + e->tie };
+        if (t->reached[v] && !mdc_label_less(&nl, &t->label[v]))
+            continue;
+        t->label[v] = nl;
+        t->pred[v] = u;
+        t->pred_edge[v] = (int32_t)ei;
+        if (!t->reached[v]) {
+            t->reached[v] = 1;
+            heap_set(t, (*heap_n)++, v);
+        }
+        heap_up(t, t->heap_pos[v]);
+    }
+}
+
+/* Cost line, path key, first hop and system-message flag of every settled
+ * vertex, from its predecessor (settled before it). */
+static void derive(mdc_tree_t *t)
+{
+    const mdc_graph_t *g = t->g;
+
+    for (uint32_t i = 1; i < t->num_order; i++) {
+        uint32_t v = t->order[i], u = t->pred[v];
+        const mdc_edge_t *e = &g->edges[t->pred_edge[v]];
+        mdc_line_t l = mdc_edge_line(g, e, t->cls);
+        mdc_u128 a = t->line_a[u], b = t->line_b[u];
+        if (u < g->num_hosts && u != t->src) {
+            mdc_line_t f = fwd_line(t, u);
+            a = sat_add(a, f.a);
+            b = sat_add(b, f.b);
+        }
+        t->line_a[v] = sat_add(a, l.a);
+        t->line_b[v] = sat_add(b, l.b);
+        t->pathkey[v] = t->pathkey[u] + g->edge_key[t->pred_edge[v]];
+        t->nosys[v] = t->nosys[u] | !e->sysmsg;
+        int is_host = v < g->num_hosts;
+        if (u == t->src) {
+            t->first_net[v] = e->network;
+            t->first_host[v] = is_host ? (int32_t)v : -1;
+        } else {
+            t->first_net[v] = t->first_net[u];
+            t->first_host[v] = t->first_host[u] >= 0 ? t->first_host[u]
+                               : is_host ? (int32_t)v : -1;
+        }
+    }
+}
+
+void mdc_dijkstra(mdc_tree_t *t, uint32_t src, size_t size, int first_net)
+{
+    const mdc_graph_t *g = t->g;
+    uint32_t n = g->num_vertices, heap_n = 0;
+    size_t nn = g->desc->num_networks;
+
+    t->src = src;
+    t->size = size;
+    t->cls = mdc_graph_class_of(g, size);
+    for (size_t i = 0; i < nn; i++)
+        t->net_cost[i] = mdc_line_at(g->net_line[t->cls * nn + i], size);
+    memset(t->reached, 0, n);
+    memset(t->done, 0, n);
+    t->num_order = 0;
+    t->label[src] = (mdc_label_t){ 0, 0, 0, 0 };
+    t->line_a[src] = t->line_b[src] = 0;
+    t->pathkey[src] = 0;
+    t->pred_edge[src] = -1;
+    t->pred[src] = src;
+    t->first_net[src] = -1;
+    t->first_host[src] = -1;
+    t->nosys[src] = 0;
+    t->reached[src] = 1;
+    heap_set(t, heap_n++, src);
+    while (heap_n > 0) {
+        uint32_t u = t->heap[0];
+        if (--heap_n > 0) {
+            heap_set(t, 0, t->heap[heap_n]);
+            heap_down(t, 0, heap_n);
+        }
+        t->done[u] = 1;
+        t->order[t->num_order++] = u;
+        relax_all(t, u, first_net, &heap_n);
+    }
+    derive(t);
+}

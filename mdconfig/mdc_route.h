@@ -1,0 +1,68 @@
+/*
+ * mdc_route.h - every route of one node: for each other node, the sizes
+ * 0..SIZE_MAX cut into segments, each with its decision.
+ *
+ * A node's routes are computed either from its own best-path trees
+ * (mdc_rootsolve.h), or, when all its networks reach it through hubs
+ * (switches, rings, buses), by combining the hubs' trees: the best route
+ * from s to d is the best, over s's hubs h, of the hop s->h followed by
+ * h's best path to d.  The second way is exact too (it compares the same
+ * sums), and nodes on the same hubs share the hubs' work: the router
+ * keeps the last hubs' results in a small cache.
+ */
+#ifndef MDC_ROUTE_H
+#define MDC_ROUTE_H
+
+#include "mdc_rootsolve.h"
+
+/* What the per-node file and the checks need about the route to a node
+ * over one size range. */
+typedef struct mdc_decision {
+    int32_t  first_net;             /**< -1: unreachable */
+    int32_t  next_hop;              /**< -1: direct */
+    uint64_t pathkey;               /**< identity of the whole path */
+    uint32_t relays;
+    uint8_t  nosys;                 /**< some hop cannot carry sysmsgs */
+} mdc_decision_t;
+
+typedef struct mdc_rseg {
+    size_t         lo, hi;          /**< inclusive; hi SIZE_MAX = inf */
+    mdc_decision_t dec;
+} mdc_rseg_t;
+
+typedef struct mdc_routes {
+    uint32_t    src;
+    uint32_t   *first;              /**< [node]: its segments are
+                                         seg[first[d]] .. seg[first[d+1]-1] */
+    mdc_rseg_t *seg;
+    size_t      num_seg, cap_seg;
+    size_t      dijkstra_runs;      /**< done for this node (cache misses) */
+} mdc_routes_t;
+
+#define MDC_ROOT_CACHE 16
+
+/* Per-thread state: trees, the hub cache, scratch. */
+typedef struct mdc_router {
+    const mdc_graph_t *g;
+    mdc_treepool_t     pool;
+    mdc_rootres_t      cache[MDC_ROOT_CACHE];
+    uint64_t           cache_used[MDC_ROOT_CACHE]; /* LRU clock, 0 = empty */
+    uint64_t           clock;
+    mdc_rootres_t      own;         /* a node's own result */
+    size_t            *bounds;      /* scratch: combined breakpoints */
+    size_t            *iv_of;       /* scratch: [hub * bounds + j] */
+    size_t             cap_bounds, cap_iv_of;
+} mdc_router_t;
+
+mdc_router_t *mdc_router_new(const mdc_graph_t *g);
+void mdc_router_free(mdc_router_t *r);
+
+/* Computes out (reusing its memory); -1 on out of memory. */
+int mdc_route_source(mdc_router_t *r, uint32_t src, mdc_routes_t *out);
+void mdc_routes_fini(mdc_routes_t *routes);
+
+/* The segment of the route to d holding size, or NULL (unreachable). */
+const mdc_rseg_t *mdc_routes_find(const mdc_routes_t *routes, uint32_t d,
+                                  size_t size);
+
+#endif /* MDC_ROUTE_H */

@@ -1,0 +1,41 @@
+/*
+ * mdc_run.h - route every node, in parallel, and hand each node's routes
+ * to a visitor (the file writer, the checks, the picture).  Sources are
+ * independent, so workers take them from a shared counter; what a visitor
+ * produces for one source depends only on that source, so the output does
+ * not depend on the number of threads.
+ */
+#ifndef MDC_RUN_H
+#define MDC_RUN_H
+
+#include "mdc_route.h"
+
+/* Problems every run finds (mdconfig -o refuses to write files then). */
+typedef struct mdc_problems {
+    size_t   unreachable;           /**< ordered pairs with no route */
+    uint32_t unreach_src, unreach_dst;
+    size_t   nosys;                 /**< forwarded routes with a hop that
+                                         cannot carry system messages */
+    uint32_t nosys_src, nosys_dst;
+    size_t   nosys_lo;
+    size_t   dijkstra_runs;
+    size_t   intervals;             /**< route segments, all sources */
+} mdc_problems_t;
+
+/* Called once per source, from worker `worker` (0..threads-1).  Nonzero
+ * stops the run. */
+typedef int (*mdc_visit_fn)(void *ctx, int worker, const mdc_routes_t *r);
+
+/* threads <= 0: MULTIDEV_MDCONFIG_THREADS, else the online CPUs. */
+int mdc_run_threads(int threads);
+
+/* 0, or -1 if a visitor failed or memory ran out. */
+int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
+                        void *ctx, mdc_problems_t *problems);
+
+/* Prints the problems to f, each line starting with prefix; returns how
+ * many kinds were found. */
+int mdc_problems_report(FILE *f, const char *prefix, const mdc_desc_t *d,
+                        const mdc_problems_t *p);
+
+#endif /* MDC_RUN_H */

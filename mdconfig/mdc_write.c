@@ -1,0 +1,128 @@
+/* mdc_write.c - write all per-node files (mdc_write.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mdc_nodefile.h"
+#include "mdc_write.h"
+
+typedef struct writer {
+    const mdc_graph_t *g;
+    const char        *dir;
+    uint32_t          *by_name;
+    char               err[4200];    /* first error; guarded by failed */
+    int                failed;       /* atomic */
+} writer_t;
+
+static void file_name(char *buf, size_t len, const char *dir,
+                      const char *node, int tmp)
+{
+    snprintf(buf, len, tmp ? "%s/.%s.conf.tmp" : "%s/%s.conf", dir, node);
+}
+
+static int write_one(void *ctx, int worker, const mdc_routes_t *r)
+{
+    writer_t *w = ctx;
+    const mdc_desc_t *d = w->g->desc;
+    char path[4096];
+    static __thread char buf[1 << 16];
+    int rc = -1;
+
+    (void)worker;
+    file_name(path, sizeof(path), w->dir, d->nodes[r->src].name, 1);
+    md_nodeconf_t *conf = mdc_nodefile_build(w->g, r, w->by_name);
+    FILE *f = conf != NULL ? fopen(path, "w") : NULL;
+    if (f != NULL) {
+        setvbuf(f, buf, _IOFBF, sizeof(buf));
+        rc = mdc_nodefile_write(f, d, r->src, conf);
+        if (fclose(f) != 0)
+            rc = -1;
+    }
+    if (rc != 0 && __atomic_exchange_n(&w->failed, 1, __ATOMIC_RELAXED) == 0)
+        snprintf(w->err, sizeof(w->err), "%s: %s", path,
+                 conf == NULL ? "out of memory" : strerror(errno));
+    md_nodeconf_free(conf);
+    return rc;
+}
+
+/* Renames (keep) or removes every temporary file. */
+static int finish(const writer_t *w, int keep)
+{
+    const mdc_desc_t *d = w->g->desc;
+    char tmp[4096], final[4096];
+    int rc = 0;
+
+    for (size_t i = 0; i < d->num_nodes; i++) {
+        file_name(tmp, sizeof(tmp), w->dir, d->nodes[i].name, 1);
+        file_name(final, sizeof(final), w->dir, d->nodes[i].name, 0);
+        if (keep && rename(tmp, final) != 0) {
+            fprintf(stderr, "mdconfig: error: cannot rename %s to %s: %s\n",
+                    tmp, final, strerror(errno));
+            keep = 0;
+            rc = -1;
+        }
+        if (!keep)
+            unlink(tmp);
+    }
+    return rc;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+
+    if (n >= sizeof(buf)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i < n; i++) {
+        if (buf[i] != '/')
+            continue;
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        buf[i] = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
+                  mdc_problems_t *problems)
+{
+    writer_t w = { .g = g, .dir = outdir };
+    struct stat st;
+
+    if (make_dirs(outdir) != 0) {
+        fprintf(stderr, "mdconfig: error: cannot create directory %s: %s\n",
+                outdir, strerror(errno));
+        return -1;
+    }
+    if (stat(outdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "mdconfig: error: %s is not a directory\n", outdir);
+        return -1;
+    }
+    w.by_name = mdc_nodes_by_name(g->desc);
+    if (w.by_name == NULL) {
+        fprintf(stderr, "mdconfig: error: out of memory\n");
+        return -1;
+    }
+    int rc = mdc_for_each_source(g, threads, write_one, &w, problems);
+    free(w.by_name);
+    if (rc != 0) {
+        fprintf(stderr, "mdconfig: error: %s\n",
+                w.failed ? w.err : "out of memory");
+        finish(&w, 0);
+        return -1;
+    }
+    if (mdc_problems_report(stderr, "mdconfig: error: ", g->desc, problems) > 0) {
+        finish(&w, 0);
+        return 1;
+    }
+    return finish(&w, 1);
+}

@@ -1,0 +1,17 @@
+/*
+ * mdc_write.h - write every node's file into a directory (mdconfig -o).
+ * Files are written under temporary names and renamed only when every
+ * node has a route to every other: a failed run leaves no files behind
+ * that libmultidev could pick up.
+ */
+#ifndef MDC_WRITE_H
+#define MDC_WRITE_H
+
+#include "mdc_run.h"
+
+/* 0: all written; 1: problems found (reported on stderr, nothing
+ * written); -1: an I/O or memory error (reported). */
+int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
+                  mdc_problems_t *problems);
+
+#endif /* MDC_WRITE_H */
