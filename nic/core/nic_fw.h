@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "nic_abi.h"
 #include "nic_ring.h"
@@ -108,6 +109,8 @@ void            *nic_fw_pers_state(nic_fw_t *fw);
 nic_wire_t      *nic_fw_wire(nic_fw_t *fw);
 const nic_fw_config_t *nic_fw_config(nic_fw_t *fw);
 nic_fw_ep_t     *nic_fw_ep_lookup(nic_fw_t *fw, uint32_t ep_id);
+/* Process id of the endpoint's owner (from SO_PEERCRED; 0 if unknown). */
+pid_t            nic_fw_ep_pid(nic_fw_t *fw, const nic_fw_ep_t *ep);
 /* Calls fn for every open endpoint. */
 void nic_fw_ep_foreach(nic_fw_t *fw, void (*fn)(nic_fw_t *, nic_fw_ep_t *, void *),
                        void *arg);

@@ -125,6 +125,11 @@ nic_fw_ep_t *nic_fw_ep_lookup(nic_fw_t *fw, uint32_t ep_id)
     return (ep != NULL && ep->id == ep_id) ? ep : NULL;
 }
 
+pid_t nic_fw_ep_pid(nic_fw_t *fw, const nic_fw_ep_t *ep)
+{
+    return ep->conn < NIC_FW_MAX_CONN ? fw->conns[ep->conn].pid : 0;
+}
+
 void nic_fw_ep_foreach(nic_fw_t *fw, void (*fn)(nic_fw_t *, nic_fw_ep_t *, void *), void *arg)
 {
     for (unsigned i = 0; i < NIC_FW_MAX_EP; i++)

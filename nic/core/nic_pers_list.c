@@ -8,11 +8,13 @@
 
 extern const nic_pers_ops_t nic_pers_echo_ops;
 extern const nic_pers_ops_t nic_myri_lcp_ops;
+extern const nic_pers_ops_t nic_via_ops;
 extern const nic_pers_ops_t nic_sci_bridge_ops;
 
 static const nic_pers_ops_t *const nic_pers_all[] = {
     &nic_pers_echo_ops,
     &nic_myri_lcp_ops,
+    &nic_via_ops,
     &nic_sci_bridge_ops,
 };
 

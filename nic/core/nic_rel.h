@@ -1,0 +1,141 @@
+/*
+ * nic_rel.h - reliable, ordered, exactly-once delivery between firmwares
+ * over the lossy wire: what Myrinet's LCP and a VI NIC's "reliable
+ * delivery" promise.  A personality that wants it sends its frames through
+ * this module and hands it every frame it received with a good checksum.
+ *
+ * Per pair of firmwares (peers are told apart by their wire address) one
+ * sequence-numbered stream: cumulative acknowledgements, piggy-backed on
+ * data frames or sent alone after ack_delay (or at once every 32 frames),
+ * go-back-N retransmission after a timeout that doubles up to rto_max, or
+ * after three duplicate acks.  The receiver takes only the next sequence
+ * number; duplicates and frames after a gap are dropped and re-acknowledged,
+ * so delivery is exactly once and in order.  A frame the personality cannot
+ * take now (deliver() returns NIC_ERR_NO_RESOURCE) is not acknowledged and
+ * comes again: back-pressure, never loss.  A peer that acknowledges nothing
+ * for peer_timeout is dead: every frame still unacknowledged is handed to
+ * lost() with NIC_ERR_PEER_FAILED, and a later stream to it starts afresh.
+ *
+ * Each firmware has an incarnation number (random, never 0) that its frames
+ * carry; a receiver that sees a new incarnation accepts only a frame flagged
+ * SYN (the first of a stream), so a restarted firmware cannot be confused
+ * with its predecessor.
+ *
+ * The frame layout is the personality's, except for one nic_rel_hdr_t at a
+ * fixed offset (hdr_off) in every frame, which this module reads and
+ * writes field by field.  Everything runs on the firmware thread.
+ */
+#ifndef NIC_REL_H
+#define NIC_REL_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nic_fw.h"
+
+#define NIC_REL_MAX_PEERS 256     /* peer firmwares */
+#define NIC_REL_WINDOW    128     /* unacknowledged frames per peer */
+
+enum { NIC_REL_KIND_DATA = 1, NIC_REL_KIND_ACK = 2 };
+#define NIC_REL_F_SYN 0x1u        /* first frame of a sender incarnation */
+
+/* The module's part of a frame (16 bytes, 4-byte aligned in the frame). */
+typedef struct nic_rel_hdr {
+    uint32_t src_fw;      /* sender firmware incarnation (never 0) */
+    uint32_t seq;         /* DATA: sequence number; ACK: 0 */
+    uint32_t ack;         /* all frames with seq < ack have been received */
+    uint8_t  kind;        /* NIC_REL_KIND_*; other values are the personality's */
+    uint8_t  flags;       /* NIC_REL_F_* */
+    uint8_t  pers[2];     /* the personality's; never touched here */
+} nic_rel_hdr_t;
+
+_Static_assert(sizeof(nic_rel_hdr_t) == 16, "nic_rel_hdr_t layout");
+
+typedef struct nic_rel_frame {
+    uint32_t seq;
+    uint32_t len;
+    uint64_t sent_ns;
+    uint8_t *buf;             /* frame_max bytes */
+} nic_rel_frame_t;
+
+/* The stream to and from one peer firmware.  Personalities may read addr
+ * and dead; everything else is the module's. */
+typedef struct nic_rel_peer {
+    struct sockaddr_in addr;
+    int              used, dead;
+    /* transmit */
+    uint32_t         tx_next, tx_una, tx_first;
+    nic_rel_frame_t *win;             /* [window], slot = seq % window */
+    uint8_t         *win_mem;
+    uint64_t         rto_ns, progress_ns;
+    int              dupacks;
+    /* receive */
+    uint32_t         rx_src_fw, rx_next, ack_owed;
+    uint64_t         ack_due_ns, dupack_ns;
+} nic_rel_peer_t;
+
+typedef struct nic_rel_counters {
+    uint64_t tx_data, tx_acks, rx_acks, retransmits;
+    uint64_t duplicates, out_of_order, backpressure, peer_failures;
+} nic_rel_counters_t;
+
+/* When seal() is called. */
+enum { NIC_REL_SEAL_FIRST = 0, NIC_REL_SEAL_RETRANSMIT = 1, NIC_REL_SEAL_ACK = 2 };
+
+typedef struct nic_rel_ops {
+    /* Write a pure acknowledgement frame into buf (cap bytes) except the
+     * rel header, which must be zero; return its length. */
+    size_t (*ack_frame)(void *arg, uint8_t *buf, size_t cap);
+    /* The rel header is final: refresh what covers it (checksum, timing
+     * stamp) just before the frame goes out. */
+    void   (*seal)(void *arg, uint8_t *frame, size_t len, uint64_t now_ns, int what);
+    /* The next in-order data frame.  NIC_OK: taken (acknowledged);
+     * NIC_ERR_NO_RESOURCE: not now (not acknowledged, it comes again). */
+    int    (*deliver)(void *arg, nic_rel_peer_t *p, const struct sockaddr_in *from,
+                      uint8_t *frame, size_t len);
+    /* A frame the dead peer will never acknowledge. */
+    void   (*lost)(void *arg, const uint8_t *frame, size_t len, int status);
+} nic_rel_ops_t;
+
+typedef struct nic_rel_config {
+    size_t   hdr_off;             /* offset of nic_rel_hdr_t in every frame */
+    size_t   frame_max;           /* largest frame */
+    uint64_t rto_init_ns, rto_max_ns, peer_timeout_ns, ack_delay_ns;
+} nic_rel_config_t;
+
+typedef struct nic_rel nic_rel_t;
+
+int  nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops_t *ops,
+                    void *arg, nic_rel_t **rel_p);
+void nic_rel_destroy(nic_rel_t *rel);
+uint32_t nic_rel_incarnation(const nic_rel_t *rel);
+
+/* The stream of a peer firmware; create: make one if none (NULL when all
+ * NIC_REL_MAX_PEERS are in use). */
+nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int create);
+int             nic_rel_peer_index(const nic_rel_t *rel, const nic_rel_peer_t *p);
+nic_rel_peer_t *nic_rel_peer_at(nic_rel_t *rel, int index);
+unsigned        nic_rel_peer_count(const nic_rel_t *rel);
+
+/* Transmit, in two steps: the buffer of the next frame (NULL: window full,
+ * back-pressure; or out of memory), then send it with its length.  The
+ * module fills the rel header (kind DATA), keeps the frame for
+ * retransmission and returns the wire's status. */
+uint8_t *nic_rel_tx_buf(nic_rel_t *rel, nic_rel_peer_t *p);
+int      nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len);
+/* Both steps for a frame already built elsewhere. */
+int      nic_rel_send(nic_rel_t *rel, nic_rel_peer_t *p, const void *frame, size_t len);
+/* Frames that can still go out to p before the window is full. */
+unsigned nic_rel_tx_space(const nic_rel_t *rel, const nic_rel_peer_t *p);
+/* Every frame sent to p has been acknowledged. */
+int      nic_rel_tx_idle(const nic_rel_peer_t *p);
+
+/* A received frame whose type and checksum the personality accepted. */
+void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+/* Timers: delayed acks, retransmission, dead peers.  Lowers *next_ns. */
+int  nic_rel_poll(nic_rel_t *rel, uint64_t now_ns, uint64_t *next_ns);
+
+const nic_rel_counters_t *nic_rel_counters(const nic_rel_t *rel);
+
+#endif /* NIC_REL_H */

@@ -1,0 +1,90 @@
+/* via_timing.c - timing profiles of the emulated VI NIC: component costs
+ * only.  End-to-end figures (half round trip, bandwidth) are what the
+ * benchmark measures and compares with the papers; they are not here.
+ *
+ * lanai7 - the Berkeley VI firmware on Myrinet LANai 7 (P4, seed 004):
+ *   link              160 MB/s  Myrinet-1280 links of the LANai 7 era
+ *                               ([BG], seed 002-004 §5.4)
+ *   packet payload    4096 B    NativeMTU (seed 002-004 §5.3; P4 fn. 2)
+ *   switch            300 ns    cut-through crossbar ([BG]; P2 gives none)
+ *   DMA set-up        2500 ns   "a null DMA transaction requires 2-3 usec"
+ *                               (P4 §7.1)
+ *   DMA rate          82 MB/s   calibrated: the one free parameter, set so
+ *                               that the receive occupancy of a 4 kB packet
+ *                               gives P4 Table 1's streaming throughput
+ *   NIC recv work     7000 ns   P4 Table 5: a short receive occupies the
+ *                               NIC 14.5 us; minus its three DMAs
+ *                               (descriptor, data, status: 3 x 2.5 us)
+ *   NIC send work     4000 ns   assumption (P4 gives none; the send path is
+ *                               not the bottleneck, P4 §7.3)
+ *   descriptors and status by DMA, completion queue in NIC SRAM (P4 §7.1)
+ *   host: VipPostSend 0.3 us, VipSendDone/RecvDone 0.3 us, VipCQDone 1.0 us
+ *         (derived from P4 Tables 3-4 with 2 us = 44 %, seed 002-004 §3.8);
+ *         blocking wake-up 10 us (assumption: interrupt + scheduler);
+ *         registration 5.3 us + 1.43 us per 4 kB page, deregistration
+ *         3.1 us + 0.41 us per page (P8 Table 1, linear fit, seed-000 §3.6)
+ *
+ * clan - Giganet cLAN 1000 under MPI/Pro (P6, seed 000): a VI NIC in
+ * hardware (no firmware processor), 32-bit/33 MHz PCI hosts (PIII 450):
+ *   link              125 MB/s  1 Gbit/s of data on the 1.25 Gbaud link
+ *   packet payload    4096 B    (assumption)
+ *   switch            300 ns    cLAN5000 ([BG])
+ *   DMA set-up        1000 ns   (assumption: hardware DMA engine)
+ *   DMA rate          100 MB/s  32-bit/33 MHz PCI (132 MB/s peak) as
+ *                               "approx. 100 MBytes/s" (P2 §VII)
+ *   NIC work          500 ns per packet each way (assumption: ASIC)
+ *   host: as lanai7 but blocking wake-up 20 us (assumption; P6 blames part
+ *         of MPI/Pro's 65 us on its blocking completion mode)
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "via_wire.h"
+
+int via_timing_profile(const char *name, via_timing_t *t, via_host_timing_t *ht)
+{
+    via_timing_t tt;
+    via_host_timing_t hh;
+
+    if (name == NULL)
+        return -1;
+    memset(&tt, 0, sizeof(tt));
+    memset(&hh, 0, sizeof(hh));
+    tt.enabled = 1;
+    tt.desc_dma = 1;
+    tt.status_dma = 1;
+    hh.doorbell_ns = 300;
+    hh.done_ns = 300;
+    hh.cq_done_ns = 1000;
+    hh.reg_base_ns = 5300;
+    hh.reg_page_ns = 1430;
+    hh.dereg_base_ns = 3100;
+    hh.dereg_page_ns = 410;
+    if (strcmp(name, "lanai7") == 0) {
+        tt.link_MBps = 160;
+        tt.mtu = 4096;
+        tt.switch_ns = 300;
+        tt.dma_MBps = 82;
+        tt.dma_setup_ns = 2500;
+        tt.nic_send_ns = 4000;
+        tt.nic_recv_ns = 7000;
+        hh.wake_ns = 10000;
+    } else if (strcmp(name, "clan") == 0) {
+        tt.link_MBps = 125;
+        tt.mtu = 4096;
+        tt.switch_ns = 300;
+        tt.dma_MBps = 100;
+        tt.dma_setup_ns = 1000;
+        tt.nic_send_ns = 500;
+        tt.nic_recv_ns = 500;
+        hh.wake_ns = 20000;
+    } else {
+        return -1;
+    }
+    if (t != NULL)
+        *t = tt;
+    if (ht != NULL)
+        *ht = hh;
+    return 0;
+}
