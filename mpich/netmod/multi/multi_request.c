@@ -1,0 +1,77 @@
+/*
+ * multi_request.c - completion of point-to-point requests.
+ *
+ * libmultidev calls these through md_request_t.on_complete, once per
+ * request, from inside md_progress() or from the call that started the
+ * request - always under MPICH's global lock.
+ */
+/* mpidimpl.h first: it pulls in our inline headers (netmod_inline.h) */
+#include <mpidimpl.h>
+#include "multi_impl.h"
+
+int MPIDI_MULTI_md_error(int md_rc, const char *what)
+{
+    int errclass = (md_rc == MD_ERR_NO_MEMORY) ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__, errclass,
+                                "**multi_md", "**multi_md %s %s %d", what,
+                                md_status_string(md_rc), md_rc);
+}
+
+void MPIDI_MULTI_send_complete(md_request_t * mdr)
+{
+    MPIR_Request *sreq = mdr->user;
+    MPIDI_MULTI_request_t *mreq = &MPIDI_MULTI_REQ(sreq);
+
+    if (mdr->status.cancelled) {
+        MPIR_STATUS_SET_CANCEL_BIT(sreq->status, TRUE);
+    } else if (mdr->status.error != MD_OK) {
+        sreq->status.MPI_ERROR = MPIDI_MULTI_md_error(mdr->status.error, "send");
+    }
+    if (mreq->staging) {
+        MPL_free(mreq->staging);
+        mreq->staging = NULL;
+    }
+    MPIDIU_request_complete(sreq);
+}
+
+void MPIDI_MULTI_recv_complete(md_request_t * mdr)
+{
+    MPIR_Request *rreq = mdr->user;
+    MPIDI_MULTI_request_t *mreq = &MPIDI_MULTI_REQ(rreq);
+    const md_recv_status_t *st = &mdr->status;
+
+    if (st->cancelled) {
+        MPIR_STATUS_SET_CANCEL_BIT(rreq->status, TRUE);
+        MPIR_STATUS_SET_COUNT(rreq->status, 0);
+    } else {
+        rreq->status.MPI_SOURCE = st->src_rank;
+        rreq->status.MPI_TAG = st->tag;
+        MPIR_STATUS_SET_COUNT(rreq->status, st->size);
+        if (st->error == MD_ERR_TRUNCATE)
+            rreq->status.MPI_ERROR =
+                MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                     MPI_ERR_TRUNCATE, "**truncate", "**truncate %d %d %d %d",
+                                     st->src_rank, st->tag, (int) st->msg_size, (int) mdr->len);
+        else if (st->error != MD_OK)
+            rreq->status.MPI_ERROR = MPIDI_MULTI_md_error(st->error, "receive");
+
+        if (mreq->staging && st->size > 0) {
+            MPI_Aint unpacked;
+            int mpi_errno = MPIR_Typerep_unpack(mreq->staging, (MPI_Aint) st->size,
+                                                mreq->user_buf, mreq->user_count,
+                                                mreq->user_type, 0, &unpacked);
+            if (mpi_errno != MPI_SUCCESS && rreq->status.MPI_ERROR == MPI_SUCCESS)
+                rreq->status.MPI_ERROR = mpi_errno;
+        }
+    }
+    if (mreq->staging) {
+        MPL_free(mreq->staging);
+        mreq->staging = NULL;
+        MPIR_Datatype_release_if_not_builtin(mreq->user_type);
+    }
+    if (mreq->mprobe_msg) {
+        MPL_free(mreq->mprobe_msg);
+        mreq->mprobe_msg = NULL;
+    }
+    MPIDIU_request_complete(rreq);
+}
