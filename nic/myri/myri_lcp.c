@@ -10,24 +10,19 @@
 #include "../core/nic_log.h"
 #include "myri_lcp.h"
 
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-    const char *v = getenv(name);
-    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
-}
-
 static int lcp_fw_init(nic_fw_t *fw, void **state)
 {
     lcp_t *l = calloc(1, sizeof(*l));
+    int rc;
+
     if (l == NULL)
         return NIC_ERR_NO_MEMORY;
-    do {
-        l->my_fw = (uint32_t)(nic_now_ns() * 2654435761u) ^ ((uint32_t)rand() << 8);
-    } while (l->my_fw == 0);
-    l->rto_init_ns = env_u64("MULTIDEV_MYRI_RTO_US", 10000) * 1000;
-    l->rto_max_ns = 100 * 1000000ull;
-    l->peer_timeout_ns = env_u64("MULTIDEV_MYRI_PEER_TIMEOUT_MS", 3000) * 1000000ull;
-    l->ack_delay_ns = env_u64("MULTIDEV_MYRI_ACK_DELAY_US", 50) * 1000;
+    /* Reliability (sequence, acks, retransmission, dead peers) is the
+     * core's nic_rel; MULTIDEV_MYRI_RTO_US etc. configure it. */
+    if ((rc = lcp_rel_create(fw, l)) != NIC_OK) {
+        free(l);
+        return rc;
+    }
     *state = l;
     return NIC_OK;
 }
@@ -35,8 +30,7 @@ static int lcp_fw_init(nic_fw_t *fw, void **state)
 static void lcp_fw_fini(nic_fw_t *fw, void *state)
 {
     lcp_t *l = state;
-    for (unsigned i = 0; i < LCP_MAX_PEERS; i++)
-        free(l->peer[i].win);
+    nic_rel_destroy(l->rel);
     free(l->delay);
     free(l);
 }
@@ -141,23 +135,21 @@ static void lcp_status(nic_fw_t *fw, FILE *f)
 {
     lcp_t *l = nic_fw_pers_state(fw);
     lcp_counters_t *c = &l->c;
-    unsigned peers = 0;
+    const nic_rel_counters_t *r = nic_rel_counters(l->rel);
 
-    for (unsigned i = 0; i < LCP_MAX_PEERS; i++)
-        peers += l->peer[i].used;
     fprintf(f, "lcp: incarnation %#x, %u peer firmwares, fabric %u nics %u links, "
-               "timing model %s\n", l->my_fw, peers, l->fab.nattach, l->fab.nlink,
-            l->timing.enabled ? "on" : "off");
+               "timing model %s\n", nic_rel_incarnation(l->rel), nic_rel_peer_count(l->rel),
+            l->fab.nattach, l->fab.nlink, l->timing.enabled ? "on" : "off");
     fprintf(f, "lcp: tx data %llu acks %llu retransmits %llu; rx data %llu acks %llu\n",
-            (unsigned long long)c->tx_data, (unsigned long long)c->tx_acks,
-            (unsigned long long)c->retransmits, (unsigned long long)c->rx_data,
-            (unsigned long long)c->rx_acks);
+            (unsigned long long)r->tx_data, (unsigned long long)r->tx_acks,
+            (unsigned long long)r->retransmits, (unsigned long long)c->rx_data,
+            (unsigned long long)r->rx_acks);
     fprintf(f, "lcp: dropped crc %llu bad %llu duplicate %llu out-of-order %llu "
                "backpressure %llu protection %llu route %llu; peer failures %llu\n",
             (unsigned long long)c->crc_errors, (unsigned long long)c->bad_frames,
-            (unsigned long long)c->duplicates, (unsigned long long)c->out_of_order,
-            (unsigned long long)c->backpressure, (unsigned long long)c->protection,
-            (unsigned long long)c->route_errors, (unsigned long long)c->peer_failures);
+            (unsigned long long)r->duplicates, (unsigned long long)r->out_of_order,
+            (unsigned long long)r->backpressure, (unsigned long long)c->protection,
+            (unsigned long long)c->route_errors, (unsigned long long)r->peer_failures);
 }
 
 const nic_pers_ops_t nic_myri_lcp_ops = {

@@ -1,125 +1,100 @@
-/* myri_lcp_rel.c - reliability between firmwares: per peer firmware a
- * sequence-numbered stream with cumulative acknowledgements, delayed and
- * piggy-backed acks, go-back-N retransmission on timeout (exponential
- * back-off) or on three duplicate acks, and declaring the peer dead when
- * nothing is acknowledged for MULTIDEV_MYRI_PEER_TIMEOUT_MS: every send
- * still outstanding to it completes with NIC_ERR_PEER_FAILED. */
+/* myri_lcp_rel.c - the LCP on the core's reliable streams (nic_rel): the
+ * Myrinet packet layout for acknowledgements, the CRC-8 and timing stamp
+ * refreshed whenever a packet (re)leaves, and error reports for packets a
+ * dead peer will never acknowledge: every send still outstanding to it
+ * completes with NIC_ERR_PEER_FAILED. */
 #include "config.h"
 
-#include <arpa/inet.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/nic_log.h"
 #include "myri_lcp.h"
 
-#define LCP_RETX_BURST 32
+/* The stream header sits right after the type word, in the fields
+ * myri_hdr_t names src_fw .. flags. */
+_Static_assert(offsetof(myri_hdr_t, src_fw) == 4, "nic_rel header offset");
+_Static_assert(offsetof(myri_hdr_t, seq) == 4 + offsetof(nic_rel_hdr_t, seq), "seq");
+_Static_assert(offsetof(myri_hdr_t, ack) == 4 + offsetof(nic_rel_hdr_t, ack), "ack");
+_Static_assert(offsetof(myri_hdr_t, kind) == 4 + offsetof(nic_rel_hdr_t, kind), "kind");
+_Static_assert(offsetof(myri_hdr_t, flags) == 4 + offsetof(nic_rel_hdr_t, flags), "flags");
+_Static_assert((int)MYRI_KIND_DATA == (int)NIC_REL_KIND_DATA &&
+               (int)MYRI_KIND_ACK == (int)NIC_REL_KIND_ACK && MYRI_F_SYN == NIC_REL_F_SYN,
+               "frame kinds");
 
-lcp_peer_t *lcp_peer_get(lcp_t *l, const struct sockaddr_in *addr, int create)
+static uint64_t env_u64(const char *name, uint64_t def)
 {
-    lcp_peer_t *free_slot = NULL;
-
-    for (unsigned i = 0; i < LCP_MAX_PEERS; i++) {
-        lcp_peer_t *p = &l->peer[i];
-        if (!p->used) {
-            if (free_slot == NULL)
-                free_slot = p;
-            continue;
-        }
-        if (p->addr.sin_addr.s_addr == addr->sin_addr.s_addr && p->addr.sin_port == addr->sin_port)
-            return p;
-    }
-    if (!create || free_slot == NULL)
-        return NULL;
-    lcp_frame_t *win = free_slot->win;
-    memset(free_slot, 0, sizeof(*free_slot));
-    free_slot->win = win;
-    free_slot->used = 1;
-    free_slot->addr = *addr;
-    free_slot->tx_next = free_slot->tx_una = free_slot->tx_first = 1;
-    free_slot->rto_ns = l->rto_init_ns;
-    return free_slot;
+    const char *v = getenv(name);
+    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
 }
 
-void lcp_send_ack(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p)
+static size_t lcp_ack_frame(void *arg, uint8_t *buf, size_t cap)
 {
-    uint8_t buf[sizeof(myri_hdr_t) + 1];
-    myri_hdr_t h;
+    myri_hdr_t *h = (myri_hdr_t *)buf;
 
-    memset(&h, 0, sizeof(h));
-    h.type[0] = MYRI_TYPE0;
-    h.type[1] = MYRI_TYPE1;
-    h.type[2] = MYRI_TYPE2;
-    h.type[3] = MYRI_TYPE3;
-    h.src_fw = l->my_fw;
-    h.ack = p->rx_next;
-    h.kind = MYRI_KIND_ACK;
-    memcpy(buf, &h, sizeof(h));
-    buf[sizeof(h)] = myri_crc8(0, buf, sizeof(h));
-    struct iovec iov = { buf, sizeof(buf) };
-    nic_wire_send(nic_fw_wire(fw), &p->addr, &iov, 1);
-    p->ack_owed = 0;
-    l->c.tx_acks++;
+    if (cap < sizeof(myri_hdr_t) + 1)
+        return 0;
+    memset(h, 0, sizeof(*h));
+    h->type[0] = MYRI_TYPE0;
+    h->type[1] = MYRI_TYPE1;
+    h->type[2] = MYRI_TYPE2;
+    h->type[3] = MYRI_TYPE3;
+    return sizeof(myri_hdr_t) + 1;
 }
 
-void lcp_peer_acked(lcp_t *l, lcp_peer_t *p, uint32_t ack, int pure_ack)
+static void lcp_seal(void *arg, uint8_t *frame, size_t len, uint64_t now, int what)
 {
-    /* Only an ack inside (una, next] moves the window. */
-    if ((int32_t)(ack - p->tx_una) <= 0 || (int32_t)(ack - p->tx_next) > 0) {
-        if (pure_ack && ack == p->tx_una && p->tx_una != p->tx_next)
-            p->dupacks++;
-        return;
+    lcp_t *l = nic_fw_pers_state(arg);
+    myri_hdr_t *h = (myri_hdr_t *)frame;
+
+    if (l->timing.enabled && what == NIC_REL_SEAL_FIRST) {
+        /* The send thread's work and the host DMA of the payload into SRAM,
+         * once the NIC is free; then the link clocks the packet out.  The
+         * frame travels now, stamped; the receiver holds it until the
+         * emulated hardware would have delivered it. */
+        const myri_timing_t *t = &l->timing;
+        uint64_t plen = len - sizeof(myri_hdr_t) - 1;
+        uint64_t start = now > l->tx_busy_until ? now : l->tx_busy_until;
+        uint64_t dma = t->dma_MBps ? plen * 1000 / t->dma_MBps : 0;
+        uint64_t sent = start + t->lanai_ns_per_pkt_send + dma;
+        l->tx_busy_until = sent + lcp_wire_ns(l, len, 0);
+        h->sent_ns = sent;
+    } else if (l->timing.enabled && what == NIC_REL_SEAL_RETRANSMIT) {
+        h->sent_ns = now > l->tx_busy_until ? now : l->tx_busy_until;
     }
-    p->tx_una = ack;
-    p->dupacks = 0;
-    p->progress_ns = nic_now_ns();
-    p->rto_ns = l->rto_init_ns;
+    frame[len - 1] = myri_crc8(0, frame, len - 1);
 }
 
-static void lcp_retransmit(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, uint64_t now)
+static void lcp_lost(void *arg, const uint8_t *frame, size_t len, int status)
 {
-    unsigned n = 0;
-    for (uint32_t s = p->tx_una; s != p->tx_next && n < LCP_RETX_BURST; s++, n++) {
-        lcp_frame_t *f = &p->win[s % LCP_WINDOW];
-        myri_hdr_t *h = (myri_hdr_t *)f->buf;
-        /* Refresh the piggy-backed ack (and so the CRC). */
-        h->ack = p->rx_next;
-        if (l->timing.enabled)
-            h->sent_ns = now > l->tx_busy_until ? now : l->tx_busy_until;
-        f->buf[f->len - 1] = myri_crc8(0, f->buf, f->len - 1);
-        f->sent_ns = now;
-        struct iovec iov = { f->buf, f->len };
-        nic_wire_send(nic_fw_wire(fw), &p->addr, &iov, 1);
-        l->c.retransmits++;
+    const myri_hdr_t *h = (const myri_hdr_t *)frame;
+    nic_fw_ep_t *ep = nic_fw_ep_lookup(arg, h->src_ep);
+
+    if (ep != NULL && !(h->d.op & MYRI_OP_ERROR)) {
+        myri_desc_t d = h->d;
+        d.peer = h->dst_vnn;
+        lcp_post_error(ep, &d, status);
     }
-    p->ack_owed = 0;
 }
 
-/* Nothing acknowledged for the peer timeout: report every outstanding send
- * to its endpoint and forget the stream. */
-static void lcp_peer_fail(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p)
+int lcp_rel_create(nic_fw_t *fw, lcp_t *l)
 {
-    char addr[64];
-    unsigned lost = 0;
-
-    nic_addr_format(&p->addr, addr, sizeof(addr));
-    for (uint32_t s = p->tx_una; s != p->tx_next; s++) {
-        myri_hdr_t *h = (myri_hdr_t *)p->win[s % LCP_WINDOW].buf;
-        nic_fw_ep_t *ep = nic_fw_ep_lookup(fw, h->src_ep);
-        if (ep != NULL && !(h->d.op & MYRI_OP_ERROR)) {
-            myri_desc_t d = h->d;
-            d.peer = h->dst_vnn;
-            lcp_post_error(ep, &d, NIC_ERR_PEER_FAILED);
-        }
-        lost++;
-    }
-    nic_log_warn("peer firmware %s answered nothing for %llu ms: declared dead, %u "
-                 "packet(s) reported failed", addr,
-                 (unsigned long long)(l->peer_timeout_ns / 1000000ull), lost);
-    l->c.peer_failures++;
-    p->dead = 1;
-    p->tx_una = p->tx_next;
-    p->tx_first = p->tx_next;     /* a later stream starts with a new SYN */
+    nic_rel_config_t cfg = {
+        .hdr_off = offsetof(myri_hdr_t, src_fw),
+        .frame_max = MYRI_FRAME_MAX,
+        .rto_init_ns = env_u64("MULTIDEV_MYRI_RTO_US", 10000) * 1000,
+        .rto_max_ns = 100 * 1000000ull,
+        .peer_timeout_ns = env_u64("MULTIDEV_MYRI_PEER_TIMEOUT_MS", 3000) * 1000000ull,
+        .ack_delay_ns = env_u64("MULTIDEV_MYRI_ACK_DELAY_US", 50) * 1000,
+    };
+    nic_rel_ops_t ops = {
+        .ack_frame = lcp_ack_frame,
+        .seal = lcp_seal,
+        .deliver = lcp_deliver,
+        .lost = lcp_lost,
+    };
+    return nic_rel_create(fw, &cfg, &ops, fw, &l->rel);
 }
 
 int lcp_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
@@ -129,36 +104,5 @@ int lcp_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
 
     if (l->delay_head != l->delay_tail)
         events += lcp_rx_delayed(fw, l, now, next);
-    for (unsigned i = 0; i < LCP_MAX_PEERS; i++) {
-        lcp_peer_t *p = &l->peer[i];
-        if (!p->used)
-            continue;
-        if (p->ack_owed > 0) {
-            if (now >= p->ack_due_ns) {
-                lcp_send_ack(fw, l, p);
-                events++;
-            } else if (p->ack_due_ns < *next) {
-                *next = p->ack_due_ns;
-            }
-        }
-        if (p->tx_una == p->tx_next)
-            continue;
-        if (now - p->progress_ns >= l->peer_timeout_ns) {
-            lcp_peer_fail(fw, l, p);
-            events++;
-            continue;
-        }
-        lcp_frame_t *oldest = &p->win[p->tx_una % LCP_WINDOW];
-        if (p->dupacks >= 3 || now - oldest->sent_ns >= p->rto_ns) {
-            if (p->dupacks < 3)
-                p->rto_ns = p->rto_ns * 2 < l->rto_max_ns ? p->rto_ns * 2 : l->rto_max_ns;
-            p->dupacks = 0;
-            lcp_retransmit(fw, l, p, now);
-            events++;
-        }
-        uint64_t due = oldest->sent_ns + p->rto_ns;
-        if (due < *next)
-            *next = due;
-    }
-    return events;
+    return events + nic_rel_poll(l->rel, now, next);
 }

@@ -13,16 +13,9 @@
 #include "../core/nic_log.h"
 #include "myri_lcp.h"
 
-#define LCP_ACK_EVERY   32            /* acknowledge at least every 32 frames */
-#define LCP_DUPACK_NS   (100 * 1000)  /* at most one duplicate ack per 100 us */
-
-static int seq_before(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) < 0;
-}
-
 /* Report a refused packet to its sender (a sequenced frame of its own). */
-static int lcp_refuse(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *in, int status)
+static int lcp_refuse(nic_fw_t *fw, lcp_t *l, nic_rel_peer_t *p, const myri_hdr_t *in,
+                      int status)
 {
     myri_hdr_t nak;
 
@@ -42,15 +35,23 @@ static int lcp_refuse(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *i
     return lcp_tx_frame(fw, l, p, &nak, NULL, 0);
 }
 
-static int lcp_deliver(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *h,
-                       const uint8_t *payload, uint32_t plen)
+int lcp_deliver(void *arg, nic_rel_peer_t *p, const struct sockaddr_in *from, uint8_t *frame,
+                size_t len)
 {
-    nic_fw_ep_t *ep = nic_fw_ep_lookup(fw, h->dst_ep);
-    lcp_ep_t *e = ep ? ep->pers : NULL;
+    nic_fw_t *fw = arg;
+    lcp_t *l = nic_fw_pers_state(fw);
+    myri_hdr_t hdr;
+    const myri_hdr_t *h = &hdr;
+    const uint8_t *payload = frame + sizeof(hdr);
+    uint32_t plen = (uint32_t)(len - sizeof(hdr) - 1);
+    nic_fw_ep_t *ep;
     nic_entry_t *slot;
     myri_desc_t *c;
     uint32_t off = 0;
 
+    memcpy(&hdr, frame, sizeof(hdr));
+    ep = nic_fw_ep_lookup(fw, h->dst_ep);
+    lcp_ep_t *e = ep ? ep->pers : NULL;
     if (ep == NULL || ep->job_key != h->job_key || !e->setup_done) {
         l->c.protection++;
         nic_log_info("refused a packet for endpoint %#x: %s", h->dst_ep,
@@ -87,9 +88,7 @@ static int lcp_deliver(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, const myri_hdr_t *
 static void lcp_rx_now(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
 {
     lcp_t *l = nic_fw_pers_state(fw);
-    myri_hdr_t h;
-    lcp_peer_t *p;
-    uint64_t now;
+    uint8_t kind;
 
     if (len < sizeof(myri_hdr_t) + 1 || (frame[0] & 0x80) || frame[0] != MYRI_TYPE0 ||
         frame[1] != MYRI_TYPE1 || frame[2] != MYRI_TYPE2 || frame[3] != MYRI_TYPE3) {
@@ -100,54 +99,13 @@ static void lcp_rx_now(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *fr
         l->c.crc_errors++;                 /* dropped; the sender retransmits */
         return;
     }
-    memcpy(&h, frame, sizeof(h));
-    p = lcp_peer_get(l, from, 1);
-    if (p == NULL)
-        return;
-    now = nic_now_ns();
-    if (h.kind == MYRI_KIND_ACK) {
-        l->c.rx_acks++;
-        lcp_peer_acked(l, p, h.ack, 1);
-        return;
-    }
-    if (h.kind != MYRI_KIND_DATA) {
+    kind = ((const myri_hdr_t *)frame)->kind;
+    if (kind != MYRI_KIND_ACK && kind != MYRI_KIND_DATA) {
         l->c.bad_frames++;
         return;
     }
-    if (p->rx_src_fw != h.src_fw) {
-        /* A sender we have not heard from (or that restarted): only its
-         * first frame may open the stream. */
-        if (!(h.flags & MYRI_F_SYN)) {
-            l->c.out_of_order++;
-            return;
-        }
-        p->rx_src_fw = h.src_fw;
-        p->rx_next = h.seq;
-        p->dead = 0;
-    }
-    lcp_peer_acked(l, p, h.ack, 0);
-    if (seq_before(h.seq, p->rx_next)) {
-        l->c.duplicates++;
-        lcp_send_ack(fw, l, p);            /* our ack may have been lost */
-        return;
-    }
-    if (h.seq != p->rx_next) {
-        l->c.out_of_order++;
-        if (now - p->dupack_ns > LCP_DUPACK_NS) {
-            p->dupack_ns = now;
-            lcp_send_ack(fw, l, p);        /* tells the sender where the gap is */
-        }
-        return;
-    }
-    if (lcp_deliver(fw, l, p, &h, frame + sizeof(h), (uint32_t)(len - sizeof(h) - 1)) != NIC_OK) {
-        l->c.backpressure++;               /* not taken: no ack, so it comes again */
-        return;
-    }
-    p->rx_next++;
-    if (p->ack_owed++ == 0)
-        p->ack_due_ns = now + l->ack_delay_ns;
-    if (p->ack_owed >= LCP_ACK_EVERY)
-        lcp_send_ack(fw, l, p);
+    /* Sequence, acks, duplicates; in-order packets reach lcp_deliver. */
+    nic_rel_rx(l->rel, from, frame, len);
 }
 
 /* Timing model: when the emulated NIC would hand this frame to the host:

@@ -29,16 +29,16 @@ int lcp_post_error(nic_fw_ep_t *ep, const myri_desc_t *d, int status)
 }
 
 /* The peer firmware a destination's route reaches. */
-static int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, lcp_peer_t **pp,
+static int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel_peer_t **pp,
                        int *hops)
 {
     myri_peer_entry_t *pe = &e->peers[vnn];
     struct sockaddr_in dst;
-    lcp_peer_t *p;
+    nic_rel_peer_t *p;
     int rc;
 
-    if (e->peer_fw[vnn] >= 0) {
-        *pp = &l->peer[e->peer_fw[vnn]];
+    if (e->peer_fw[vnn] >= 0 && (p = nic_rel_peer_at(l->rel, e->peer_fw[vnn])) != NULL) {
+        *pp = p;
         *hops = pe->pad[0];
         return NIC_OK;
     }
@@ -51,10 +51,10 @@ static int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, lcp_pee
                      pe->route_len);
         return rc;
     }
-    p = lcp_peer_get(l, &dst, 1);
+    p = nic_rel_peer(l->rel, &dst, 1);
     if (p == NULL)
         return NIC_ERR_NO_RESOURCE;
-    e->peer_fw[vnn] = (int16_t)(p - l->peer);
+    e->peer_fw[vnn] = (int16_t)nic_rel_peer_index(l->rel, p);
     pe->pad[0] = (uint8_t)*hops;
     *pp = p;
     return NIC_OK;
@@ -70,53 +70,22 @@ uint64_t lcp_wire_ns(const lcp_t *l, size_t len, int hops)
     return ns;
 }
 
-int lcp_tx_frame(nic_fw_t *fw, lcp_t *l, lcp_peer_t *p, myri_hdr_t *hdr, const void *payload,
-                 uint32_t len)
+int lcp_tx_frame(nic_fw_t *fw, lcp_t *l, nic_rel_peer_t *p, myri_hdr_t *hdr,
+                 const void *payload, uint32_t len)
 {
-    uint64_t now = nic_now_ns();
-    lcp_frame_t *f;
-    uint32_t seq;
+    uint8_t *buf = nic_rel_tx_buf(l->rel, p);
 
-    if (p->tx_next - p->tx_una >= LCP_WINDOW)
-        return NIC_ERR_NO_RESOURCE;
-    if (p->win == NULL && (p->win = malloc(sizeof(lcp_frame_t) * LCP_WINDOW)) == NULL)
-        return NIC_ERR_NO_MEMORY;
-    seq = p->tx_next++;
-    f = &p->win[seq % LCP_WINDOW];
+    if (buf == NULL)
+        return NIC_ERR_NO_RESOURCE;      /* window full (or no memory yet) */
     hdr->type[0] = MYRI_TYPE0;
     hdr->type[1] = MYRI_TYPE1;
     hdr->type[2] = MYRI_TYPE2;
     hdr->type[3] = MYRI_TYPE3;
-    hdr->src_fw = l->my_fw;
-    hdr->seq = seq;
-    hdr->ack = p->rx_next;
-    hdr->kind = MYRI_KIND_DATA;
-    hdr->flags = seq == p->tx_first ? MYRI_F_SYN : 0;
-    memcpy(f->buf, hdr, sizeof(*hdr));
+    memcpy(buf, hdr, sizeof(*hdr));
     if (len)
-        memcpy(f->buf + sizeof(*hdr), payload, len);
-    f->len = (uint32_t)sizeof(*hdr) + len + 1;
-    if (l->timing.enabled) {
-        /* The send thread's work and the host DMA of the payload into SRAM,
-         * once the NIC is free; then the link clocks the packet out.  The
-         * frame travels now, stamped; the receiver holds it until the
-         * emulated hardware would have delivered it. */
-        const myri_timing_t *t = &l->timing;
-        uint64_t start = now > l->tx_busy_until ? now : l->tx_busy_until;
-        uint64_t dma = t->dma_MBps ? (uint64_t)len * 1000 / t->dma_MBps : 0;
-        uint64_t sent = start + t->lanai_ns_per_pkt_send + dma;
-        l->tx_busy_until = sent + lcp_wire_ns(l, f->len, 0);
-        ((myri_hdr_t *)f->buf)->sent_ns = sent;
-    }
-    f->buf[f->len - 1] = myri_crc8(0, f->buf, f->len - 1);
-    f->seq = seq;
-    f->sent_ns = now;
-    if (p->tx_una + 1 == p->tx_next)
-        p->progress_ns = now;          /* the window was empty */
-    p->ack_owed = 0;                   /* the ack rides along */
-    struct iovec iov = { f->buf, f->len };
-    l->c.tx_data++;
-    return nic_wire_send(nic_fw_wire(fw), &p->addr, &iov, 1);
+        memcpy(buf + sizeof(*hdr), payload, len);
+    /* nic_rel fills the stream fields, then lcp_seal stamps and CRCs it. */
+    return nic_rel_tx_commit(l->rel, p, sizeof(*hdr) + len + 1);
 }
 
 int lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
@@ -129,7 +98,7 @@ int lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
     while ((slot = nic_ring_peek(&ep->sq)) != NULL) {
         myri_desc_t d = *(myri_desc_t *)slot;   /* the host may change the slot */
         const void *payload = NULL;
-        lcp_peer_t *p = NULL;
+        nic_rel_peer_t *p = NULL;
         int hops = 0, rc = NIC_OK;
 
         if (!e->setup_done)
