@@ -13,7 +13,6 @@
 #include "nic_log.h"
 #include "nic_wire.h"
 
-#define NIC_WIRE_RX_BATCH 32
 #define NIC_WIRE_SOCKBUF  (8 << 20)
 #define NIC_WIRE_HOLD_NS  (1000 * 1000)   /* a reordered frame waits <= 1 ms */
 
@@ -61,7 +60,10 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
         w->fault = *fault;
     w->rng = w->fault.seed ? w->fault.seed : 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
     w->held_buf = malloc(NIC_WIRE_MTU);
-    if (w->held_buf == NULL) {
+    w->rx_bufs = malloc((size_t)NIC_WIRE_MTU * NIC_WIRE_RX_BATCH);
+    if (w->held_buf == NULL || w->rx_bufs == NULL) {
+        free(w->held_buf);
+        free(w->rx_bufs);
         close(w->fd);
         return NIC_ERR_NO_MEMORY;
     }
@@ -74,7 +76,9 @@ void nic_wire_close(nic_wire_t *w)
         close(w->fd);
     w->fd = -1;
     free(w->held_buf);
+    free(w->rx_bufs);
     w->held_buf = NULL;
+    w->rx_bufs = NULL;
 }
 
 static int wire_sendmsg(nic_wire_t *w, const struct sockaddr_in *to,
@@ -168,17 +172,12 @@ int nic_wire_flush(nic_wire_t *w, uint64_t now_ns)
 
 int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, void *arg)
 {
-    static __thread uint8_t (*bufs)[NIC_WIRE_MTU];
+    uint8_t (*bufs)[NIC_WIRE_MTU] = (uint8_t (*)[NIC_WIRE_MTU])w->rx_bufs;
     struct mmsghdr msgs[NIC_WIRE_RX_BATCH];
     struct iovec iov[NIC_WIRE_RX_BATCH];
     struct sockaddr_in from[NIC_WIRE_RX_BATCH];
     int total = 0;
 
-    if (bufs == NULL) {
-        bufs = malloc(sizeof(*bufs) * NIC_WIRE_RX_BATCH);
-        if (bufs == NULL)
-            return 0;
-    }
     while (total < max) {
         int want = max - total < NIC_WIRE_RX_BATCH ? max - total : NIC_WIRE_RX_BATCH;
         for (int i = 0; i < want; i++) {

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 
 #define NIC_WIRE_MTU 9000u     /* largest frame a personality may send */
+#define NIC_WIRE_RX_BATCH 32   /* frames taken per receive call */
 
 /* Fault injection: probabilities in [0, 1], applied per transmitted frame.
  * Environment: MULTIDEV_NIC_FAULT_DROP, _DUP, _REORDER, _CORRUPT, _SEED. */
@@ -38,6 +39,7 @@ typedef struct nic_wire {
     size_t             held_len;
     uint64_t           held_since;
     uint8_t           *held_buf;
+    uint8_t           *rx_bufs;         /* NIC_WIRE_RX_BATCH x NIC_WIRE_MTU */
     nic_wire_stats_t   st;
 } nic_wire_t;
 

@@ -35,6 +35,7 @@
 #define MYRI_CARD_MAGIC 0x4d595249u   /* "MYRI" */
 
 enum myri_handler {
+    MYRI_H_PROBE = 0,      /* no handler: only the automatic reply */
     MYRI_H_EAGER = 1, MYRI_H_EAGER_SYNC, MYRI_H_RTS, MYRI_H_CTS, MYRI_H_DATA, MYRI_H_SYNC_ACK,
 };
 
@@ -127,6 +128,8 @@ typedef struct myri_ctx {
     uint32_t           *cookie_next_free;
     size_t              eager_limit;
     int                 dead;      /* status once the firmware died */
+    uint64_t            probe_ms;  /* last liveness probe of awaited peers */
+    uint8_t            *probed;    /* [world_size] scratch */
     char                nic_name[32];
     myri_card_t         card;
     size_t              credits, sq, flush_us;

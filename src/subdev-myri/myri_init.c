@@ -104,7 +104,9 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     ctx->busy = malloc(sizeof(int32_t) * (size_t)args->world_size);
     ctx->heldp = malloc(sizeof(int32_t) * (size_t)args->world_size);
-    if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL) {
+    ctx->probed = malloc((size_t)args->world_size);
+    if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL ||
+        ctx->probed == NULL) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
     }
@@ -218,6 +220,7 @@ int myri_finalize(md_subdev_t *sd)
     free(ctx->peers);
     free(ctx->busy);
     free(ctx->heldp);
+    free(ctx->probed);
     free(ctx->cookies);
     free(ctx->cookie_next_free);
     free(ctx);

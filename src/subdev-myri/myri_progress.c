@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "myri_impl.h"
 
@@ -175,6 +176,36 @@ void myri_install_handlers(myri_ctx_t *ctx)
     myri_gam_set_error(ctx->gam, h_error, ctx);
 }
 
+#define MYRI_PROBE_MS 250
+
+/* A request waiting for a peer's answer (CTS, SYNC_ACK, DATA, or a message
+ * on a posted receive) learns of the peer's death only through traffic:
+ * every MYRI_PROBE_MS, send each awaited peer an empty request.  Its
+ * firmware then retransmits to a dead peer until it gives up and reports
+ * the peer failed. */
+static void myri_probe_awaited(myri_ctx_t *ctx)
+{
+    struct timespec ts;
+    uint64_t now;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO: no system call */
+    now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    if (now - ctx->probe_ms < MYRI_PROBE_MS)
+        return;
+    ctx->probe_ms = now;
+    memset(ctx->probed, 0, (size_t)ctx->world_size);
+    for (uint32_t i = 1; i < ctx->ncookies; i++)
+        if (ctx->cookies[i] != NULL && ctx->cookies[i]->peer_world >= 0)
+            ctx->probed[ctx->cookies[i]->peer_world] = 1;
+    for (md_request_t *r = ctx->posted.head; r != NULL; r = myri_rp(r)->next)
+        if (r->peer_world >= 0 && r->peer_world < ctx->world_size)
+            ctx->probed[r->peer_world] = 1;
+    for (int32_t q = 0; q < ctx->world_size; q++)
+        if (ctx->probed[q] && q != ctx->me && ctx->serves[q] && !ctx->peers[q].failed &&
+            ctx->peers[q].ops_head == NULL)
+            myri_op_ctl(ctx, q, MYRI_H_PROBE, 0, 0, 0);
+}
+
 int myri_progress(md_subdev_t *sd)
 {
     myri_ctx_t *ctx = sd->priv;
@@ -194,6 +225,8 @@ int myri_progress(md_subdev_t *sd)
         return n;
     }
     n += myri_held_retry(ctx);
+    if (n == 0)
+        myri_probe_awaited(ctx);
     n += myri_ops_drain(ctx);
     myri_flush_done(ctx);
     return n;
