@@ -1,0 +1,36 @@
+/* mdc_test_util.h - helpers shared by the mdconfig tests. */
+#ifndef MDC_TEST_UTIL_H
+#define MDC_TEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mdc_graph.h"
+#include "mdc_route.h"
+
+/* Parses text (asserting success) and builds its graph. */
+mdc_graph_t *mdct_graph(const char *text);
+void mdct_graph_free(mdc_graph_t *g);
+
+/* The routes of one node (caller frees with mdc_routes_fini). */
+void mdct_routes(const mdc_graph_t *g, uint32_t src, mdc_routes_t *out);
+
+/* The route segment from src to the named node holding size. */
+const mdc_rseg_t *mdct_find(const mdc_graph_t *g, const mdc_routes_t *r,
+                            const char *dst, size_t size);
+
+/* Node index by name (asserting it exists). */
+uint32_t mdct_node(const mdc_graph_t *g, const char *name);
+
+/* A small deterministic random generator. */
+typedef struct mdct_rng {
+    uint64_t s;
+} mdct_rng_t;
+
+static inline uint32_t mdct_rand(mdct_rng_t *r, uint32_t n)
+{
+    r->s = r->s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return n == 0 ? 0 : (uint32_t)((r->s >> 33) % n);
+}
+
+#endif /* MDC_TEST_UTIL_H */

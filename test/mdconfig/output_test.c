@@ -1,0 +1,256 @@
+/*
+ * Per-node files: byte-identical for the same input (whatever the thread
+ * count or the order of independent lines), readable by the shared parser,
+ * consistent with each other; the shipped examples pass --check.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "md_lines.h"
+#include "mdc_commands.h"
+#include "mdc_test_util.h"
+#include "mdc_write.h"
+
+static const char *cluster =
+    "multidev-network 1\n"
+    "profile copy latency=5us bandwidth=300MB/s\n"
+    "node s[1-4] slots=2\n"
+    "node m[1-4] slots=2\n"
+    "node gw[1-2] forward=copy\n"
+    "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+    "network myri0 type=myri latency=10us bandwidth=120MB/s dev.mtu=4k\n"
+    "network via0 type=via latency=65us bandwidth=93.5MB/s\n"
+    "ring sci0 r0 s[1-4] gw[1-2]\n"
+    "switch myri0 sw0 m[1-4] gw[1-2]\n"
+    "link via0 s1 m1\n"
+    "link via0 s2 m2\n";
+
+/* The same with the link lines swapped. */
+static const char *cluster_swapped =
+    "multidev-network 1\n"
+    "profile copy latency=5us bandwidth=300MB/s\n"
+    "node s[1-4] slots=2\n"
+    "node m[1-4] slots=2\n"
+    "node gw[1-2] forward=copy\n"
+    "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+    "network myri0 type=myri latency=10us bandwidth=120MB/s dev.mtu=4k\n"
+    "network via0 type=via latency=65us bandwidth=93.5MB/s\n"
+    "ring sci0 r0 s[1-4] gw[1-2]\n"
+    "switch myri0 sw0 m[1-4] gw[1-2]\n"
+    "link via0 s2 m2\n"
+    "link via0 m1 s1\n";
+
+static void write_dir(const char *text, const char *dir, int threads)
+{
+    mdc_graph_t *g = mdct_graph(text);
+    mdc_problems_t p;
+
+    cr_assert_eq(mdc_write_all(g, dir, threads, &p), 0);
+    mdct_graph_free(g);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    char *buf = md_read_file(path, len);
+
+    cr_assert_not_null(buf, "%s", path);
+    return buf;
+}
+
+static void same_files(const char *a, const char *b, int expect_count)
+{
+    DIR *d = opendir(a);
+    struct dirent *e;
+    int n = 0;
+
+    cr_assert_not_null(d);
+    while ((e = readdir(d)) != NULL) {
+        char pa[512], pb[512];
+        size_t la, lb;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(pa, sizeof(pa), "%s/%s", a, e->d_name);
+        snprintf(pb, sizeof(pb), "%s/%s", b, e->d_name);
+        char *x = slurp(pa, &la), *y = slurp(pb, &lb);
+        cr_expect(la == lb && memcmp(x, y, la) == 0, "%s differs", e->d_name);
+        free(x);
+        free(y);
+        n++;
+    }
+    closedir(d);
+    cr_expect_eq(n, expect_count);
+}
+
+static void tmpdir(char *buf, size_t len, const char *tag)
+{
+    snprintf(buf, len, "/tmp/mdc_test_%s_XXXXXX", tag);
+    cr_assert_not_null(mkdtemp(buf));
+}
+
+static void rm_dir(const char *dir)
+{
+    char cmd[600];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+Test(output, deterministic_across_runs_threads_and_line_order, .timeout = 60)
+{
+    char d1[64], d2[64], d3[64];
+
+    tmpdir(d1, sizeof(d1), "a");
+    tmpdir(d2, sizeof(d2), "b");
+    tmpdir(d3, sizeof(d3), "c");
+    write_dir(cluster, d1, 1);
+    write_dir(cluster, d2, 4);
+    write_dir(cluster_swapped, d3, 2);
+    same_files(d1, d2, 10);
+    same_files(d1, d3, 10);
+    write_dir(cluster, d2, 3);                 /* again, over old files */
+    same_files(d1, d2, 10);
+    rm_dir(d1);
+    rm_dir(d2);
+    rm_dir(d3);
+}
+
+static md_nodeconf_t *load(const char *dir, const char *node)
+{
+    char path[512], err[MD_NODECONF_ERR_MAX];
+    md_nodeconf_t *c = NULL;
+
+    snprintf(path, sizeof(path), "%s/%s.conf", dir, node);
+    cr_assert_eq(md_nodeconf_parse_file(path, &c, err, sizeof(err)), 0, "%s",
+                 err);
+    return c;
+}
+
+/* T-CFG-7: the device list holds exactly the subdevices the routes use;
+ * T-CFG-6: what arrives from P is what P's routes to us send on last. */
+Test(output, files_are_consistent, .timeout = 60)
+{
+    static const char *const nodes[] = { "s1", "s2", "s3", "s4", "m1",
+                                         "m2", "m3", "m4", "gw1", "gw2" };
+    const size_t n = sizeof(nodes) / sizeof(nodes[0]);
+    md_nodeconf_t *conf[10];
+    char dir[64];
+
+    tmpdir(dir, sizeof(dir), "c");
+    write_dir(cluster, dir, 2);
+    for (size_t i = 0; i < n; i++)
+        conf[i] = load(dir, nodes[i]);
+    for (size_t i = 0; i < n; i++) {
+        md_nodeconf_t *c = conf[i];
+        cr_expect_str_eq(c->node, nodes[i]);
+        for (size_t k = 0; k < c->num_devices; k++) {
+            int used = 0;
+            for (size_t r = 0; r < c->num_routes; r++)
+                used |= strcmp(c->routes[r].subdev, c->devices[k].name) == 0;
+            cr_expect(used, "%s loads %s but never uses it", nodes[i],
+                      c->devices[k].name);
+        }
+        for (size_t j = 0; j < n; j++) {
+            if (i == j)
+                continue;
+            const md_nodeconf_arrive_t *a =
+                md_nodeconf_find_arrive(c, nodes[j]);
+            cr_assert_not_null(a, "%s has no arrive for %s", nodes[i],
+                               nodes[j]);
+            /* follow each of the peer's routes to us hop by hop, through
+             * the relays' own files: it must arrive, and its last hop
+             * must be on our arrive line for that peer */
+            const md_nodeconf_t *p = conf[j];
+            for (size_t r = 0; r < p->num_routes; r++) {
+                if (strcmp(p->routes[r].peer, nodes[i]) != 0)
+                    continue;
+                size_t size = p->routes[r].min, hops = 0;
+                const md_nodeconf_t *cur = p;
+                const md_nodeconf_route_t *rt;
+                while ((rt = md_nodeconf_find_route(cur, nodes[i], size)) !=
+                           NULL && rt->next_hop[0] != '\0' && hops++ < n) {
+                    size_t k = 0;
+                    while (k < n && strcmp(nodes[k], rt->next_hop) != 0)
+                        k++;
+                    cr_assert_lt(k, n, "unknown relay %s", rt->next_hop);
+                    cur = conf[k];
+                }
+                cr_assert_not_null(rt, "%s's route to %s breaks at %s",
+                                   nodes[j], nodes[i], cur->node);
+                cr_assert_lt(hops, n, "%s -> %s loops", nodes[j], nodes[i]);
+                int found = 0;
+                for (size_t k = 0; k < a->num_subdevs; k++)
+                    found |= strcmp(a->subdevs[k], rt->subdev) == 0;
+                cr_expect(found, "%s's route to %s (%zu bytes) arrives on %s, "
+                          "missing from %s's arrive line", nodes[j], nodes[i],
+                          size, rt->subdev, nodes[i]);
+            }
+        }
+        cr_expect_not_null(md_nodeconf_find_route(c, nodes[i], 12345));
+        cr_expect_str_eq(md_nodeconf_find_route(c, nodes[i], 0)->subdev,
+                         "shm");
+    }
+    /* a forwarded route: s3 reaches m3 only through a gateway */
+    const md_nodeconf_route_t *r = md_nodeconf_find_route(conf[2], "m3", 100);
+    cr_assert_not_null(r);
+    cr_expect(strcmp(r->next_hop, "gw1") == 0 ||
+              strcmp(r->next_hop, "gw2") == 0, "next hop %s", r->next_hop);
+    cr_expect_str_eq(md_nodeconf_find_device(conf[4], "myri")->params[3].key,
+                     "mtu");
+    for (size_t i = 0; i < n; i++)
+        md_nodeconf_free(conf[i]);
+    rm_dir(dir);
+}
+
+Test(output, nothing_is_written_when_a_node_is_unreachable)
+{
+    char dir[64];
+    mdc_graph_t *g = mdct_graph("multidev-network 1\nnode a b c\n"
+                                "network v type=via latency=1us\n"
+                                "link v a b\n");
+    mdc_problems_t p;
+
+    tmpdir(dir, sizeof(dir), "u");
+    cr_expect_eq(mdc_write_all(g, dir, 2, &p), 1);
+    cr_expect_eq(p.unreachable, 4);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d)) != NULL)
+        files += e->d_name[0] != '.' || strstr(e->d_name, ".tmp") != NULL;
+    closedir(d);
+    cr_expect_eq(files, 0);
+    mdct_graph_free(g);
+    rm_dir(dir);
+}
+
+Test(output, examples_parse_and_pass_check, .timeout = 60)
+{
+    DIR *d = opendir(MDC_EXAMPLES_DIR);
+    struct dirent *e;
+    int n = 0;
+
+    cr_assert_not_null(d, "%s", MDC_EXAMPLES_DIR);
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".net") != 0)
+            continue;
+        char path[512], err[MDC_ERR_MAX];
+        mdc_desc_t *desc = NULL;
+        snprintf(path, sizeof(path), "%s/%s", MDC_EXAMPLES_DIR, e->d_name);
+        cr_assert_eq(mdc_desc_parse_file(path, &desc, err, sizeof(err)), 0,
+                     "%s", err);
+        mdc_graph_t *g = mdc_graph_build(desc);
+        FILE *out = fopen("/dev/null", "w");
+        cr_expect_eq(mdc_check(out, g, 2), 0, "%s fails --check", path);
+        fclose(out);
+        mdc_graph_free(g);
+        mdc_desc_free(desc);
+        n++;
+    }
+    closedir(d);
+    cr_expect_geq(n, 4);
+}
