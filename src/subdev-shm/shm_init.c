@@ -55,20 +55,20 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
 
     /* ring_size: a power of two, 4 KiB .. 1 GiB */
     if (t->ring_size < 4096 || t->ring_size > ((size_t)1 << 30)) {
-        SHM_ERROR(ctx, "shm: ring_size %zu is out of range (4k .. 1g)",
+        SHM_ERROR(ctx, "ring_size %zu is out of range (4k .. 1g)",
                   t->ring_size);
         return MD_ERR_CONFIG;
     }
     for (ring = 4096; ring < t->ring_size; ring <<= 1)
         ;
     if (ring != t->ring_size)
-        SHM_WARN(ctx, "shm: ring_size %zu rounded up to %zu (a power of two)",
+        SHM_WARN(ctx, "ring_size %zu rounded up to %zu (a power of two)",
                  t->ring_size, ring);
     t->ring_size = ring;
 
     max_rec = shm_ring_max_record(t->ring_size);
     if (t->eager_limit > max_rec - sizeof(shm_msg_hdr_t)) {
-        SHM_WARN(ctx, "shm: eager_limit %zu does not fit a ring of %zu bytes; "
+        SHM_WARN(ctx, "eager_limit %zu does not fit a ring of %zu bytes; "
                  "using %zu", t->eager_limit, t->ring_size,
                  max_rec - sizeof(shm_msg_hdr_t));
         t->eager_limit = max_rec - sizeof(shm_msg_hdr_t);
@@ -76,7 +76,7 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
     if (t->frag_size < SHM_LINE || t->frag_size > max_rec - SHM_DATA_OFFSET) {
         size_t fixed = t->frag_size < SHM_LINE ? SHM_LINE : max_rec - SHM_DATA_OFFSET;
 
-        SHM_WARN(ctx, "shm: frag_size %zu does not fit a ring of %zu bytes; "
+        SHM_WARN(ctx, "frag_size %zu does not fit a ring of %zu bytes; "
                  "using %zu", t->frag_size, t->ring_size, fixed);
         t->frag_size = fixed;
     }
@@ -187,7 +187,7 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     *card_len = sizeof(card);
 
     shm_fill_attr(ctx);
-    SHM_INFO(ctx, "shm: %d local rank(s) on node %s; segment %s (%zu bytes), "
+    SHM_INFO(ctx, "%d local rank(s) on node %s; segment %s (%zu bytes), "
              "ring %zu, eager_limit %zu, frag_size %zu, cma %s",
              (int)ctx->nlocal, args->node_name, ctx->seg_name, ctx->seg_len,
              ctx->tun.ring_size, ctx->tun.eager_limit, ctx->tun.frag_size,
@@ -203,18 +203,18 @@ static const shm_card_t *shm_card_of(shm_ctx_t *ctx, const md_card_table_t *card
                                      int32_t world, shm_card_t *copy)
 {
     if (world >= cards->world_size || cards->len[world] < sizeof(shm_card_t)) {
-        SHM_ERROR(ctx, "shm: rank %d on this node has no shm card", (int)world);
+        SHM_ERROR(ctx, "rank %d on this node has no shm card", (int)world);
         return NULL;
     }
     memcpy(copy, cards->card[world], sizeof(*copy));
     copy->seg_name[sizeof(copy->seg_name) - 1] = '\0';
     if (copy->magic != SHM_CARD_MAGIC || copy->version != SHM_PROTO_VERSION) {
-        SHM_ERROR(ctx, "shm: card of rank %d is not an shm card of version %u",
+        SHM_ERROR(ctx, "card of rank %d is not an shm card of version %u",
                   (int)world, SHM_PROTO_VERSION);
         return NULL;
     }
     if (copy->node != ctx->my_node) {
-        SHM_ERROR(ctx, "shm: rank %d says it is on node %d, not %d",
+        SHM_ERROR(ctx, "rank %d says it is on node %d, not %d",
                   (int)world, (int)copy->node, (int)ctx->my_node);
         return NULL;
     }
@@ -235,7 +235,7 @@ static int shm_connect_peer(shm_ctx_t *ctx, shm_peer_t *peer,
     peer->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)peer->pid, 0);
 #endif
     if (shm_peer_gone(peer)) {
-        SHM_ERROR(ctx, "shm: rank %d (pid %d) on this node died during "
+        SHM_ERROR(ctx, "rank %d (pid %d) on this node died during "
                   "start-up", (int)peer->world, (int)peer->pid);
         return MD_ERR_PEER_FAILED;
     }
@@ -261,7 +261,7 @@ static void shm_connect_reap_dead(shm_ctx_t *ctx, const md_card_table_t *cards)
         card = shm_card_of(ctx, cards, ctx->peers[i].world, &copy);
         if (card != NULL && shm_pid_gone(card->pid) &&
             shm_unlink(card->seg_name) == 0)
-            SHM_INFO(ctx, "shm: removed segment %s of dead rank %d",
+            SHM_INFO(ctx, "removed segment %s of dead rank %d",
                      card->seg_name, (int)ctx->peers[i].world);
     }
 }
@@ -293,7 +293,7 @@ static int shm_connect(md_subdev_t *sd, const md_card_table_t *cards)
     if (ctx->nlocal == 1)
         shm_segment_unlink(ctx);    /* nobody else will map it */
     if (cma_denied > 0)
-        SHM_WARN(ctx, "shm: process_vm_readv is not permitted for %d local "
+        SHM_WARN(ctx, "process_vm_readv is not permitted for %d local "
                  "peer(s) (see /proc/sys/kernel/yama/ptrace_scope); large "
                  "messages from them use the pipelined copy", cma_denied);
     ctx->last_check_ms = shm_now_ms();

@@ -53,7 +53,7 @@ static void shm_sysmsg_done(shm_ctx_t *ctx, md_request_t *req)
         ctx->sd->counters.sysmsgs_recvd++;
         ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
     } else {
-        SHM_ERROR(ctx, "shm: system message (tag %d) from rank %d lost: %s",
+        SHM_ERROR(ctx, "system message (tag %d) from rank %d lost: %s",
                   (int)req->env.tag, (int)req->peer_world,
                   md_status_string(req->status.error));
     }
@@ -92,7 +92,7 @@ static void shm_env_of(const shm_msg_hdr_t *hdr, md_envelope_t *env)
 static void shm_log_oom(shm_ctx_t *ctx, const shm_peer_t *peer)
 {
     if (!ctx->oom_logged)
-        SHM_ERROR(ctx, "shm: out of memory storing a message from rank %d; "
+        SHM_ERROR(ctx, "out of memory storing a message from rank %d; "
                   "it stays in the ring until memory is available",
                   (int)peer->world);
     ctx->oom_logged = 1;
@@ -141,7 +141,7 @@ static int shm_poll_peer(shm_ctx_t *ctx, shm_peer_t *peer, size_t budget)
             shm_recv_on_data(ctx, peer, (const shm_ctrl_rec_t *)rec);
             break;
         default:
-            SHM_ERROR(ctx, "shm: record of unknown type %u from rank %d; "
+            SHM_ERROR(ctx, "record of unknown type %u from rank %d; "
                       "skipped", (unsigned)rec->type, (int)peer->world);
             break;
         }
@@ -209,7 +209,7 @@ static void shm_peer_declare_dead(shm_ctx_t *ctx, shm_peer_t *peer)
     while (shm_poll_peer(ctx, peer, ctx->tun.poll_budget) > 0)
         ;
     peer->dead = 1;
-    SHM_ERROR(ctx, "shm: rank %d (pid %d) on this node died without "
+    SHM_ERROR(ctx, "rank %d (pid %d) on this node died without "
               "finalizing; its requests fail with '%s'", (int)peer->world,
               (int)peer->pid, md_status_string(MD_ERR_PEER_FAILED));
     shm_send_fail_peer(ctx, peer);

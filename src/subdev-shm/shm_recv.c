@@ -91,7 +91,7 @@ static void shm_deliver_rts(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
             return;
         }
         if (rc != MD_ERR_UNSUPPORTED) {
-            SHM_ERROR(ctx, "shm: single-copy read of %llu bytes from rank %d "
+            SHM_ERROR(ctx, "single-copy read of %llu bytes from rank %d "
                       "failed: %s", (unsigned long long)n, (int)peer->world,
                       md_status_string(rc));
             /* the sender may be alive: release it */
@@ -99,7 +99,7 @@ static void shm_deliver_rts(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
             shm_recv_fail(ctx, req, rc);
             return;
         }
-        SHM_WARN(ctx, "shm: process_vm_readv from rank %d is not permitted; "
+        SHM_WARN(ctx, "process_vm_readv from rank %d is not permitted; "
                  "using the pipelined copy for it", (int)peer->world);
         peer->cma_ok = 0;
     }
@@ -367,7 +367,7 @@ void shm_recv_on_data(shm_ctx_t *ctx, shm_peer_t *peer, const shm_ctrl_rec_t *re
     if (rp == NULL || rp->magic != SHM_REQ_MAGIC ||
         rp->state != SHM_RS_RECV_DATA || &ctx->peers[rp->peer] != peer ||
         rec->offset + rec->len > rp->total) {
-        SHM_ERROR(ctx, "shm: rank %d sent data for no pipelined receive; "
+        SHM_ERROR(ctx, "rank %d sent data for no pipelined receive; "
                   "ignored", (int)peer->world);
         return;
     }

@@ -82,7 +82,7 @@ static void shm_segment_bind(shm_ctx_t *ctx, void *mem, size_t len)
     if (hwloc_topology_load(topo) != 0)
         goto out;
     if (hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) <= 1) {
-        SHM_DEBUG(ctx, "shm: one NUMA node; segment left unbound");
+        SHM_DEBUG(ctx, "one NUMA node; segment left unbound");
         goto out;
     }
     cpus = hwloc_bitmap_alloc();
@@ -97,13 +97,13 @@ static void shm_segment_bind(shm_ctx_t *ctx, void *mem, size_t len)
     hwloc_cpuset_to_nodeset(topo, cpus, nodes);
     if (hwloc_set_area_membind(topo, mem, len, nodes, HWLOC_MEMBIND_BIND,
                                HWLOC_MEMBIND_BYNODESET) != 0) {
-        SHM_DEBUG(ctx, "shm: binding the segment to its NUMA node failed: %s",
+        SHM_DEBUG(ctx, "binding the segment to its NUMA node failed: %s",
                   strerror(errno));
     } else {
         char text[64];
 
         hwloc_bitmap_snprintf(text, sizeof(text), nodes);
-        SHM_INFO(ctx, "shm: segment bound to NUMA node(s) %s", text);
+        SHM_INFO(ctx, "segment bound to NUMA node(s) %s", text);
     }
 out:
     hwloc_bitmap_free(cpus);
@@ -129,7 +129,7 @@ int shm_segment_create(shm_ctx_t *ctx, const char *job_id, const char *node_name
 
     if (shm_segment_name(ctx->seg_name, sizeof(ctx->seg_name), job_id,
                          node_name, ctx->world_rank) != 0) {
-        SHM_ERROR(ctx, "shm: segment name too long");
+        SHM_ERROR(ctx, "segment name too long");
         return MD_ERR_INVALID;
     }
     ctx->seg_len = shm_page_round(hdr_len + (size_t)ctx->nlocal * ring_len);
@@ -139,18 +139,18 @@ int shm_segment_create(shm_ctx_t *ctx, const char *job_id, const char *node_name
         int err = errno;
 
         if (err == EEXIST)
-            SHM_ERROR(ctx, "shm: segment %s already exists: another job with "
+            SHM_ERROR(ctx, "segment %s already exists: another job with "
                       "job id '%s' runs on node '%s', or one crashed before "
                       "all ranks connected (remove /dev/shm%s)", ctx->seg_name,
                       job_id, node_name, ctx->seg_name);
         else
-            SHM_ERROR(ctx, "shm: cannot create segment %s: %s", ctx->seg_name,
+            SHM_ERROR(ctx, "cannot create segment %s: %s", ctx->seg_name,
                       strerror(err));
         return MD_ERR_IO;
     }
     ctx->seg_linked = 1;
     if (ftruncate(fd, (off_t)ctx->seg_len) != 0) {
-        SHM_ERROR(ctx, "shm: cannot size segment %s to %zu bytes: %s",
+        SHM_ERROR(ctx, "cannot size segment %s to %zu bytes: %s",
                   ctx->seg_name, ctx->seg_len, strerror(errno));
         close(fd);
         shm_segment_unlink(ctx);
@@ -159,7 +159,7 @@ int shm_segment_create(shm_ctx_t *ctx, const char *job_id, const char *node_name
     mem = mmap(NULL, ctx->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (mem == MAP_FAILED) {
-        SHM_ERROR(ctx, "shm: cannot map segment %s (%zu bytes): %s",
+        SHM_ERROR(ctx, "cannot map segment %s (%zu bytes): %s",
                   ctx->seg_name, ctx->seg_len, strerror(errno));
         shm_segment_unlink(ctx);
         return MD_ERR_IO;
@@ -238,12 +238,12 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
     }
     fd = shm_open(card->seg_name, O_RDWR, 0);
     if (fd < 0) {
-        SHM_ERROR(ctx, "shm: cannot open segment %s of rank %d: %s",
+        SHM_ERROR(ctx, "cannot open segment %s of rank %d: %s",
                   card->seg_name, (int)peer->world, strerror(errno));
         return errno == ENOENT ? MD_ERR_PEER_FAILED : MD_ERR_IO;
     }
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != card->seg_len) {
-        SHM_ERROR(ctx, "shm: segment %s of rank %d has %lld bytes, its card "
+        SHM_ERROR(ctx, "segment %s of rank %d has %lld bytes, its card "
                   "says %llu", card->seg_name, (int)peer->world,
                   (long long)st.st_size, (unsigned long long)card->seg_len);
         close(fd);
@@ -253,7 +253,7 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
                MAP_SHARED | MAP_POPULATE, fd, 0);
     close(fd);
     if (mem == MAP_FAILED) {
-        SHM_ERROR(ctx, "shm: cannot map segment %s of rank %d: %s",
+        SHM_ERROR(ctx, "cannot map segment %s of rank %d: %s",
                   card->seg_name, (int)peer->world, strerror(errno));
         return MD_ERR_IO;
     }
@@ -264,14 +264,14 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
     if (hdr->magic != SHM_SEG_MAGIC || hdr->version != SHM_PROTO_VERSION ||
         hdr->owner_world != peer->world ||
         atomic_load_explicit(&hdr->state, memory_order_acquire) != SHM_SEG_ALIVE) {
-        SHM_ERROR(ctx, "shm: segment %s is not a live shm segment of rank %d "
+        SHM_ERROR(ctx, "segment %s is not a live shm segment of rank %d "
                   "(version %u, owner %d)", card->seg_name, (int)peer->world,
                   hdr->version, (int)hdr->owner_world);
         return MD_ERR_INVALID;
     }
     ring = shm_segment_ring_for(hdr, peer->seg_len, ctx->world_rank);
     if (ring == NULL || shm_ring_producer_attach(&peer->out, ring) != 0) {
-        SHM_ERROR(ctx, "shm: rank %d keeps no ring for rank %d: the two "
+        SHM_ERROR(ctx, "rank %d keeps no ring for rank %d: the two "
                   "disagree on which ranks share their node",
                   (int)peer->world, (int)ctx->world_rank);
         return MD_ERR_CONFIG;
@@ -282,7 +282,7 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
     if (atomic_fetch_add_explicit(&hdr->mapped, 1, memory_order_acq_rel) + 1 ==
             hdr->nrings - 1 &&
         shm_unlink(card->seg_name) != 0 && errno != ENOENT)
-        SHM_WARN(ctx, "shm: cannot remove segment %s: %s", card->seg_name,
+        SHM_WARN(ctx, "cannot remove segment %s: %s", card->seg_name,
                  strerror(errno));
     return MD_OK;
 }
@@ -292,7 +292,7 @@ void shm_segment_unlink(shm_ctx_t *ctx)
     if (!ctx->seg_linked)
         return;
     if (shm_unlink(ctx->seg_name) != 0 && errno != ENOENT)
-        SHM_WARN(ctx, "shm: cannot remove segment %s: %s", ctx->seg_name,
+        SHM_WARN(ctx, "cannot remove segment %s: %s", ctx->seg_name,
                  strerror(errno));
     ctx->seg_linked = 0;
 }

@@ -114,7 +114,7 @@ int shm_isend(md_subdev_t *sd, md_request_t *req)
     shm_req_priv_t *rp = shm_rp(req);
 
     if (peer == NULL) {
-        SHM_ERROR(ctx, "shm: rank %d is not on node %d; shm reaches only "
+        SHM_ERROR(ctx, "rank %d is not on node %d; shm reaches only "
                   "ranks of its own node", (int)req->peer_world,
                   (int)ctx->my_node);
         return MD_ERR_NO_ROUTE;
@@ -169,7 +169,7 @@ int shm_send_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
         return MD_OK;
     item = shm_pool_get(&ctx->ctrl_pool);
     if (item == NULL) {
-        SHM_ERROR(ctx, "shm: out of memory queueing a control record for "
+        SHM_ERROR(ctx, "out of memory queueing a control record for "
                   "rank %d", (int)peer->world);
         return MD_ERR_NO_MEMORY;
     }
@@ -289,7 +289,7 @@ void shm_send_on_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, const shm_ctrl_rec_t *re
     shm_req_priv_t *rp;
 
     if (req == NULL) {
-        SHM_ERROR(ctx, "shm: rank %d answered (record type %u) for a send "
+        SHM_ERROR(ctx, "rank %d answered (record type %u) for a send "
                   "that is not waiting; ignored", (int)peer->world,
                   (unsigned)rec->rec.type);
         return;

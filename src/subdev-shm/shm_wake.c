@@ -57,7 +57,7 @@ int shm_wake_open(shm_ctx_t *ctx)
     shm_wake_addr(ctx->seg_name, &addr, &len);
     if (ctx->wake_rx < 0 || ctx->wake_tx < 0 ||
         bind(ctx->wake_rx, (struct sockaddr *)&addr, len) != 0) {
-        SHM_INFO(ctx, "shm: no wake socket (%s); a progress thread will poll",
+        SHM_INFO(ctx, "no wake socket (%s); a progress thread will poll",
                  strerror(errno));
         shm_wake_close(ctx);
     }
@@ -88,7 +88,7 @@ void shm_wake_send(shm_ctx_t *ctx, shm_peer_t *peer)
     if (ctx->wake_tx < 0 ||
         sendto(ctx->wake_tx, &byte, 1, MSG_DONTWAIT,
                (const struct sockaddr *)&peer->wake_addr, peer->wake_len) < 0)
-        SHM_DEBUG(ctx, "shm: cannot wake rank %d: %s", (int)peer->world,
+        SHM_DEBUG(ctx, "cannot wake rank %d: %s", (int)peer->world,
                   ctx->wake_tx < 0 ? "no socket" : strerror(errno));
 }
 

@@ -217,7 +217,6 @@ static void tb_host_logf(md_subdev_t *sd, int level, const char *fmt, ...)
     char line[1024];
     va_list ap;
 
-    (void)sd;
     if (tb_log_level == -1) {
         const char *env = getenv("TB_LOG_LEVEL");
         tb_log_level = env != NULL ? atoi(env) : 0;
@@ -227,8 +226,8 @@ static void tb_host_logf(md_subdev_t *sd, int level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "[rank %d pid %d] log%d: %s\n", tb_current_rank,
-            (int)getpid(), level, line);
+    fprintf(stderr, "[rank %d pid %d] log%d: %s: %s\n", tb_current_rank,
+            (int)getpid(), level, sd->name, line);
 }
 
 const md_sdi_host_t tb_host = {
