@@ -38,6 +38,8 @@ static void close_dev(void)
 
 TestSuite(match, .init = open_dev, .fini = close_dev, .timeout = 30);
 
+TestSuite(segment, .timeout = 30);
+
 static void send_msg(md_request_t *req, const void *buf, size_t len, int tag,
                      uint32_t ctx, uint32_t flags)
 {

@@ -17,6 +17,8 @@
 
 #define SLOT (64 * 1024)
 
+TestSuite(md, .timeout = 60);
+
 typedef struct boot_slots {
     uint8_t slot[TB_MAX_PROCS][SLOT];
 } boot_slots_t;

@@ -16,6 +16,10 @@
 #include "shm_test_boot.h"
 #include "mp_ranks.h"
 
+TestSuite(mp, .timeout = 120);
+
+TestSuite(module, .timeout = 30);
+
 
 static int run(tb_shared_t *tb, tb_rank_fn fn, const char *const *params,
                int timeout_s)

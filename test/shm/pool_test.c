@@ -7,6 +7,8 @@
 
 #include "shm_pool.h"
 
+TestSuite(pool, .timeout = 30);
+
 Test(pool, objects_are_aligned_distinct_and_reused)
 {
     shm_pool_t pool;

@@ -10,6 +10,8 @@
 
 #define T_TYPE 5
 
+TestSuite(ring, .timeout = 60);
+
 static void *ring_new(size_t size, shm_ring_producer_t *p, shm_ring_consumer_t *c)
 {
     void *mem = aligned_alloc(64, shm_ring_footprint(size));
