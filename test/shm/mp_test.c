@@ -150,6 +150,77 @@ Test(mp, any_source_from_several_senders, .timeout = 60)
     run_job(4, any_source_rank, NULL);
 }
 
+/* Every rank sends to every other rank at once, sizes across eager,
+ * single-copy and (with cma=0) pipelined, and receives with ANY_SOURCE:
+ * 8 ranks on a machine that may have 2 cores. */
+#define A2A_MSGS 12
+
+static size_t a2a_size(int i)
+{
+    static const size_t sizes[] = { 0, 8, 200, 5000, 16384, 30000, 100000 };
+    return sizes[i % 7];
+}
+
+static int alltoall_rank(tb_shared_t *tb, int rank, void *arg)
+{
+    int n = tb->nprocs, total = A2A_MSGS * (n - 1);
+    md_request_t *reqs = calloc((size_t)(2 * total), sizeof(md_request_t));
+    md_request_t **list = calloc((size_t)(2 * total), sizeof(md_request_t *));
+    uint8_t *out = malloc(100000), *in = malloc((size_t)total * 100000);
+    int next[TB_MAX_PROCS] = { 0 }, k = 0;
+    tb_dev_t dev;
+
+    TB_CHECK(reqs && list && out && in, "malloc");
+    TB_CHECK(tb_dev_open(tb, rank, &dev, arg, 0) == MD_OK, "open");
+    memset(out, rank, 100000);
+    for (int i = 0; i < total; i++) {
+        tb_recv_req(&reqs[k], MD_ANY_SOURCE, in + (size_t)i * 100000, 100000,
+                    MD_ANY_TAG, CTX);
+        TB_CHECK(dev.ops.irecv(&dev.sd, &reqs[k]) == MD_OK, "irecv");
+        list[k] = &reqs[k];
+        k++;
+    }
+    for (int i = 0; i < A2A_MSGS; i++) {
+        for (int d = 1; d < n; d++) {
+            int dst = (rank + d) % n;
+
+            tb_send_req(&dev, &reqs[k], dst, out, a2a_size(i), i, CTX, 0);
+            TB_CHECK(dev.ops.isend(&dev.sd, &reqs[k]) == MD_OK, "isend");
+            list[k] = &reqs[k];
+            k++;
+        }
+    }
+    TB_CHECK(tb_wait_all(&dev, list, k, 60) == 0, "all-to-all timed out");
+    for (int i = 0; i < total; i++) {
+        md_recv_status_t *st = &reqs[i].status;
+        int src = st->src_rank;
+        uint8_t *b = in + (size_t)i * 100000;
+
+        TB_CHECK(src >= 0 && src < n && src != rank, "source %d", src);
+        TB_CHECK(st->tag == next[src], "from %d: tag %d before %d", src,
+                 (int)st->tag, next[src]);
+        TB_CHECK(st->size == a2a_size(st->tag), "size");
+        for (size_t j = 0; j < st->size; j++)
+            TB_CHECK(b[j] == (uint8_t)src, "data from %d", src);
+        next[src]++;
+    }
+    tb_barrier(tb);
+    TB_CHECK(tb_dev_close(&dev) == MD_OK, "close");
+    free(reqs);
+    free(list);
+    free(out);
+    free(in);
+    return 0;
+}
+
+Test(mp, all_to_all_eight_ranks_oversubscribed)
+{
+    static const char *const nocma[] = { "cma=0", "ring_size=16k", NULL };
+
+    run_job(8, alltoall_rank, NULL);
+    run_job(8, alltoall_rank, nocma);
+}
+
 /* Rank 0 holds rank 1's messages back (arrival_ok = 0) and must still take
  * rank 2's; released, rank 1's arrive in order. */
 static _Atomic int *release_flag;
