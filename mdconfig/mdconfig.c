@@ -6,7 +6,9 @@
  *   mdconfig --explain SRC DST SIZE DESC
  *   mdconfig --dot DESC [-o FILE] [--size SIZE]
  */
+#ifdef HAVE_CONFIG_H
 #include "config.h"
+#endif
 
 #include <getopt.h>
 #include <stdio.h>
@@ -19,6 +21,10 @@
 #include "mdc_write.h"
 
 #define EXIT_USAGE 2
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "(built outside configure)"
+#endif
 
 static void usage(FILE *f)
 {
