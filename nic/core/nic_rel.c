@@ -161,8 +161,11 @@ static int rel_window_alloc(nic_rel_t *rel, nic_rel_peer_t *p)
 {
     if (p->win != NULL)
         return NIC_OK;
+    /* Frames start 8-byte aligned: personalities read their headers in
+     * place. */
+    size_t stride = (rel->cfg.frame_max + 7) & ~(size_t)7;
     p->win = calloc(NIC_REL_WINDOW, sizeof(*p->win));
-    p->win_mem = malloc(NIC_REL_WINDOW * rel->cfg.frame_max);
+    p->win_mem = malloc(NIC_REL_WINDOW * stride);
     if (p->win == NULL || p->win_mem == NULL) {
         free(p->win);
         free(p->win_mem);
@@ -171,7 +174,7 @@ static int rel_window_alloc(nic_rel_t *rel, nic_rel_peer_t *p)
         return NIC_ERR_NO_MEMORY;
     }
     for (unsigned i = 0; i < NIC_REL_WINDOW; i++)
-        p->win[i].buf = p->win_mem + (size_t)i * rel->cfg.frame_max;
+        p->win[i].buf = p->win_mem + (size_t)i * stride;
     return NIC_OK;
 }
 
