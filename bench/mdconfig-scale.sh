@@ -1,0 +1,75 @@
+#!/bin/sh
+# mdconfig-scale.sh - how long mdconfig takes, and how much memory, to write
+# every per-node file of a generated cluster of N nodes with three networks
+# (bench/mdconfig-gen.sh: a two-level Myrinet, SCI rings of 8, VIA switches
+# of 64; every node may forward).  Goal (issue 3): under 10 s and 1 GiB at
+# N = 4096 on the project machine.
+#
+#   bench/mdconfig-scale.sh [N ...]        default: 512 1024 2048 4096
+#
+# MDCONFIG    the binary (default: _install/bin/mdconfig, then mdconfig)
+# OUT         where the files go (default: _work/bench-mdconfig; removed
+#             after each size)
+# THREADS     -j for mdconfig (default: its own default, the CPU count)
+#
+# Prints a table (wall and CPU time, peak RSS, output size, Dijkstra runs,
+# route lines) and, from one size to the next, how time grows: with N
+# doubling, 4x means quadratic -- the output itself is N^2 lines.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+sizes=${*:-512 1024 2048 4096}
+out=${OUT:-$top/_work/bench-mdconfig}
+mdconfig=${MDCONFIG:-}
+if [ -z "$mdconfig" ]; then
+    if [ -x "$top/_install/bin/mdconfig" ]; then
+        mdconfig=$top/_install/bin/mdconfig
+    else
+        mdconfig=$(command -v mdconfig || true)
+    fi
+fi
+[ -n "$mdconfig" ] && [ -x "$mdconfig" ] || {
+    echo "mdconfig-scale.sh: no mdconfig (make install, or set MDCONFIG)" >&2
+    exit 2
+}
+[ -x /usr/bin/time ] || { echo "mdconfig-scale.sh: needs /usr/bin/time" >&2; exit 2; }
+jobs=${THREADS:+-j $THREADS}
+
+mkdir -p "$out"
+echo "mdconfig: $mdconfig; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%6s %9s %9s %9s %10s %10s %9s %11s %8s\n" N wall_s user_s sys_s \
+    peak_MiB output_MiB dijkstra route_lines growth
+prev=""
+for n in $sizes; do
+    desc="$out/gen-$n.net"
+    dir="$out/files-$n"
+    sh "$here/mdconfig-gen.sh" "$n" >"$desc"
+    rm -rf "$dir"
+    # shellcheck disable=SC2086
+    /usr/bin/time -v "$mdconfig" "$desc" -o "$dir" -v $jobs \
+        >"$out/run-$n.log" 2>&1 || {
+        echo "mdconfig failed for N=$n:" >&2
+        cat "$out/run-$n.log" >&2
+        exit 1
+    }
+    log="$out/run-$n.log"
+    wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
+           awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
+    user=$(sed -n 's/.*User time (seconds): //p' "$log")
+    sys=$(sed -n 's/.*System time (seconds): //p' "$log")
+    rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
+    runs=$(sed -n 's/.* \([0-9]*\) Dijkstra runs.*/\1/p' "$log")
+    bytes=$(du -sb "$dir" | cut -f1)
+    lines=$(cat "$dir"/*.conf | grep -c '^route')
+    growth="-"
+    [ -n "$prev" ] && growth=$(awk -v a="$wall" -v b="$prev" \
+        'BEGIN { if (b > 0) printf "x%.2f", a / b; else print "-" }')
+    printf "%6s %9s %9s %9s %10.1f %10.1f %9s %11s %8s\n" "$n" "$wall" "$user" \
+        "$sys" "$(echo "$rss" | awk '{ print $1 / 1024 }')" \
+        "$(echo "$bytes" | awk '{ print $1 / 1048576 }')" "${runs:-?}" \
+        "$lines" "$growth"
+    prev=$wall
+    rm -rf "$dir"
+done
+echo "growth: wall time relative to the previous N (N doubles: x4 = quadratic)"
