@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_nodeconf_internal.h"
 #include "mdc_parse_int.h"
 
 static const char *const builtin_types[] = { "shm", "sci", "via", "myri" };
@@ -34,13 +35,9 @@ void mdc_desc_free(mdc_desc_t *d)
         free(d->profiles[i].rows);
     for (size_t i = 0; i < d->num_nodes; i++)
         free(d->nodes[i].attach);
-    for (size_t i = 0; i < d->num_networks; i++) {
-        for (size_t k = 0; k < d->networks[i].num_dev_params; k++) {
-            free(d->networks[i].dev_params[k].key);
-            free(d->networks[i].dev_params[k].value);
-        }
-        free(d->networks[i].dev_params);
-    }
+    for (size_t i = 0; i < d->num_networks; i++)
+        md_nodeconf_free_params(d->networks[i].dev_params,
+                                d->networks[i].num_dev_params);
     for (size_t i = 0; i < d->num_segments; i++)
         free(d->segments[i].members);
     free(d->types);

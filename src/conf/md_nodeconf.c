@@ -68,7 +68,7 @@ int md_nodeconf_value_valid(const char *value)
     return 1;
 }
 
-static void free_params(md_nodeconf_kv_t *params, size_t n)
+void md_nodeconf_free_params(md_nodeconf_kv_t *params, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(params[i].key);
@@ -92,7 +92,7 @@ static int copy_params(md_nodeconf_device_t *dev,
         dev->params[i].value = strdup(params[i].value);
         dev->num_params = i + 1;
         if (dev->params[i].key == NULL || dev->params[i].value == NULL) {
-            free_params(dev->params, dev->num_params);
+            md_nodeconf_free_params(dev->params, dev->num_params);
             dev->params = NULL;
             dev->num_params = 0;
             return -1;
@@ -317,7 +317,8 @@ void md_nodeconf_free(md_nodeconf_t *conf)
     if (conf == NULL)
         return;
     for (size_t i = 0; i < conf->num_devices; i++)
-        free_params(conf->devices[i].params, conf->devices[i].num_params);
+        md_nodeconf_free_params(conf->devices[i].params,
+                                conf->devices[i].num_params);
     for (size_t i = 0; i < conf->num_arrives; i++)
         free(conf->arrives[i].subdevs);
     free(conf->devices);

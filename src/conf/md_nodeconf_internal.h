@@ -34,6 +34,9 @@ md_nodeconf_arrive_t *md_nodeconf_insert_arrive(md_nodeconf_t *conf,
 const md_nodeconf_route_t *md_nodeconf_last_route(const md_nodeconf_t *conf,
                                                   const char *peer);
 
+/* Frees n key/value pairs (either may be NULL) and the array. */
+void md_nodeconf_free_params(md_nodeconf_kv_t *params, size_t n);
+
 /* Parameter values: printable ASCII without blanks or '#', possibly empty. */
 int md_nodeconf_value_valid(const char *value);
 

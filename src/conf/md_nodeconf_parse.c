@@ -164,15 +164,6 @@ static int parse_node(parser_t *p, const md_line_t *l)
     return 0;
 }
 
-static void free_kvs(md_nodeconf_kv_t *kv, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(kv[i].key);
-        free(kv[i].value);
-    }
-    free(kv);
-}
-
 /* One "key=value" token into kvs[idx] (strings allocated); the keys before
  * idx are already parsed. */
 static int parse_param(parser_t *p, const md_line_t *l, const md_token_t *t,
@@ -244,7 +235,7 @@ static int parse_device(parser_t *p, const md_line_t *l)
     dev->line = l->lineno;
     rc = 0;
 out:
-    free_kvs(kv, n);
+    md_nodeconf_free_params(kv, n);
     return rc;
 }
 

@@ -15,32 +15,24 @@
 #include "mdc_test_util.h"
 #include "mdc_write.h"
 
-static const char *cluster =
-    "multidev-network 1\n"
-    "profile copy latency=5us bandwidth=300MB/s\n"
-    "node s[1-4] slots=2\n"
-    "node m[1-4] slots=2\n"
-    "node gw[1-2] forward=copy\n"
-    "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
-    "network myri0 type=myri latency=10us bandwidth=120MB/s dev.mtu=4k\n"
-    "network via0 type=via latency=65us bandwidth=93.5MB/s\n"
-    "ring sci0 r0 s[1-4] gw[1-2]\n"
+#define CLUSTER_HEAD \
+    "multidev-network 1\n" \
+    "profile copy latency=5us bandwidth=300MB/s\n" \
+    "node s[1-4] slots=2\n" \
+    "node m[1-4] slots=2\n" \
+    "node gw[1-2] forward=copy\n" \
+    "network sci0 type=sci latency=8us bandwidth=76MB/s\n" \
+    "network myri0 type=myri latency=10us bandwidth=120MB/s dev.mtu=4k\n" \
+    "network via0 type=via latency=65us bandwidth=93.5MB/s\n" \
+    "ring sci0 r0 s[1-4] gw[1-2]\n" \
     "switch myri0 sw0 m[1-4] gw[1-2]\n"
+
+static const char *cluster = CLUSTER_HEAD
     "link via0 s1 m1\n"
     "link via0 s2 m2\n";
 
-/* The same with the link lines swapped. */
-static const char *cluster_swapped =
-    "multidev-network 1\n"
-    "profile copy latency=5us bandwidth=300MB/s\n"
-    "node s[1-4] slots=2\n"
-    "node m[1-4] slots=2\n"
-    "node gw[1-2] forward=copy\n"
-    "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
-    "network myri0 type=myri latency=10us bandwidth=120MB/s dev.mtu=4k\n"
-    "network via0 type=via latency=65us bandwidth=93.5MB/s\n"
-    "ring sci0 r0 s[1-4] gw[1-2]\n"
-    "switch myri0 sw0 m[1-4] gw[1-2]\n"
+/* The same with the link lines swapped (and one link's ends too). */
+static const char *cluster_swapped = CLUSTER_HEAD
     "link via0 s2 m2\n"
     "link via0 m1 s1\n";
 
