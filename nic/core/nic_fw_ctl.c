@@ -135,7 +135,8 @@ static nic_fw_ep_t *ctl_owned_ep(nic_fw_t *fw, unsigned c, const nic_ctl_msg_t *
 
 void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
 {
-    static nic_ctl_msg_t m;   /* firmware thread only */
+    nic_ctl_msg_t *mp = &fw->ctl_msg;
+#define m (*mp)
     char cbuf[CMSG_SPACE(sizeof(int))];
     struct iovec iov = { &m, sizeof(m) };
     struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -209,8 +210,8 @@ void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
         m.len = 0;
         break;
     case NIC_CTL_PERS: {
-        static uint8_t out[NIC_CTL_DATA_MAX];
-        size_t out_len = sizeof(out);
+        uint8_t *out = fw->ctl_out;
+        size_t out_len = NIC_CTL_DATA_MAX;
         if ((ep = ctl_owned_ep(fw, c, &m, &rc)) != NULL) {
             rc = fw->pers->ep_ctl ? fw->pers->ep_ctl(fw, ep, m.pers_op, m.data, m.len, out, &out_len)
                                   : NIC_ERR_UNSUPPORTED;
@@ -243,6 +244,7 @@ out:
     if (in_fd >= 0)
         close(in_fd);
 }
+#undef m
 
 void nic_fw_status_text(nic_fw_t *fw, char *buf, size_t len)
 {

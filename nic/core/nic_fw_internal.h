@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
+#include "nic_ctl_proto.h"
 #include "nic_fw.h"
 
 typedef struct nic_fw_conn {
@@ -31,6 +32,8 @@ struct nic_fw {
     atomic_int            stop;
     uint64_t              idle_since_ns;        /* no process attached since */
     uint64_t              rng;
+    nic_ctl_msg_t         ctl_msg;              /* control request being served */
+    uint8_t               ctl_out[NIC_CTL_DATA_MAX];
 };
 
 /* epoll tags: kind << 32 | index */

@@ -228,7 +228,7 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
 
 int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
 {
-    static nic_ctl_msg_t m;
+    nic_ctl_msg_t m;
     static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
     nic_host_t *h;
     int fds[2], nfds = 0, rc = NIC_ERR_PEER_FAILED, fd = -1;
