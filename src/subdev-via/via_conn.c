@@ -1,0 +1,133 @@
+/* via_conn.c - connecting to every peer this subdevice serves: one reliable
+ * VI per peer, its receives posted before the connection exists, then the
+ * client/server set-up by discriminator (job, client rank, server rank):
+ * the lower rank asks, the higher one waits and accepts.  Every rank first
+ * sends all its requests (the server NICs hold them), then serves its own
+ * waits in rank order, then waits for its requests: no ordering can
+ * deadlock. */
+#include "config.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "via_impl.h"
+
+static const via_card_t *card_of(const md_card_table_t *cards, int32_t r)
+{
+    const via_card_t *c = (const via_card_t *)cards->card[r];
+    if (cards->len[r] != sizeof(via_card_t) || c == NULL || c->magic != VIA_CARD_MAGIC)
+        return NULL;
+    return c;
+}
+
+static void discriminator(const vsd_ctx_t *ctx, int32_t client, int32_t server,
+                          vipl_net_addr_t *a)
+{
+    uint8_t d[VIA_DISC_MAX];
+    memcpy(d, &ctx->job_key, 8);
+    memcpy(d + 8, &client, 4);
+    memcpy(d + 12, &server, 4);
+    vipl_addr_set_disc(a, d, sizeof(d));
+}
+
+static int peer_setup(vsd_ctx_t *ctx, int32_t q, const via_card_t *c)
+{
+    vsd_peer_t *p = &ctx->peers[q];
+    vipl_vi_attr_t a = {
+        .reliability = ctx->level, .max_transfer = 64u << 20, .ptag = ctx->ptag,
+        .enable_rdma_write = 1, .send_depth = (uint32_t)ctx->sdepth,
+        .recv_depth = (uint32_t)ctx->credits,
+    };
+    vipl_result_t r;
+
+    p->sctx = calloc(ctx->sdepth, sizeof(*p->sctx));
+    if (p->sctx == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (uint32_t i = 0; i < ctx->sdepth; i++)
+        p->sctx[i].next_free = i + 1 < ctx->sdepth ? i + 1 : UINT32_MAX;
+    p->sfree = 0;
+    if ((r = vipl_create_vi(ctx->nic, &a, ctx->cq, ctx->cq, &p->vi)) != VIPL_SUCCESS) {
+        VSD_LOG(ctx, 0, "via: creating the VI for rank %d failed: %s", q, vipl_result_str(r));
+        return MD_ERR_NO_RESOURCE;
+    }
+    vipl_vi_set_context(p->vi, (void *)(intptr_t)(q + 1));
+    /* Receives first: a send may arrive as soon as the connection exists. */
+    for (uint32_t i = 0; i < ctx->credits; i++)
+        if (vsd_post_recv(ctx, q, i) != MD_OK)
+            return MD_ERR_IO;
+    p->remote_posted = ctx->credits;
+    p->advertised = ctx->credits;
+    p->remote_credit_va = c->credit_va;
+    p->remote_credit_h = c->credit_handle;
+    p->client = ctx->me < q;
+    return MD_OK;
+}
+
+int vsd_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    int timeout = (int)ctx->connect_ms;
+    int rc = MD_OK;
+
+    for (int32_t q = 0; q < ctx->world_size; q++) {
+        const via_card_t *c;
+        if (!ctx->serves[q] || q == ctx->me)
+            continue;
+        if ((c = card_of(cards, q)) == NULL) {
+            VSD_LOG(ctx, 0, "via: rank %d is to be reached over via but published no via card", q);
+            return MD_ERR_NO_ROUTE;
+        }
+        if ((rc = peer_setup(ctx, q, c)) != MD_OK)
+            return rc;
+        if (!ctx->peers[q].client)
+            continue;
+        vipl_net_addr_t remote;
+        memset(&remote, 0, sizeof(remote));
+        remote.host_len = VIA_ADDR_LEN;
+        memcpy(remote.host, &c->ip, 4);
+        memcpy(remote.host + 4, &c->port, 2);
+        discriminator(ctx, ctx->me, q, &remote);
+        vipl_result_t r = vipl_connect_start(ctx->peers[q].vi, &remote, timeout);
+        if (r != VIPL_SUCCESS) {
+            VSD_LOG(ctx, 0, "via: connection request to rank %d failed: %s", q, vipl_result_str(r));
+            return MD_ERR_IO;
+        }
+    }
+    /* Serve the lower ranks' requests, in rank order. */
+    for (int32_t q = 0; q < ctx->world_size; q++) {
+        vsd_peer_t *p = &ctx->peers[q];
+        vipl_net_addr_t local;
+        vipl_conn_t conn;
+        vipl_result_t r;
+        if (!ctx->serves[q] || q == ctx->me || p->client)
+            continue;
+        memset(&local, 0, sizeof(local));
+        discriminator(ctx, q, ctx->me, &local);
+        if ((r = vipl_connect_wait(ctx->nic, &local, timeout, &conn)) != VIPL_SUCCESS ||
+            (r = vipl_connect_accept(&conn, p->vi)) != VIPL_SUCCESS) {
+            VSD_LOG(ctx, 0, "via: no connection from rank %d within %d ms: %s", q, timeout,
+                    vipl_result_str(r));
+            return r == VIPL_TIMEOUT ? MD_ERR_TIMEOUT : MD_ERR_IO;
+        }
+        p->connected = 1;
+    }
+    /* And our own requests. */
+    for (int32_t q = 0; q < ctx->world_size; q++) {
+        vsd_peer_t *p = &ctx->peers[q];
+        vipl_result_t r;
+        if (!ctx->serves[q] || q == ctx->me || !p->client)
+            continue;
+        while ((r = vipl_connect_poll(p->vi)) == VIPL_NOT_DONE) {
+            struct timespec ts = { 0, 20000 };
+            nanosleep(&ts, NULL);
+        }
+        if (r != VIPL_SUCCESS) {
+            VSD_LOG(ctx, 0, "via: connecting to rank %d failed: %s", q, vipl_result_str(r));
+            return r == VIPL_TIMEOUT ? MD_ERR_TIMEOUT : MD_ERR_PEER_FAILED;
+        }
+        p->connected = 1;
+    }
+    return MD_OK;
+}

@@ -1,0 +1,250 @@
+/* via_progress.c - progress: the completion queue (receives first, as the
+ * NIC delivers them: dispatch, then repost the descriptor; sends: free the
+ * descriptor, finish rendezvous sends), held arrivals, op queues;
+ * completions to the host; failures: a broken connection fails its peer,
+ * a dead NIC fails everything. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "via_impl.h"
+
+#define VSD_CQ_BUDGET 64
+
+void vsd_complete(vsd_ctx_t *ctx, md_request_t *req)
+{
+    if (vsd_rp(req)->state == VSD_RS_DONE)
+        return;
+    vsd_rp(req)->state = VSD_RS_DONE;
+    vsd_reqlist_append(&ctx->done, req);
+}
+
+static void count_completion(vsd_ctx_t *ctx, md_request_t *req)
+{
+    md_subdev_counters_t *c = &ctx->sd->counters;
+
+    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
+        return;
+    if (req->kind == MD_REQ_SEND) {
+        if (req->env.tag < 0) {
+            c->sysmsgs_sent++;
+        } else {
+            c->msgs_sent++;
+            c->bytes_sent += req->len;
+        }
+    } else {
+        c->msgs_recvd++;
+        c->bytes_recvd += req->status.size;
+    }
+}
+
+void vsd_flush_done(vsd_ctx_t *ctx)
+{
+    md_request_t *req;
+
+    /* One at a time: the host may call back into us, which flushes too. */
+    while ((req = vsd_reqlist_pop(&ctx->done)) != NULL) {
+        if (vsd_rp(req)->flags & VSD_RF_SYSMSG) {
+            if (req->status.error == MD_OK) {
+                ctx->sd->counters.sysmsgs_recvd++;
+                ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
+            } else {
+                VSD_LOG(ctx, 0, "via: system message (tag %d) from rank %d lost: %s",
+                        (int)req->env.tag, (int)vsd_rp(req)->src,
+                        md_status_string(req->status.error));
+            }
+            free(req->buf);
+            free(req);
+            continue;
+        }
+        count_completion(ctx, req);
+        ctx->host->complete(ctx->sd, req);
+    }
+}
+
+static void fail_req(vsd_ctx_t *ctx, md_request_t *req, int status)
+{
+    via_rpriv_t *rp = vsd_rp(req);
+
+    if (rp->state == VSD_RS_DONE)
+        return;
+    if (rp->cookie)
+        vsd_cookie_take(ctx, rp->cookie);
+    if (rp->rc != NULL) {
+        via_rc_release(&ctx->rc, rp->rc);
+        rp->rc = NULL;
+    }
+    req->status.error = status;
+    req->status.size = 0;
+    vsd_complete(ctx, req);
+}
+
+/* Every request that waits on peer (or on anyone, peer < 0) fails. */
+static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
+{
+    for (int32_t q = 0; q < ctx->world_size; q++) {
+        vsd_peer_t *p = &ctx->peers[q];
+        vsd_op_t *op;
+        if (peer >= 0 && q != peer)
+            continue;
+        while ((op = p->ops_head) != NULL) {
+            p->ops_head = op->next;
+            if (op->req != NULL)
+                fail_req(ctx, op->req, status);
+            free(op);
+        }
+        p->ops_tail = NULL;
+        while (p->held_head != NULL) {
+            vsd_msg_t *m = p->held_head;
+            p->held_head = m->next;
+            free(m);
+        }
+        p->held_tail = NULL;
+        for (uint32_t i = 0; p->sctx != NULL && i < ctx->sdepth; i++)
+            if (p->sctx[i].req != NULL)
+                fail_req(ctx, p->sctx[i].req, status);
+    }
+    for (uint32_t i = 1; i < ctx->ncookies; i++) {
+        md_request_t *req = ctx->cookies[i];
+        if (req == NULL)
+            continue;
+        int32_t who = req->kind == MD_REQ_SEND ? req->peer_world : vsd_rp(req)->src;
+        if (peer < 0 || who == peer)
+            fail_req(ctx, req, status);
+    }
+    /* Posted receives that can only be satisfied by the lost peer. */
+    md_request_t *req = ctx->mq.posted_head;
+    while (req != NULL) {
+        md_request_t *next = vsd_rp(req)->mq_link[0];
+        if ((peer < 0 || req->peer_world == peer) && md_request_claim(req, ctx->sd->index)) {
+            md_mq_cancel_posted(&ctx->mq, req);
+            fail_req(ctx, req, status);
+        }
+        req = next;
+    }
+}
+
+void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
+{
+    if (peer < 0 || peer >= ctx->world_size)
+        return;
+    if (!ctx->peers[peer].failed)
+        VSD_LOG(ctx, 0, "via: rank %d is unreachable: %s", peer, md_status_string(status));
+    ctx->peers[peer].failed = status;
+    fail_matching(ctx, peer, status);
+}
+
+void vsd_fail_all(vsd_ctx_t *ctx, int status)
+{
+    fail_matching(ctx, -1, status);
+    ctx->nbusy = 0;
+    ctx->nheld = 0;
+    for (int32_t q = 0; q < ctx->world_size; q++)
+        ctx->peers[q].in_busy = ctx->peers[q].in_held = 0;
+}
+
+/* A receive descriptor of peer q completed. */
+static void recv_completed(vsd_ctx_t *ctx, int32_t q, via_desc_t *d)
+{
+    vsd_peer_t *p = &ctx->peers[q];
+    uint32_t status = atomic_load_explicit(&d->cs.status, memory_order_acquire);
+    uint32_t i = (uint32_t)(((uint8_t *)d - p->rdesc) / VIA_DESC_STRIDE);
+
+    if (status & VIA_STATUS_ERROR_MASK) {
+        if (!p->failed && !ctx->dead)
+            VSD_LOG(ctx, 0, "via: the connection to rank %d is broken (receive status %#x)", q,
+                    status);
+        vsd_fail_peer(ctx, q, MD_ERR_PEER_FAILED);
+        return;
+    }
+    if ((status & VIA_STATUS_OP_MASK) == VIA_STATUS_OP_REMOTE_RDMA_WRITE) {
+        vsd_on_fin(ctx, d->cs.immediate);
+    } else {
+        const via_msg_t *m = (const via_msg_t *)vsd_rslot(ctx, p, i);
+        const uint8_t *payload = (const uint8_t *)m + VIA_HDR_BYTES;
+        if (m->posted > p->remote_posted)
+            p->remote_posted = m->posted;
+        switch (m->type) {
+        case VSD_EAGER:
+        case VSD_EAGER_SYNC:
+        case VSD_RTS:
+            vsd_on_arrival(ctx, q, m->type, &m->u.m.env, m->u.m.cookie, payload, m->len, NULL);
+            break;
+        case VSD_CTS:
+            vsd_on_cts(ctx, m);
+            break;
+        case VSD_SYNC_ACK:
+            vsd_on_sync_ack(ctx, m);
+            break;
+        default:
+            VSD_LOG(ctx, 1, "via: unknown message type %u from rank %d", m->type, q);
+            break;
+        }
+    }
+    if (!p->failed && vsd_post_recv(ctx, q, i) == MD_OK)
+        vsd_credit_maybe(ctx, q);
+}
+
+static int32_t peer_of(vsd_ctx_t *ctx, vipl_vi_t *vi)
+{
+    return vi != NULL ? (int32_t)(intptr_t)vipl_vi_context(vi) - 1 : -1;
+}
+
+static int poll_cq(vsd_ctx_t *ctx)
+{
+    int n = 0;
+
+    for (; n < VSD_CQ_BUDGET; n++) {
+        vipl_vi_t *vi;
+        int is_recv;
+        via_desc_t *d;
+        vipl_result_t r = vipl_cq_done(ctx->cq, &vi, &is_recv);
+        if (r == VIPL_NOT_DONE)
+            break;
+        if (r != VIPL_SUCCESS) {
+            VSD_LOG(ctx, 0, "via: the completion queue failed: %s", vipl_result_str(r));
+            return MD_ERR_IO;
+        }
+        int32_t q = peer_of(ctx, vi);
+        if (q < 0)
+            continue;
+        if (is_recv) {
+            while (vipl_recv_done(vi, &d) == VIPL_SUCCESS)
+                recv_completed(ctx, q, d);
+        } else {
+            while (vipl_send_done(vi, &d) == VIPL_SUCCESS) {
+                vsd_peer_t *p = &ctx->peers[q];
+                uint32_t i = (uint32_t)(((uint8_t *)d - p->sdesc) / VIA_DESC_STRIDE);
+                vsd_send_completed(ctx, q, i, atomic_load(&d->cs.status));
+            }
+        }
+    }
+    return n;
+}
+
+int vsd_progress(md_subdev_t *sd)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    int n, rc;
+
+    if (ctx->dead) {
+        vsd_flush_done(ctx);
+        return ctx->dead;
+    }
+    n = poll_cq(ctx);
+    if (n == 0 && (rc = vipl_nic_check(ctx->nic)) != MD_OK)
+        n = rc;
+    if (n < 0) {
+        ctx->dead = n == MD_ERR_IO ? MD_ERR_PEER_FAILED : n;
+        VSD_LOG(ctx, 0, "via: the VI NIC of this node (%s) is gone: %s; every request on this "
+                "subdevice fails", ctx->nic_name, md_status_string(n));
+        vsd_fail_all(ctx, ctx->dead);
+        vsd_flush_done(ctx);
+        return ctx->dead;
+    }
+    n += vsd_held_retry(ctx);
+    n += vsd_ops_drain(ctx);
+    vsd_flush_done(ctx);
+    return n;
+}

@@ -1,0 +1,310 @@
+/* via_recv.c - arrivals, matching (md_mq: posted receives in posting
+ * order, unexpected messages in arrival order, ANY_SOURCE claims),
+ * held-back arrivals, the receiver's side of the rendezvous (register the
+ * buffer, advertise it, complete on the RDMA write's immediate data),
+ * probe, matched probe, cancel, system messages. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "via_impl.h"
+
+static vsd_msg_t *msg_of(md_mq_msg_t *m)
+{
+    return (vsd_msg_t *)((uint8_t *)m - offsetof(vsd_msg_t, mq));
+}
+
+static vsd_msg_t *msg_copy(int32_t src, uint32_t type, const md_envelope_t *env, uint64_t cookie,
+                           const void *data, uint32_t len, md_request_t *local)
+{
+    vsd_msg_t *m = malloc(sizeof(*m) + len);
+    if (m == NULL)
+        return NULL;
+    memset(m, 0, sizeof(*m));
+    m->mq.env = *env;
+    m->src = src;
+    m->type = type;
+    m->cookie = cookie;
+    m->local = local;
+    m->len = len;
+    if (len)
+        memcpy(m->data, data, len);
+    return m;
+}
+
+/* The receiver's side of a rendezvous: register the buffer and send CTS. */
+static void rndv_accept(vsd_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelope_t *env,
+                        uint64_t cookie)
+{
+    via_rpriv_t *rp = vsd_rp(req);
+    uint64_t n = env->size < req->len ? env->size : req->len;
+
+    vsd_recv_status(ctx, req, env, n);
+    if (n == 0) {
+        vsd_op_ctl(ctx, src, VSD_CTS, cookie, 0, 0, 0, 0);
+        vsd_complete(ctx, req);
+        return;
+    }
+    rp->rc = via_rc_acquire(&ctx->rc, req->buf, n, VIA_MR_RDMA_WRITE, VIA_RC_ONESHOT);
+    rp->cookie = rp->rc ? vsd_cookie_new(ctx, req) : 0;
+    if (rp->cookie == 0) {
+        VSD_LOG(ctx, 0, "via: cannot register a %llu-byte receive buffer for rank %d",
+                (unsigned long long)n, src);
+        if (rp->rc)
+            via_rc_release(&ctx->rc, rp->rc);
+        rp->rc = NULL;
+        req->status.error = MD_ERR_NO_RESOURCE;
+        vsd_complete(ctx, req);
+        return;
+    }
+    rp->state = VSD_RS_WAIT_DATA;
+    rp->src = src;
+    vsd_op_ctl(ctx, src, VSD_CTS, cookie, (uint64_t)(uintptr_t)req->buf, n, rp->rc->handle,
+               rp->cookie);
+}
+
+/* Hand an arrival (eager bytes, an RTS, or a local send) to a matched
+ * receive. */
+static void deliver(vsd_ctx_t *ctx, md_request_t *req, int32_t src, uint32_t type,
+                    const md_envelope_t *env, uint64_t cookie, const void *data, uint32_t len,
+                    md_request_t *local)
+{
+    memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
+    if (local != NULL) {
+        uint64_t n = local->len < req->len ? local->len : req->len;
+        if (n)
+            memcpy(req->buf, local->buf, n);
+        vsd_recv_status(ctx, req, env, n);
+        vsd_complete(ctx, req);
+        local->status.error = MD_OK;
+        vsd_complete(ctx, local);
+        return;
+    }
+    if (type == VSD_RTS) {
+        rndv_accept(ctx, req, src, env, cookie);
+        return;
+    }
+    uint64_t n = len < req->len ? len : req->len;
+    if (n)
+        memcpy(req->buf, data, n);
+    vsd_recv_status(ctx, req, env, n);
+    if (type == VSD_EAGER_SYNC)
+        vsd_op_ctl(ctx, src, VSD_SYNC_ACK, cookie, 0, 0, 0, 0);
+    vsd_complete(ctx, req);
+}
+
+/* An arrival that may be matched now. */
+static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope_t *env,
+                   uint64_t cookie, const void *data, uint32_t len, md_request_t *local,
+                   vsd_msg_t *owned)
+{
+    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
+
+    if (req != NULL) {
+        deliver(ctx, req, src, type, env, cookie, data, len, local);
+        free(owned);
+    } else {
+        vsd_msg_t *m = owned ? owned : msg_copy(src, type, env, cookie, data, len, local);
+        if (m == NULL) {
+            VSD_LOG(ctx, 0, "via: out of memory queueing a message from rank %d", src);
+            return;
+        }
+        md_mq_push_unexpected(&ctx->mq, &m->mq);
+        ctx->sd->counters.unexpected++;
+    }
+    ctx->host->arrived(ctx->sd, env);
+}
+
+/* A large system message: receive it into a buffer of our own. */
+static void sysmsg_rndv(vsd_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint64_t cookie)
+{
+    md_request_t *req = calloc(1, sizeof(*req));
+    void *buf = malloc(env->size ? env->size : 1);
+
+    if (req == NULL || buf == NULL) {
+        free(req);
+        free(buf);
+        VSD_LOG(ctx, 0, "via: no memory for a %llu-byte system message from rank %d",
+                (unsigned long long)env->size, src);
+        return;
+    }
+    req->kind = MD_REQ_RECV;
+    req->buf = buf;
+    req->len = env->size;
+    req->env = *env;
+    rndv_accept(ctx, req, src, env, cookie);
+    vsd_rp(req)->flags |= VSD_RF_SYSMSG;
+}
+
+void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope_t *env,
+                    uint64_t cookie, const void *data, uint32_t len, md_request_t *local)
+{
+    vsd_peer_t *p = &ctx->peers[src];
+
+    if (env->tag < 0) {
+        if (type == VSD_RTS) {
+            sysmsg_rndv(ctx, src, env, cookie);
+        } else {
+            ctx->sd->counters.sysmsgs_recvd++;
+            ctx->host->sysmsg(ctx->sd, env, data);
+        }
+        return;
+    }
+    if (p->held_head == NULL && ctx->host->arrival_ok(ctx->sd, env)) {
+        accept(ctx, src, type, env, cookie, data, len, local, NULL);
+        return;
+    }
+    /* An earlier message from this sender is still on its way over
+     * another subdevice: keep this one, in order. */
+    vsd_msg_t *m = msg_copy(src, type, env, cookie, data, len, local);
+    if (m == NULL) {
+        VSD_LOG(ctx, 0, "via: out of memory holding a message from rank %d", src);
+        return;
+    }
+    if (p->held_head == NULL && !p->in_held) {
+        p->in_held = 1;
+        ctx->heldp[ctx->nheld++] = src;
+    }
+    if (p->held_tail != NULL)
+        p->held_tail->next = m;
+    else
+        p->held_head = m;
+    p->held_tail = m;
+}
+
+int vsd_held_retry(vsd_ctx_t *ctx)
+{
+    uint32_t keep = 0;
+    int events = 0;
+
+    for (uint32_t i = 0; i < ctx->nheld; i++) {
+        int32_t src = ctx->heldp[i];
+        vsd_peer_t *p = &ctx->peers[src];
+        vsd_msg_t *m;
+        while ((m = p->held_head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->mq.env)) {
+            p->held_head = m->next;
+            if (p->held_head == NULL)
+                p->held_tail = NULL;
+            m->next = NULL;
+            accept(ctx, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local, m);
+            events++;
+        }
+        if (p->held_head != NULL)
+            ctx->heldp[keep++] = src;
+        else
+            p->in_held = 0;
+    }
+    ctx->nheld = keep;
+    return events;
+}
+
+void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)
+{
+    md_request_t *req = vsd_cookie_take(ctx, rcookie);
+
+    if (req == NULL || vsd_rp(req)->state != VSD_RS_WAIT_DATA)
+        return;
+    via_rc_release(&ctx->rc, vsd_rp(req)->rc);
+    vsd_rp(req)->rc = NULL;
+    vsd_complete(ctx, req);
+}
+
+int vsd_irecv(md_subdev_t *sd, md_request_t *req)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    md_mq_msg_t *mm;
+
+    if (ctx->dead)
+        return ctx->dead;
+    memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
+    mm = md_mq_find_unexpected(&ctx->mq, &req->match);
+    if (mm != NULL) {
+        if (!md_request_claim(req, sd->index))
+            return MD_OK;                 /* another subdevice has it */
+        vsd_msg_t *m = msg_of(mm);
+        md_mq_remove_unexpected(&ctx->mq, mm);
+        deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
+        free(m);
+        vsd_ops_drain(ctx);
+        vsd_flush_done(ctx);
+        return MD_OK;
+    }
+    vsd_rp(req)->state = VSD_RS_POSTED;
+    md_mq_post(&ctx->mq, req);
+    return MD_OK;
+}
+
+int vsd_recv_cancel(md_subdev_t *sd, md_request_t *req)
+{
+    vsd_ctx_t *ctx = sd->priv;
+
+    if (vsd_rp(req)->state != VSD_RS_POSTED)
+        return MD_ERR_NOT_FOUND;
+    if (md_mq_cancel_posted(&ctx->mq, req) != MD_OK)
+        return MD_ERR_NOT_FOUND;
+    vsd_rp(req)->state = VSD_RS_FREE;
+    return MD_OK;
+}
+
+static void probe_status(vsd_ctx_t *ctx, const vsd_msg_t *m, md_recv_status_t *st)
+{
+    md_mq_status_from_env(&m->mq.env, st);
+    st->error = MD_OK;
+    st->subdev = ctx->sd->index;
+}
+
+int vsd_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    md_mq_msg_t *mm;
+
+    if (ctx->dead)
+        return ctx->dead;
+    mm = md_mq_find_unexpected(&ctx->mq, match);
+    *flag = mm != NULL;
+    if (mm != NULL && st != NULL)
+        probe_status(ctx, msg_of(mm), st);
+    return MD_OK;
+}
+
+int vsd_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request_t *msg)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    md_mq_msg_t *mm;
+    vsd_msg_t *m;
+
+    if (ctx->dead)
+        return ctx->dead;
+    mm = md_mq_find_unexpected(&ctx->mq, match);
+    *flag = mm != NULL;
+    if (mm == NULL)
+        return MD_OK;
+    m = msg_of(mm);
+    md_mq_remove_unexpected(&ctx->mq, mm);
+    probe_status(ctx, m, &msg->status);
+    memset(vsd_rp(msg), 0, sizeof(via_rpriv_t));
+    vsd_rp(msg)->unexp = m;
+    if (m->type == VSD_EAGER_SYNC) {
+        /* the matched probe is the match: a synchronous sender may go */
+        vsd_op_ctl(ctx, m->src, VSD_SYNC_ACK, m->cookie, 0, 0, 0, 0);
+        m->type = VSD_EAGER;
+        vsd_ops_drain(ctx);
+    }
+    return MD_OK;
+}
+
+int vsd_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    vsd_msg_t *m = vsd_rp(msg)->unexp;
+
+    if (m == NULL)
+        return MD_ERR_INVALID;
+    vsd_rp(msg)->unexp = NULL;
+    deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
+    free(m);
+    vsd_ops_drain(ctx);
+    vsd_flush_done(ctx);
+    return MD_OK;
+}

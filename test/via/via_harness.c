@@ -1,0 +1,250 @@
+/* via_harness.c - forked ranks over subdev-via with a fake host. */
+#include "config.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/nic_host.h"
+#include "via_harness.h"
+
+MD_LOAD_DEVICE_PTR(via);
+
+/* Shared between the ranks of one run. */
+typedef struct vh_board {
+    _Atomic int count, phase;
+    uint16_t    len[VH_MAX_RANKS];
+    uint8_t     card[VH_MAX_RANKS][MD_CARD_MAX];
+} vh_board_t;
+
+static vh_board_t *board;
+
+uint64_t vh_usec(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+uint64_t vh_sum(const void *p, size_t n)
+{
+    uint64_t s = 1;
+    for (size_t i = 0; i < n; i++)
+        s = s * 131 + ((const uint8_t *)p)[i];
+    return s;
+}
+
+void vh_barrier(vh_rank_t *r)
+{
+    int phase = atomic_load(&board->phase);
+    if (atomic_fetch_add(&board->count, 1) == r->job->n - 1) {
+        atomic_store(&board->count, 0);
+        atomic_fetch_add(&board->phase, 1);
+        return;
+    }
+    while (atomic_load(&board->phase) == phase) {
+        r->ops.progress(&r->sd);      /* keep our side of the traffic moving */
+        sched_yield();
+    }
+}
+
+static void h_complete(md_subdev_t *sd, md_request_t *req)
+{
+    atomic_store(&req->complete, 1);
+}
+
+static int h_arrival_ok(md_subdev_t *sd, const md_envelope_t *env)
+{
+    return !((vh_rank_t *)sd->host_ctx)->hold;
+}
+
+static void h_arrived(md_subdev_t *sd, const md_envelope_t *env)
+{
+    ((vh_rank_t *)sd->host_ctx)->arrivals++;
+}
+
+static void h_sysmsg(md_subdev_t *sd, const md_envelope_t *env, const void *payload)
+{
+    vh_rank_t *r = sd->host_ctx;
+    if (r->nsys < VH_MAX_SYS) {
+        r->sys_env[r->nsys] = *env;
+        r->sys_sum[r->nsys] = vh_sum(payload, env->size);
+    }
+    r->nsys++;
+}
+
+static void h_log(md_subdev_t *sd, int level, const char *fmt, ...)
+{
+    va_list ap;
+    if (level > 1 && getenv("VH_VERBOSE") == NULL)
+        return;
+    fprintf(stderr, "rank %d: ", ((vh_rank_t *)sd->host_ctx)->rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int vh_rank(vh_job_t *j, int rank, int (*fn)(vh_rank_t *r))
+{
+    static vh_rank_t r;
+    uint8_t serves[VH_MAX_RANKS], card[MD_CARD_MAX];
+    const uint8_t *cards[VH_MAX_RANKS];
+    size_t card_len = 0;
+    char node[16];
+    int rc, nodes = 0;
+
+    memset(&r, 0, sizeof(r));
+    r.rank = rank;
+    r.job = j;
+    r.host = (md_sdi_host_t){ h_complete, h_arrival_ok, h_arrived, h_sysmsg, h_log };
+    if (via_LoadDevicePtr(&r.ops) != MD_OK)
+        return 20;
+    r.sd.ops = &r.ops;
+    r.sd.host = &r.host;
+    r.sd.host_ctx = &r;
+    r.sd.index = 2;
+    snprintf(r.sd.name, sizeof(r.sd.name), "via");
+    for (int i = 0; i < j->n; i++) {
+        serves[i] = i != rank || j->serve_self;
+        nodes = j->node_of[i] + 1 > nodes ? j->node_of[i] + 1 : nodes;
+    }
+    snprintf(node, sizeof(node), "n%d", (int)j->node_of[rank]);
+    md_subdev_init_args_t a = {
+        .world_rank = rank, .world_size = j->n, .node_of_rank = j->node_of,
+        .my_node = j->node_of[rank], .num_nodes = nodes, .node_name = node,
+        .job_id = j->job ? j->job : "vh-job", .serves = serves, .role = MD_ROLE_GLOBAL,
+        .params = j->params, .num_params = j->nparams,
+    };
+    if ((rc = r.ops.init(&r.sd, &a, card, &card_len)) != MD_OK) {
+        fprintf(stderr, "rank %d: init: %s\n", rank, md_status_string(rc));
+        return 21;
+    }
+    memcpy(board->card[rank], card, card_len);
+    board->len[rank] = (uint16_t)card_len;
+    vh_barrier(&r);
+    for (int i = 0; i < j->n; i++)
+        cards[i] = board->card[i];
+    md_card_table_t ct = { .world_size = j->n, .card = cards, .len = board->len };
+    if ((rc = r.ops.connect(&r.sd, &ct)) != MD_OK) {
+        fprintf(stderr, "rank %d: connect: %s\n", rank, md_status_string(rc));
+        return 22;
+    }
+    vh_barrier(&r);
+    rc = fn(&r);
+    vh_barrier(&r);
+    r.ops.finalize(&r.sd);
+    return rc;
+}
+
+int vh_run(vh_job_t *j, int (*fn)(vh_rank_t *r))
+{
+    static char dir[64];
+    pid_t pid[VH_MAX_RANKS];
+    int failed = 0, left = j->n;
+
+    if (dir[0] == '\0') {
+        snprintf(dir, sizeof(dir), "/tmp/vh-nic-XXXXXX");
+        if (mkdtemp(dir) == NULL)
+            return j->n;
+    }
+    setenv("MULTIDEV_NIC_RUNDIR", dir, 1);
+    if (getenv("MULTIDEV_NIC_IDLE_MS") == NULL)
+        setenv("MULTIDEV_NIC_IDLE_MS", "300", 1);
+    board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (board == MAP_FAILED)
+        return j->n;
+    memset(board, 0, sizeof(*board));
+    fflush(NULL);
+    for (int i = 0; i < j->n; i++)
+        if ((pid[i] = fork()) == 0)
+            _exit(vh_rank(j, i, fn));
+    uint64_t deadline = vh_usec() + (uint64_t)(j->timeout_s ? j->timeout_s : 60) * 1000000ull;
+    while (left > 0) {
+        int st;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p > 0) {
+            left--;
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                fprintf(stderr, "vh: rank pid %d %s %d\n", (int)p,
+                        WIFEXITED(st) ? "exited with" : "killed by signal",
+                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+                failed++;
+            }
+            continue;
+        }
+        if (vh_usec() > deadline) {
+            fprintf(stderr, "vh: %d rank(s) still running at the timeout: killed\n", left);
+            for (int i = 0; i < j->n; i++)
+                kill(pid[i], SIGKILL);
+            while (waitpid(-1, &st, 0) > 0)
+                ;
+            failed += left;
+            break;
+        }
+        usleep(2000);
+    }
+    munmap(board, sizeof(*board));
+    return failed;
+}
+
+int vh_wait(vh_rank_t *r, md_request_t *req, int timeout_ms)
+{
+    uint64_t end = vh_usec() + (uint64_t)timeout_ms * 1000;
+    while (!atomic_load(&req->complete)) {
+        int rc = r->ops.progress(&r->sd);
+        if (rc < 0)
+            return rc;
+        if (vh_usec() > end)
+            return MD_ERR_TIMEOUT;
+        if (rc == 0)
+            sched_yield();
+    }
+    return req->status.error;
+}
+
+int vh_send(vh_rank_t *r, md_request_t *req, int32_t dst, int32_t tag, const void *buf, size_t len,
+            uint32_t flags)
+{
+    memset(req, 0, sizeof(*req));
+    req->kind = MD_REQ_SEND;
+    req->peer_world = dst;
+    req->buf = (void *)buf;
+    req->len = len;
+    req->env = (md_envelope_t){ .src_rank = r->rank, .src_world = r->rank, .dst_world = dst,
+                                .tag = tag, .flags = flags, .size = len };
+    return r->ops.isend(&r->sd, req);
+}
+
+int vh_recv(vh_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *buf, size_t len)
+{
+    memset(req, 0, sizeof(*req));
+    req->kind = MD_REQ_RECV;
+    req->peer_world = src == MD_ANY_SOURCE ? -1 : src;
+    req->buf = buf;
+    req->len = len;
+    req->match = (md_match_t){ .src_rank = src, .tag = tag };
+    return r->ops.irecv(&r->sd, req);
+}
+
+int vh_fw_pid(int node)
+{
+    char name[16];
+    nic_attach_opts_t o = { .node = name, .nic = "via0" };
+    nic_host_t *h;
+    int pid;
+    snprintf(name, sizeof(name), "n%d", node);
+    if (nic_host_attach(&o, &h) != NIC_OK)
+        return -1;
+    pid = (int)h->status->fw_pid;
+    nic_host_detach(h);
+    return pid;
+}
