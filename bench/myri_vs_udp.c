@@ -8,7 +8,8 @@
  * the ratios against the goals (latency <= 1.5x, bandwidth >= 0.8x).  With
  * --hplam also the HP-LAM timing model measured by P2's method, beside the
  * paper's figures (goal: within 15%).  Each rank and its node's nicd share
- * one CPU (rank i on CPU i) unless --no-pin. */
+ * one CPU (rank i on CPU i) unless --no-pin.  Every process polls and
+ * yields: run it on an otherwise idle machine (the script warns). */
 #include "config.h"
 
 #include <getopt.h>

@@ -42,11 +42,16 @@ static uint64_t gam_now_ns(void)
  * runs meanwhile, as it would on its own processor. */
 static void gam_wait(uint64_t ns)
 {
+    uint64_t now, end;
+
     if (ns == 0)
         return;
-    uint64_t end = gam_now_ns() + ns;
-    while (gam_now_ns() < end)
-        sched_yield();
+    end = gam_now_ns() + ns;
+    /* Yield only while the rest is long enough for the other's turn (a
+     * firmware loop turn takes about a microsecond); spin the tail. */
+    while ((now = gam_now_ns()) < end)
+        if (end - now > 2000)
+            sched_yield();
 }
 
 static uint32_t next_pow2(uint64_t v)

@@ -64,7 +64,8 @@ int  lcp_post_error(nic_fw_ep_t *ep, const myri_desc_t *d, int status);
 /* Transmit one data frame built from hdr and payload to peer p. */
 int  lcp_tx_frame(nic_fw_t *fw, lcp_t *l, nic_rel_peer_t *p, myri_hdr_t *hdr,
                   const void *payload, uint32_t len);
-/* Timing model: wire time of a frame of len bytes over hops switches. */
-uint64_t lcp_wire_ns(const lcp_t *l, size_t len, int hops);
+/* Timing model: link and switch time of a packet with this payload over
+ * hops switches. */
+uint64_t lcp_wire_ns(const lcp_t *l, size_t payload, int hops);
 
 #endif /* MYRI_LCP_H */

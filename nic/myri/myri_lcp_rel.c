@@ -58,7 +58,7 @@ static void lcp_seal(void *arg, uint8_t *frame, size_t len, uint64_t now, int wh
         uint64_t start = now > l->tx_busy_until ? now : l->tx_busy_until;
         uint64_t dma = t->dma_MBps ? plen * 1000 / t->dma_MBps : 0;
         uint64_t sent = start + t->lanai_ns_per_pkt_send + dma;
-        l->tx_busy_until = sent + lcp_wire_ns(l, len, 0);
+        l->tx_busy_until = sent + lcp_wire_ns(l, plen, h->hops);
         h->sent_ns = sent;
     } else if (l->timing.enabled && what == NIC_REL_SEAL_RETRANSMIT) {
         h->sent_ns = now > l->tx_busy_until ? now : l->tx_busy_until;

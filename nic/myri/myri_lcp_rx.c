@@ -119,7 +119,7 @@ static uint64_t lcp_due(lcp_t *l, const uint8_t *frame, size_t len)
 
     memcpy(&h, frame, sizeof(h));
     plen = len - sizeof(h) - 1;
-    arrive = h.sent_ns + lcp_wire_ns(l, len, h.hops);
+    arrive = h.sent_ns + lcp_wire_ns(l, plen, h.hops);
     start = arrive > l->rx_busy_until ? arrive : l->rx_busy_until;
     l->rx_busy_until = start + t->lanai_ns_per_pkt_recv +
                        (t->dma_MBps ? plen * 1000 / t->dma_MBps : 0);

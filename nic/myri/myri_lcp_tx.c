@@ -60,12 +60,16 @@ static int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel
     return NIC_OK;
 }
 
-uint64_t lcp_wire_ns(const lcp_t *l, size_t len, int hops)
+/* The emulated Myrinet packet, not our UDP frame, is what the model
+ * clocks over the link: a route byte per hop, the 4-byte type, the 8-word
+ * queue entry (P2 §4.1), the payload and the CRC byte. */
+uint64_t lcp_wire_ns(const lcp_t *l, size_t payload, int hops)
 {
     const myri_timing_t *t = &l->timing;
+    uint64_t bytes = (uint64_t)hops + 4 + 32 + payload + 1;
     uint64_t ns = 0;
     if (t->link_MBps)
-        ns += (uint64_t)len * 1000 / t->link_MBps;
+        ns += bytes * 1000 / t->link_MBps;
     ns += (uint64_t)hops * t->switch_ns;
     return ns;
 }
