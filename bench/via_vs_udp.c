@@ -1,0 +1,132 @@
+/* via_vs_udp - subdev-via against raw UDP on loopback, and the VI timing
+ * models against the papers, in one run.
+ *
+ *   via_vs_udp [--iters N] [--lat-size B] [--bw-size B] [--bw-total B]
+ *              [--window W] [--no-pin] [--no-timing] [--timing-only]
+ *
+ * Part 1 (timing model off): ping-pong latency (round trip / 2) and
+ * streaming bandwidth of subdev-via beside raw UDP between two processes,
+ * and the ratios against the goals (latency <= 1.5x, bandwidth >= 0.8x).
+ * Part 2 (timing models on, component costs only): the raw VI half round
+ * trip and streaming throughput of 32 kB messages with profile lanai7
+ * beside P4 Table 1 (30.2 us, 68.3 MB/s; LANai 4: 33.1 us, 62.8 MB/s), and
+ * the NetPIPE peak of subdev-via with profile clan beside MPI/Pro on cLAN
+ * (93.5 MB/s, P6); goal: within 15%. */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "via_bench.h"
+
+static int verdict(double v, double goal, int le)
+{
+    return le ? v <= goal : v >= goal;
+}
+
+static int within(double got, double paper, const char *name, const char *unit)
+{
+    double r = got / paper;
+    int ok = fabs(r - 1.0) <= 0.15;
+    printf("%-44s %10.2f %10.2f %7.2f  %s\n", name, got, paper, r,
+           ok ? "within 15%" : "OFF BY MORE THAN 15%");
+    (void)unit;
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "iters", required_argument, 0, 'i' }, { "lat-size", required_argument, 0, 'l' },
+        { "bw-size", required_argument, 0, 'b' }, { "bw-total", required_argument, 0, 't' },
+        { "window", required_argument, 0, 'w' }, { "no-pin", no_argument, 0, 'n' },
+        { "no-timing", no_argument, 0, 'N' }, { "timing-only", no_argument, 0, 'T' },
+        { 0, 0, 0, 0 }
+    };
+    bench_opts_t o = { .iters = 20000, .lat_size = 8, .bw_size = 65536, .bw_total = 256 << 20,
+                       .window = 16, .dgram = 4096, .pin = 1 };
+    int timing = 1, plain = 1, c, fails = 0;
+
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i': o.iters = atoi(optarg); break;
+        case 'l': o.lat_size = strtoul(optarg, NULL, 0); break;
+        case 'b': o.bw_size = strtoul(optarg, NULL, 0); break;
+        case 't': o.bw_total = strtoul(optarg, NULL, 0); break;
+        case 'w': o.window = atoi(optarg); break;
+        case 'n': o.pin = 0; break;
+        case 'N': timing = 0; break;
+        case 'T': plain = 0; break;
+        default: return 2;
+        }
+    }
+    if (plain) {
+        bench_result_t ub, up, us8, us64;
+        via_sdi_result_t v;
+        if (bench_udp_pingpong(&o, 0, &ub) || bench_udp_pingpong(&o, 1, &up) ||
+            bench_udp_stream(&o, 8192, &us8) || bench_udp_stream(&o, 65000, &us64) ||
+            bench_via_sdi(&o, NULL, 0, &v)) {
+            fprintf(stderr, "via_vs_udp: a run failed\n");
+            return 1;
+        }
+        double lat_ratio = v.half_rtt_us / (ub.rtt_us / 2);
+        double bw_ratio = v.bw_MBs / us8.bw_MBs;
+        printf("# subdev-via vs raw UDP on loopback (timing model off), %d round trips of %zu B,"
+               " streaming %zu MB in %zu B messages\n", o.iters, o.lat_size, o.bw_total >> 20,
+               o.bw_size);
+        printf("%-44s %12s %12s\n", "", "latency us", "MB/s");
+        printf("%-44s %12.2f %12s\n", "raw UDP ping-pong (blocking recv)", ub.rtt_us / 2, "");
+        printf("%-44s %12.2f %12s\n", "raw UDP ping-pong (busy-polling recv)", up.rtt_us / 2, "");
+        printf("%-44s %12s %12.1f\n", "raw UDP streaming, 8192 B datagrams", "", us8.bw_MBs);
+        printf("%-44s %12s %12.1f\n", "raw UDP streaming, 65000 B datagrams", "", us64.bw_MBs);
+        printf("%-44s %12.2f %12.1f\n", "subdev-via (8 kB frames)", v.half_rtt_us, v.bw_MBs);
+        printf("ratio latency via/udp(blocking)    %.2f  goal <= 1.5  %s\n", lat_ratio,
+               verdict(lat_ratio, 1.5, 1) ? "met" : "NOT MET");
+        printf("ratio latency via/udp(busy-poll)   %.2f  (for information)\n",
+               v.half_rtt_us / (up.rtt_us / 2));
+        printf("ratio bandwidth via/udp(8192 B)    %.2f  goal >= 0.8  %s\n", bw_ratio,
+               verdict(bw_ratio, 0.8, 0) ? "met" : "NOT MET");
+        printf("ratio bandwidth via/udp(65000 B)   %.2f  (for information)\n",
+               v.bw_MBs / us64.bw_MBs);
+        fails += !verdict(lat_ratio, 1.5, 1) + !verdict(bw_ratio, 0.8, 0);
+    }
+    if (timing) {
+        vi_result_t vi;
+        via_sdi_result_t cl;
+        bench_opts_t to = o;
+        to.iters = o.iters > 3000 ? 3000 : o.iters;
+        to.bw_size = 32768;                      /* P4 swept up to 32 kB */
+        to.bw_total = o.bw_total > (32u << 20) ? 32u << 20 : o.bw_total;
+        if (bench_vi(&to, "lanai7", &vi)) {
+            fprintf(stderr, "via_vs_udp: the raw VI run (lanai7) failed\n");
+            return 1;
+        }
+        bench_opts_t co = o;
+        co.iters = o.iters > 2000 ? 2000 : o.iters;
+        co.bw_size = 1u << 20;
+        co.bw_total = o.bw_total > (64u << 20) ? 64u << 20 : o.bw_total;
+        if (bench_via_sdi(&co, "clan", 1, &cl)) {
+            fprintf(stderr, "via_vs_udp: the subdev-via run (clan) failed\n");
+            return 1;
+        }
+        printf("# VI timing models (component costs in, end-to-end figures out)\n");
+        printf("%-44s %10s %10s %7s\n", "", "emulated", "paper", "ratio");
+        fails += !within(vi.half_rtt_us, 30.2, "raw VI half round trip, lanai7 (us)", "us");
+        fails += !within(vi.bw_MBs, 68.3, "raw VI throughput 32 kB, lanai7 (MB/s)", "MB/s");
+        printf("%-44s %10.2f %10.2f %7.2f  (LANai 4 row, for information)\n",
+               "raw VI half round trip vs LANai 4 (us)", vi.half_rtt_us, 33.1,
+               vi.half_rtt_us / 33.1);
+        printf("%-44s %10.2f %10.2f %7.2f  (LANai 4 row, for information)\n",
+               "raw VI throughput vs LANai 4 (MB/s)", vi.bw_MBs, 62.8, vi.bw_MBs / 62.8);
+        printf("%-44s %10.2f %10s %7s  (blocking completion, for information)\n",
+               "raw VI half round trip, blocking wait (us)", vi.half_rtt_block_us, "", "");
+        fails += !within(cl.peak_MBs, 93.5, "subdev-via NetPIPE peak, clan (MB/s)", "MB/s");
+        printf("%-44s %10.2f %10s %7s  (peak at %zu B; streaming 1 MB: %.1f MB/s)\n",
+               "subdev-via half round trip, clan (us)", cl.half_rtt_us, "", "", cl.peak_size,
+               cl.bw_MBs);
+    }
+    return fails ? 3 : 0;
+}
