@@ -17,11 +17,26 @@
 
 static char rundir[64];
 
+static pid_t rundir_owner;
+
+static void remove_rundir(void)
+{
+    char cmd[128];
+    if (getpid() != rundir_owner)
+        return;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rundir);
+    if (system(cmd) != 0) {
+        /* a leftover directory under /tmp is harmless */
+    }
+}
+
 static void fresh_rundir(void)
 {
     snprintf(rundir, sizeof(rundir), "/tmp/nic-test-XXXXXX");
     cr_assert_not_null(mkdtemp(rundir));
     setenv("MULTIDEV_NIC_RUNDIR", rundir, 1);
+    rundir_owner = getpid();
+    atexit(remove_rundir);
 }
 
 static uint64_t now_ms(void)
