@@ -223,6 +223,12 @@ int sci_ep_ctl(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op, const void *in, size_
         s.fw = b->st;
         s.fw.up_used = b->up_used;
         s.fw.down_used = b->down_used;
+        const nic_rel_counters_t *r = nic_rel_counters(b->rel);
+        s.fw.retransmits = r->retransmits;
+        s.fw.duplicates = r->duplicates;
+        s.fw.out_of_order = r->out_of_order;
+        s.fw.backpressure = r->backpressure;
+        s.fw.peer_failures = r->peer_failures;
         memcpy(out, &s, sizeof(s));
         *out_len = sizeof(s);
         return NIC_OK;

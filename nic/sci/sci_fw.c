@@ -19,8 +19,7 @@ static uint64_t env_u64(const char *name, uint64_t def)
 static void sci_fw_fini(nic_fw_t *fw, void *state)
 {
     sci_bridge_t *b = state;
-    for (unsigned i = 0; i < SCI_NODE_MAX; i++)
-        free(b->peer[i].buf);
+    nic_rel_destroy(b->rel);
     free(b->up);
     free(b->down);
     free(b->late);
@@ -35,9 +34,6 @@ static int sci_fw_init(nic_fw_t *fw, void **state)
 
     if (b == NULL)
         return NIC_ERR_NO_MEMORY;
-    do {
-        b->my_fw = (uint32_t)(nic_now_ns() * 2654435761u) ^ ((uint32_t)rand() << 8);
-    } while (b->my_fw == 0);
     up = env_u64("MULTIDEV_SCI_UP_ATT", SCI_UP_ENTRIES_DEF);
     if (up < 16 || up > (1u << 22)) {
         nic_log_error("MULTIDEV_SCI_UP_ATT=%llu: expected 16..4194304 upstream entries",
@@ -49,7 +45,7 @@ static int sci_fw_init(nic_fw_t *fw, void **state)
     b->timeout_ns = env_u64("MULTIDEV_SCI_TIMEOUT_MS", 3000) * 1000000ull;
     b->up = calloc(b->up_entries, sizeof(*b->up));
     b->down = calloc(SCI_DOWN_ENTRIES, sizeof(*b->down));
-    if (b->up == NULL || b->down == NULL) {
+    if (b->up == NULL || b->down == NULL || sci_rel_open(fw, b) != NIC_OK) {
         sci_fw_fini(fw, b);
         return NIC_ERR_NO_MEMORY;
     }
@@ -168,6 +164,7 @@ static int sci_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
     if (b->late_head != b->late_tail)
         n += sci_late_post(b, now, next);
     n += sci_timeouts(b, now, next);
+    n += nic_rel_poll(b->rel, now, next);
     if (b->timing.enabled && b->dma_free_ns > now && b->dma_free_ns < *next)
         *next = b->dma_free_ns;
     sci_peer_flush_all(fw, b);
@@ -178,22 +175,27 @@ static void sci_status(nic_fw_t *fw, FILE *f)
 {
     sci_bridge_t *b = sci_of(fw);
     const sci_fw_stats_t *s = &b->st;
+    const nic_rel_counters_t *r = nic_rel_counters(b->rel);
     unsigned peers = 0;
 
     for (unsigned i = 0; i < SCI_NODE_MAX; i++)
         peers += b->peer[i].used;
     fprintf(f, "sci: incarnation %#x, %u bridges, upstream ATT %u/%u, downstream ATT %u/%u, "
-               "timing model %s\n", b->my_fw, peers, b->up_used, b->up_entries, b->down_used,
-            SCI_DOWN_ENTRIES, b->timing.enabled ? "on" : "off");
+               "timing model %s\n", nic_rel_incarnation(b->rel), peers, b->up_used,
+            b->up_entries, b->down_used, SCI_DOWN_ENTRIES, b->timing.enabled ? "on" : "off");
     fprintf(f, "sci: tx frames %llu packets %llu; rx frames %llu packets %llu\n",
             (unsigned long long)s->tx_frames, (unsigned long long)s->tx_packets,
             (unsigned long long)s->rx_frames, (unsigned long long)s->rx_packets);
-    fprintf(f, "sci: dropped unmapped %llu clipped %llu foreign_job %llu bad %llu gaps %llu "
-               "duplicates %llu intr_dropped %llu\n",
+    fprintf(f, "sci: dropped unmapped %llu clipped %llu foreign_job %llu bad %llu "
+               "intr_dropped %llu\n",
             (unsigned long long)s->rx_unmapped, (unsigned long long)s->rx_clipped,
             (unsigned long long)s->rx_foreign_job, (unsigned long long)s->rx_bad,
-            (unsigned long long)s->rx_seq_gaps, (unsigned long long)s->rx_duplicates,
             (unsigned long long)s->intr_dropped);
+    fprintf(f, "sci: stream retransmits %llu duplicates %llu out_of_order %llu "
+               "backpressure %llu peer_failures %llu\n",
+            (unsigned long long)r->retransmits, (unsigned long long)r->duplicates,
+            (unsigned long long)r->out_of_order, (unsigned long long)r->backpressure,
+            (unsigned long long)r->peer_failures);
 }
 
 const nic_pers_ops_t nic_sci_bridge_ops = {

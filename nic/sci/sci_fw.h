@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../core/nic_fw.h"
+#include "../core/nic_rel.h"
 #include "sci_wire.h"
 
 /* An upstream page: incoming traffic at entry * 4 kB + [lo, hi) lands in
@@ -42,20 +43,19 @@ typedef struct sci_down {
     uint32_t     npages;     /* head entry: pages of the import */
 } sci_down_t;
 
-/* A bridge this one talks to: one ordered stream each way. */
+/* A bridge this one talks to: one reliable, ordered stream each way (the
+ * core's nic_rel), and the frame being filled for it. */
 typedef struct sci_peer {
     struct sockaddr_in addr;
-    int       used;
-    /* link: sequence numbers (ordering; loss is detected and reported) */
-    uint32_t  tx_seq;
-    uint32_t  rx_src_fw, rx_next;
-    /* the frame being filled */
-    uint8_t  *buf;           /* SCI_FRAME_MAX bytes */
-    uint32_t  len;
-    uint16_t  npkt;
-    uint32_t  ntxn;          /* transactions in it (timing) */
-    uint64_t  ready_ns;      /* timing: when its content was ready */
-    int       queued;        /* on the flush list */
+    int             used;
+    nic_rel_peer_t *rp;         /* its stream */
+    uint8_t        *buf;        /* the frame being filled: a slot of the
+                                   stream's window; NULL: none */
+    uint32_t        len;
+    uint16_t        npkt;
+    uint32_t        ntxn;       /* transactions in it (timing) */
+    uint64_t        ready_ns;   /* timing: when its content was ready */
+    int             queued;     /* on the flush list */
 } sci_peer_t;
 
 /* Per endpoint. */
@@ -112,7 +112,7 @@ typedef struct sci_delayed {
 #define SCI_DELAY_SLOTS   1024u
 
 typedef struct sci_bridge {
-    uint32_t        my_fw;           /* incarnation */
+    nic_rel_t      *rel;             /* reliable streams to the other bridges */
     sci_up_t       *up;              /* [up_entries] */
     uint32_t        up_entries, up_used, up_hint;
     sci_down_t     *down;            /* [SCI_DOWN_ENTRIES] */
@@ -135,7 +135,6 @@ typedef struct sci_bridge {
     uint32_t        late_head, late_tail;
     sci_delayed_t  *delay;                 /* [SCI_DELAY_SLOTS] FIFO */
     uint32_t        delay_head, delay_tail;
-    uint64_t        gap_logged_ns;
 } sci_bridge_t;
 
 static inline sci_bridge_t *sci_of(nic_fw_t *fw) { return nic_fw_pers_state(fw); }
@@ -166,18 +165,27 @@ int   sci_down_check(sci_bridge_t *b, nic_fw_ep_t *ep, uint64_t addr, uint64_t l
 int   sci_up_check(sci_bridge_t *b, uint64_t addr, uint64_t len, uint32_t flags, uint32_t tag,
                    nic_fw_ep_t *owner);
 
-/* sci_peer.c: bridges, frames, the ordered stream */
+/* sci_peer.c: bridges, frames, the reliable stream */
 int   sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, int create);
-/* Room for a packet of data bytes in peer's frame (flushing a full one);
- * returns where to write the header, the data follows it. */
+/* Can peer's stream take packets of data bytes (npkt packets) now? */
+int   sci_peer_room(sci_bridge_t *b, int peer, uint64_t data, uint32_t npkt);
+/* Append a packet to peer's frame (sending a full one first); returns
+ * where its data goes, NULL if the stream has no room (check first). */
 uint8_t *sci_peer_packet(nic_fw_t *fw, sci_bridge_t *b, int peer, const sci_pkt_hdr_t *h,
                          uint32_t ntxn, uint64_t ready_ns);
 void  sci_peer_flush_all(nic_fw_t *fw, sci_bridge_t *b);
-/* Ordering check of an arriving frame: 1 apply, 0 drop. */
-int   sci_peer_accept(sci_bridge_t *b, int peer, const sci_frame_hdr_t *h);
+int   sci_rel_open(nic_fw_t *fw, sci_bridge_t *b);
 
 /* sci_tx.c */
 int   sci_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep);
+/* A CQE for request h (reserving it first), posted now or, timing, at due. */
+void  sci_cq_done(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h, int status,
+                  uint64_t len, uint64_t due_ns);
+/* ep has stored to peer since its last barrier. */
+void  sci_mark_dirty(sci_ep_t *se, int peer);
+/* sci_dma.c: 1 done, 0 moved on, -1 blocked (see sci_tx.c) */
+int   sci_dma_write(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h);
+int   sci_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h);
 /* Post a CQE now (if the CQ has room); 0 if it is full. */
 int   sci_cq_post(nic_fw_ep_t *ep, const sci_cqe_t *c);
 /* Post a CQE for a request that reserved one (timing: when due). */
@@ -185,6 +193,9 @@ void  sci_cq_complete(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_cqe_t *c, uint
 
 /* sci_rx.c */
 void  sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+/* nic_rel's deliver: the next in-order frame of a stream. */
+int   sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from,
+                     uint8_t *frame, size_t len);
 int   sci_rx_delayed(nic_fw_t *fw, sci_bridge_t *b, uint64_t now, uint64_t *next);
 
 /* sci_ctl.c */

@@ -1,14 +1,14 @@
 /* sci_peer.c - the bridges this one talks to, and the frames between them.
  *
- * Packets to one bridge are appended, in the order they were issued, to
- * that bridge's frame being filled; the frame leaves when the next packet
- * does not fit or at the end of the loop turn (sci_peer_flush_all from
- * poll), so stores of one turn share a datagram.  Each frame carries a
- * sequence number per (sender, receiver) pair: the receiver applies frames
- * only in that order and drops duplicates, so remote stores become visible
- * in the order they were issued.  A gap (a lost frame) is counted and
- * logged; recovering from it is the job of a reliability layer below this
- * one (doc/sci.md, "Wire"). */
+ * SCI promises that remote stores from one bridge to another arrive, once
+ * and in the order they were issued.  Each pair of bridges therefore talks
+ * over one reliable stream of the NIC core (nic_rel: sequence numbers,
+ * acknowledgements, retransmission, back-pressure).  Packets to one bridge
+ * are appended, in issue order, to the frame being filled for it, which is
+ * a slot of the stream's window; the frame goes when the next packet does
+ * not fit or at the end of the loop turn (sci_peer_flush_all from poll),
+ * so the packets of one turn share a datagram.  A sender whose stream
+ * window is full waits (the callers ask sci_peer_room first). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -16,6 +16,9 @@
 
 #include "../core/nic_log.h"
 #include "sci_fw.h"
+
+_Static_assert(sizeof(nic_rel_hdr_t) == sizeof(((sci_frame_hdr_t *)0)->rel),
+               "the frame holds nic_rel's header");
 
 int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, int create)
 {
@@ -34,14 +37,27 @@ int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, int create)
     if (!create || free_slot < 0)
         return -1;
     sci_peer_t *p = &b->peer[free_slot];
-    uint8_t *buf = p->buf;
     memset(p, 0, sizeof(*p));
-    p->buf = buf;
-    p->used = 1;
     p->addr = *addr;
     p->addr.sin_family = AF_INET;
-    p->tx_seq = 1;
+    if ((p->rp = nic_rel_peer(b->rel, &p->addr, 1)) == NULL)
+        return -1;
+    p->used = 1;
     return free_slot;
+}
+
+/* Frames a packet load of data bytes in npkt packets needs at most. */
+static uint32_t frames_for(uint64_t data, uint32_t npkt)
+{
+    uint64_t per = SCI_FRAME_MAX - sizeof(sci_frame_hdr_t) - sizeof(sci_pkt_hdr_t) - 8;
+    return (uint32_t)((data + (uint64_t)npkt * (sizeof(sci_pkt_hdr_t) + 8) + per - 1) / per) + 1;
+}
+
+int sci_peer_room(sci_bridge_t *b, int peer, uint64_t data, uint32_t npkt)
+{
+    sci_peer_t *p = &b->peer[peer];
+    /* the frame being filled holds a slot already */
+    return nic_rel_tx_space(b->rel, p->rp) >= frames_for(data, npkt) + (p->buf != NULL);
 }
 
 /* Timing model: when the frame's last byte reaches the receiving host.
@@ -64,25 +80,20 @@ static void peer_flush(nic_fw_t *fw, sci_bridge_t *b, sci_peer_t *p)
 {
     sci_frame_hdr_t *h = (sci_frame_hdr_t *)p->buf;
 
-    if (p->len == 0)
+    if (p->buf == NULL)
         return;
     memset(h, 0, sizeof(*h));
     h->magic[0] = SCI_MAGIC0;
     h->magic[1] = SCI_MAGIC1;
     h->magic[2] = SCI_MAGIC2;
     h->version = SCI_VERSION;
-    h->rel.src_fw = b->my_fw;
-    h->rel.seq = p->tx_seq++;
-    h->rel.kind = SCI_REL_DATA;
-    h->rel.flags = h->rel.seq == 1 ? SCI_REL_F_SYN : 0;
     h->npkt = p->npkt;
     if (b->timing.enabled)
         h->sent_ns = frame_due(b, p);
-    h->sum = sci_frame_sum(p->buf, p->len);
-    struct iovec iov = { p->buf, p->len };
-    nic_wire_send(nic_fw_wire(fw), &p->addr, &iov, 1);
+    nic_rel_tx_commit(b->rel, p->rp, p->len);   /* seals: the checksum */
     b->st.tx_frames++;
     b->st.tx_packets += p->npkt;
+    p->buf = NULL;
     p->len = 0;
     p->npkt = 0;
     p->ntxn = 0;
@@ -98,12 +109,13 @@ uint8_t *sci_peer_packet(nic_fw_t *fw, sci_bridge_t *b, int peer, const sci_pkt_
 
     if (need + sizeof(sci_frame_hdr_t) > SCI_FRAME_MAX)
         return NULL;
-    if (p->buf == NULL && (p->buf = malloc(SCI_FRAME_MAX)) == NULL)
-        return NULL;
-    if (p->len != 0 && p->len + need > SCI_FRAME_MAX)
+    if (p->buf != NULL && p->len + need > SCI_FRAME_MAX)
         peer_flush(fw, b, p);
-    if (p->len == 0)
+    if (p->buf == NULL) {
+        if ((p->buf = nic_rel_tx_buf(b->rel, p->rp)) == NULL)
+            return NULL;   /* the stream's window is full */
         p->len = sizeof(sci_frame_hdr_t);
+    }
     at = p->buf + p->len;
     memcpy(at, h, sizeof(*h));
     if (SCI_PKT_ALIGN(h->len) != h->len)
@@ -130,35 +142,48 @@ void sci_peer_flush_all(nic_fw_t *fw, sci_bridge_t *b)
     b->nflush = 0;
 }
 
-int sci_peer_accept(sci_bridge_t *b, int peer, const sci_frame_hdr_t *h)
-{
-    sci_peer_t *p = &b->peer[peer];
-    int32_t ahead;
+/* --- what nic_rel asks of the personality --- */
 
-    if (h->rel.src_fw != p->rx_src_fw) {
-        /* A bridge we have not heard from, or one that restarted. */
-        if (p->rx_src_fw != 0 || !(h->rel.flags & SCI_REL_F_SYN))
-            nic_log_info("bridge incarnation %#x starts its stream at frame %u", h->rel.src_fw,
-                         h->rel.seq);
-        p->rx_src_fw = h->rel.src_fw;
-        p->rx_next = h->rel.seq;
-    }
-    ahead = (int32_t)(h->rel.seq - p->rx_next);
-    if (ahead < 0) {
-        b->st.rx_duplicates++;
+static size_t rel_ack_frame(void *arg, uint8_t *buf, size_t cap)
+{
+    sci_frame_hdr_t *h = (sci_frame_hdr_t *)buf;
+
+    if (cap < sizeof(*h))
         return 0;
-    }
-    if (ahead > 0) {
-        char addr[64];
-        uint64_t now = nic_now_ns();
-        b->st.rx_seq_gaps += (uint64_t)ahead;
-        if (now - b->gap_logged_ns > 1000000000ull) {
-            nic_addr_format(&p->addr, addr, sizeof(addr));
-            nic_log_error("%d frame(s) from bridge %s lost: the stores they held are gone "
-                          "(no reliability layer under the SCI stream)", (int)ahead, addr);
-            b->gap_logged_ns = now;
-        }
-    }
-    p->rx_next = h->rel.seq + 1;
-    return 1;
+    memset(h, 0, sizeof(*h));
+    h->magic[0] = SCI_MAGIC0;
+    h->magic[1] = SCI_MAGIC1;
+    h->magic[2] = SCI_MAGIC2;
+    h->version = SCI_VERSION;
+    return sizeof(*h);
+}
+
+/* The rel header is final (a retransmission refreshes its ack): sum the
+ * frame again.  The timing stamp stays that of the first transmission. */
+static void rel_seal(void *arg, uint8_t *frame, size_t len, uint64_t now_ns, int what)
+{
+    sci_frame_hdr_t *h = (sci_frame_hdr_t *)frame;
+    h->sum = 0;
+    h->sum = sci_frame_sum(frame, len);
+}
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+    const char *v = getenv(name);
+    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
+}
+
+int sci_rel_open(nic_fw_t *fw, sci_bridge_t *b)
+{
+    nic_rel_config_t cfg = {
+        .hdr_off = offsetof(sci_frame_hdr_t, rel),
+        .frame_max = SCI_FRAME_MAX,
+        .rto_init_ns = env_u64("MULTIDEV_SCI_RTO_US", 10000) * 1000,
+        .rto_max_ns = 100 * 1000000ull,
+        .peer_timeout_ns = env_u64("MULTIDEV_SCI_PEER_TIMEOUT_MS", 3000) * 1000000ull,
+        .ack_delay_ns = env_u64("MULTIDEV_SCI_ACK_DELAY_US", 50) * 1000,
+    };
+    nic_rel_ops_t ops = { .ack_frame = rel_ack_frame, .seal = rel_seal,
+                          .deliver = sci_rx_deliver };
+    return nic_rel_create(fw, &cfg, &ops, fw, &b->rel);
 }

@@ -208,56 +208,104 @@ static void rx_barrier_ack(sci_bridge_t *b, uint64_t token)
     }
 }
 
-static void rx_now(nic_fw_t *fw, sci_bridge_t *b, const struct sockaddr_in *from,
-                   const uint8_t *frame, size_t len)
+/* Walk the packets of a frame: fn for each (NULL: only check the shape).
+ * Returns the number of packets, or -1 if the frame is malformed. */
+static int for_each_packet(const uint8_t *frame, size_t len,
+                           void (*fn)(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data),
+                           void *arg)
 {
     sci_frame_hdr_t fh;
     size_t off = sizeof(fh);
-    int peer;
 
     memcpy(&fh, frame, sizeof(fh));
-    if ((peer = sci_peer_get(b, from, 1)) < 0) {
-        b->st.rx_bad++;
-        return;
-    }
-    if (!sci_peer_accept(b, peer, &fh))
-        return;
-    b->st.rx_frames++;
     for (unsigned i = 0; i < fh.npkt; i++) {
         sci_pkt_hdr_t p;
-        const uint8_t *data;
-        if (off + sizeof(p) > len) {
-            b->st.rx_bad++;
-            return;
-        }
+        if (off + sizeof(p) > len)
+            return -1;
         memcpy(&p, frame + off, sizeof(p));
-        if (p.len > SCI_FRAME_MAX || off + sizeof(p) + SCI_PKT_ALIGN(p.len) > len) {
-            b->st.rx_bad++;
-            return;
-        }
-        data = frame + off + sizeof(p);
+        if (p.len > SCI_FRAME_MAX || off + sizeof(p) + SCI_PKT_ALIGN(p.len) > len)
+            return -1;
+        if (fn != NULL)
+            fn(arg, &p, frame + off + sizeof(p));
         off += sizeof(p) + SCI_PKT_ALIGN(p.len);
-        b->st.rx_packets++;
-        switch (p.cmd) {
-        case SCI_CMD_WRITE:       rx_write(b, &p, data); break;
-        case SCI_CMD_READ_REQ:    rx_read_req(fw, b, peer, &p, data); break;
-        case SCI_CMD_READ_RESP:   rx_read_resp(b, &p, data); break;
-        case SCI_CMD_INTR:        rx_intr(b, peer, &p); break;
-        case SCI_CMD_BARRIER: {
-            sci_pkt_hdr_t a = { .cmd = SCI_CMD_BARRIER_ACK, .aux = p.aux, .job_key = p.job_key };
-            sci_peer_packet(fw, b, peer, &a, 1, nic_now_ns());
-            break;
-        }
-        case SCI_CMD_BARRIER_ACK: rx_barrier_ack(b, p.aux); break;
-        default:                  b->st.rx_bad++; break;
-        }
     }
+    return fh.npkt;
+}
+
+/* What the answers to a frame's requests need in the reverse stream. */
+typedef struct answer_need {
+    uint64_t bytes;
+    uint32_t npkt;
+} answer_need_t;
+
+static void count_answers(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data)
+{
+    answer_need_t *need = arg;
+    uint64_t want;
+
+    if (p->cmd == SCI_CMD_READ_REQ && p->len == sizeof(want)) {
+        memcpy(&want, data, sizeof(want));
+        want = want < SCI_READ_WANT_MAX ? want : SCI_READ_WANT_MAX;
+        need->bytes += want;
+        need->npkt += (uint32_t)(want / SCI_PKT_DATA_MAX) + 1;
+    } else if (p->cmd == SCI_CMD_BARRIER) {
+        need->npkt++;
+    }
+}
+
+typedef struct rx_ctx {
+    nic_fw_t     *fw;
+    sci_bridge_t *b;
+    int           peer;
+} rx_ctx_t;
+
+static void apply_packet(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data)
+{
+    rx_ctx_t *x = arg;
+    sci_bridge_t *b = x->b;
+
+    b->st.rx_packets++;
+    switch (p->cmd) {
+    case SCI_CMD_WRITE:       rx_write(b, p, data); break;
+    case SCI_CMD_READ_REQ:    rx_read_req(x->fw, b, x->peer, p, data); break;
+    case SCI_CMD_READ_RESP:   rx_read_resp(b, p, data); break;
+    case SCI_CMD_INTR:        rx_intr(b, x->peer, p); break;
+    case SCI_CMD_BARRIER: {
+        sci_pkt_hdr_t a = { .cmd = SCI_CMD_BARRIER_ACK, .aux = p->aux, .job_key = p->job_key };
+        sci_peer_packet(x->fw, b, x->peer, &a, 1, nic_now_ns());
+        break;
+    }
+    case SCI_CMD_BARRIER_ACK: rx_barrier_ack(b, p->aux); break;
+    default:                  b->st.rx_bad++; break;
+    }
+}
+
+int sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from,
+                   uint8_t *frame, size_t len)
+{
+    nic_fw_t *fw = arg;
+    sci_bridge_t *b = sci_of(fw);
+    answer_need_t need = { 0, 0 };
+    rx_ctx_t x = { fw, b, sci_peer_get(b, from, 1) };
+
+    if (x.peer < 0 || for_each_packet(frame, len, count_answers, &need) < 0) {
+        b->st.rx_bad++;
+        return NIC_OK;   /* taken (and dropped): it would never get better */
+    }
+    /* Answers go back in order with everything else: if the stream back
+     * cannot take them now, leave the frame; it comes again. */
+    if (need.npkt > 0 && !sci_peer_room(b, x.peer, need.bytes, need.npkt))
+        return NIC_ERR_NO_RESOURCE;
+    b->st.rx_frames++;
+    for_each_packet(frame, len, apply_packet, &x);
+    return NIC_OK;
 }
 
 void sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
 {
     sci_bridge_t *b = sci_of(fw);
     const sci_frame_hdr_t *fh = (const sci_frame_hdr_t *)frame;
+    nic_rel_hdr_t rh;
 
     if (len < sizeof(*fh) || fh->magic[0] != SCI_MAGIC0 || fh->magic[1] != SCI_MAGIC1 ||
         fh->magic[2] != SCI_MAGIC2 || fh->version != SCI_VERSION) {
@@ -267,16 +315,19 @@ void sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, 
     uint32_t sum = fh->sum;
     ((sci_frame_hdr_t *)frame)->sum = 0;
     if (sci_frame_sum(frame, len) != sum) {
-        b->st.rx_bad++;   /* damaged on the wire */
+        b->st.rx_bad++;   /* damaged on the wire: it comes again */
         return;
     }
-    if (!b->timing.enabled || fh->sent_ns == 0 ||
+    ((sci_frame_hdr_t *)frame)->sum = sum;
+    memcpy(&rh, fh->rel, sizeof(rh));
+    if (rh.kind != NIC_REL_KIND_DATA || !b->timing.enabled || fh->sent_ns == 0 ||
         (b->delay_head == b->delay_tail && fh->sent_ns <= nic_now_ns())) {
-        rx_now(fw, b, from, frame, len);
+        nic_rel_rx(b->rel, from, frame, len);
         return;
     }
+    /* Timing model: held until its stamp, then handed to the stream. */
     if (b->delay == NULL && (b->delay = malloc(sizeof(*b->delay) * SCI_DELAY_SLOTS)) == NULL) {
-        rx_now(fw, b, from, frame, len);
+        nic_rel_rx(b->rel, from, frame, len);
         return;
     }
     if (b->delay_tail - b->delay_head == SCI_DELAY_SLOTS)
@@ -300,7 +351,7 @@ int sci_rx_delayed(nic_fw_t *fw, sci_bridge_t *b, uint64_t now, uint64_t *next)
             break;
         }
         b->delay_head++;
-        rx_now(fw, b, &d->from, d->buf, d->len);
+        nic_rel_rx(b->rel, &d->from, d->buf, d->len);
         n++;
     }
     return n;

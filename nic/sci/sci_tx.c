@@ -6,12 +6,7 @@
  *            through the downstream ATT (owner only: the host MMU protects
  *            PIO, there is no tag check) and sent as WRITE packets.  Bytes
  *            beyond the window are clipped and reported.
- *   DMA_*    the DMA engine: both ends must carry the endpoint's DMA
- *            context tag (P5: checked here, on the initiator, only); a
- *            mismatch is a protection error that moves no data.  Long
- *            transfers go on over several loop turns, still in order.
- *   PIO_READ a CPU load from a window: untagged; the data lands in the
- *            endpoint's own exported memory.  Reads are counted.
+ *   DMA_*, PIO_READ  the DMA engine and remote reads: sci_dma.c.
  *   BARRIER  completes once every bridge stored to since the last barrier
  *            has answered, i.e. once those stores are visible there.
  *   INTR     a remote interrupt; MANUAL a host-built packet sent as is.
@@ -20,7 +15,9 @@
  * at the head) or -1 (blocked: nothing happened).
  *
  * A request is taken only while the CQ has room for the completion it may
- * need beyond those already owed (back-pressure, never a lost CQE). */
+ * need beyond those already owed, and while the streams to the bridges it
+ * goes to have room for its packets (back-pressure, never a lost CQE or
+ * packet). */
 #include "config.h"
 
 #include <stdatomic.h>
@@ -28,9 +25,6 @@
 
 #include "../core/nic_log.h"
 #include "sci_fw.h"
-
-#define SCI_DMA_BURST   (256u * 1024u)   /* DMA bytes per loop turn */
-#define SCI_DMA_AHEAD   200000ull        /* timing: run at most this far ahead */
 
 int sci_cq_post(nic_fw_ep_t *ep, const sci_cqe_t *c)
 {
@@ -60,8 +54,8 @@ void sci_cq_complete(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_cqe_t *c, uint6
     sci_cq_post(ep, c);
 }
 
-static void cq_done(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h, int status,
-                    uint64_t len, uint64_t due_ns)
+void sci_cq_done(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h, int status,
+                 uint64_t len, uint64_t due_ns)
 {
     sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = h->op, .status = (int16_t)status,
                     .len = (uint32_t)len, .cookie = h->cookie };
@@ -94,9 +88,23 @@ static void sq_data(nic_fw_ep_t *ep, const sci_sqe_t *h, uint32_t idx, uint32_t 
     }
 }
 
-static void mark_dirty(sci_ep_t *se, int peer)
+void sci_mark_dirty(sci_ep_t *se, int peer)
 {
     se->dirty[peer / 8] |= (uint8_t)(1u << (peer % 8));
+}
+
+/* Can the streams to the bridges behind [addr, addr + len) take it?  (One
+ * import is one bridge; a store may run across two adjacent imports.) */
+static int store_room(sci_bridge_t *b, nic_fw_ep_t *ep, uint64_t addr, uint32_t len)
+{
+    uint32_t avail, npkt = len / SCI_PKT_DATA_MAX + len / SCI_DOWN_PAGE + 2;
+    sci_down_t *first = sci_down_lookup(b, ep, addr, &avail), *last;
+
+    if (first != NULL && !sci_peer_room(b, first->node, len, npkt))
+        return 0;
+    last = len ? sci_down_lookup(b, ep, addr + len - 1, &avail) : NULL;
+    return last == NULL || first == NULL || last->node == first->node ||
+           sci_peer_room(b, last->node, len, npkt);
 }
 
 static int do_store(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h,
@@ -106,6 +114,8 @@ static int do_store(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sq
     uint64_t now = nic_now_ns();
     uint32_t off = 0, left = h->len;
 
+    if (!store_room(b, ep, h->addr, h->len))
+        return -1;   /* the stream's window is full: later */
     while (left > 0) {
         uint64_t at = h->addr + off;
         uint32_t avail, n;
@@ -121,7 +131,7 @@ static int do_store(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sq
         if (dst == NULL)
             break;
         sq_data(ep, h, idx, off, dst, n);
-        mark_dirty(se, d->node);
+        sci_mark_dirty(se, d->node);
         off += n;
         left -= n;
     }
@@ -130,9 +140,9 @@ static int do_store(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sq
     se->st.txns += sci_txns(h->addr, h->len);
     if (left > 0) {
         se->st.clipped++;
-        cq_done(b, ep, h, NIC_ERR_INVALID, off, 0);
+        sci_cq_done(b, ep, h, NIC_ERR_INVALID, off, 0);
     } else if (h->flags & SCI_SQF_COMPLETE) {
-        cq_done(b, ep, h, NIC_OK, off, 0);
+        sci_cq_done(b, ep, h, NIC_OK, off, 0);
     }
     return 1;
 }
@@ -148,6 +158,9 @@ static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_
             bar = &b->barriers[i];
     if (bar == NULL)
         return -1;   /* every barrier slot busy: later */
+    for (unsigned peer = 0; peer < SCI_NODE_MAX; peer++)
+        if ((se->dirty[peer / 8] & (1u << (peer % 8))) && !sci_peer_room(b, (int)peer, 0, 1))
+            return -1;
     se->st.barriers++;
     bar->token = ++b->barrier_token;
     for (unsigned peer = 0; peer < SCI_NODE_MAX; peer++) {
@@ -159,7 +172,7 @@ static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_
     }
     memset(se->dirty, 0, sizeof(se->dirty));
     if (count == 0) {
-        cq_done(b, ep, h, NIC_OK, 0, 0);
+        sci_cq_done(b, ep, h, NIC_OK, 0, 0);
         return 1;
     }
     bar->ep = ep;
@@ -167,169 +180,6 @@ static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_
     bar->cookie = h->cookie;
     bar->deadline_ns = nic_now_ns() + b->timeout_ns;
     se->cq_reserved++;
-    return 1;
-}
-
-/* Tags and translations of a DMA or read: NIC_OK or why it is refused. */
-static int check_transfer(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
-{
-    sci_ep_t *se = sci_ep(ep);
-    int rc;
-
-    if (h->op == SCI_OP_PIO_READ) {
-        /* A load: untagged; the data goes to the endpoint's own memory. */
-        if ((rc = sci_up_check(b, h->local, h->len, 0, 0, ep)) != NIC_OK)
-            return rc;
-        return sci_down_check(b, ep, h->addr, h->len, 0);
-    }
-    if (se->dma_tag == 0)
-        return NIC_ERR_PROTECTION;
-    if ((rc = sci_up_check(b, h->local, h->len, SCI_EXP_DMA, se->dma_tag, NULL)) != NIC_OK)
-        return rc;
-    return sci_down_check(b, ep, h->addr, h->len, se->dma_tag);
-}
-
-/* Timing model: the DMA engine reads n more bytes; returns when they are
- * in the bridge. */
-static uint64_t dma_clock(sci_bridge_t *b, uint64_t now, uint32_t n, int first)
-{
-    const sci_timing_t *t = &b->timing;
-    uint64_t start = b->dma_free_ns > now ? b->dma_free_ns : now;
-    if (first)
-        start += t->dma_setup_ns;
-    b->dma_free_ns = start + (t->dma_MBps ? (uint64_t)n * 1000 / t->dma_MBps : 0);
-    return b->dma_free_ns;
-}
-
-/* Gather n bytes of local upstream memory at addr into dst. */
-static int dma_gather(sci_bridge_t *b, uint64_t addr, uint8_t *dst, uint32_t n)
-{
-    while (n > 0) {
-        uint32_t in = (uint32_t)(addr % SCI_UP_PAGE), k = SCI_UP_PAGE - in, skip, got;
-        if (k > n)
-            k = n;
-        const uint8_t *src = sci_up_page(b, addr, k, NIC_MR_LOCAL_READ, &skip, &got, NULL);
-        if (src == NULL || skip != 0 || got != k)
-            return NIC_ERR_INVALID;   /* unmapped meanwhile */
-        memcpy(dst, src, k);
-        dst += k;
-        addr += k;
-        n -= k;
-    }
-    return NIC_OK;
-}
-
-static int do_dma_write(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
-{
-    sci_ep_t *se = sci_ep(ep);
-    uint64_t now = nic_now_ns(), ready = now;
-    uint32_t burst = 0;
-    int rc;
-
-    if (se->head_done == 0) {
-        if ((rc = check_transfer(b, ep, h)) != NIC_OK) {
-            se->st.protection++;
-            cq_done(b, ep, h, rc, 0, 0);
-            return 1;
-        }
-        se->st.dma_ops++;
-    }
-    while (se->head_done < h->len && burst < SCI_DMA_BURST) {
-        uint64_t at = h->addr + se->head_done;
-        uint32_t avail, n;
-        sci_down_t *d;
-
-        if (b->timing.enabled && b->dma_free_ns > now + SCI_DMA_AHEAD)
-            return burst ? 0 : -1;   /* the emulated engine is busy: go on later */
-        d = sci_down_lookup(b, ep, at, &avail);
-        if (d == NULL) {
-            rc = NIC_ERR_INVALID;   /* unimported meanwhile */
-            goto fail;
-        }
-        n = h->len - se->head_done < avail ? (uint32_t)(h->len - se->head_done) : avail;
-        if (n > SCI_PKT_DATA_MAX)
-            n = SCI_PKT_DATA_MAX;
-        if (b->timing.enabled)
-            ready = dma_clock(b, now, n, se->head_done == 0);
-        sci_pkt_hdr_t p = { .cmd = SCI_CMD_WRITE, .len = n,
-                            .addr = d->remote + at % SCI_DOWN_PAGE, .job_key = ep->job_key };
-        uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, sci_txns(at, n), ready);
-        if (dst == NULL) {
-            rc = NIC_ERR_NO_MEMORY;
-            goto fail;
-        }
-        if ((rc = dma_gather(b, h->local + se->head_done, dst, n)) != NIC_OK) {
-            memset(dst, 0, n);   /* the packet leaves, but carries no stale bytes */
-            goto fail;
-        }
-        mark_dirty(se, d->node);
-        se->head_done += n;
-        se->st.dma_bytes += n;
-        burst += n;
-    }
-    if (se->head_done < h->len)
-        return 0;
-    cq_done(b, ep, h, NIC_OK, h->len, b->timing.enabled ? b->dma_free_ns : 0);
-    se->head_done = 0;
-    return 1;
-fail:
-    cq_done(b, ep, h, rc, se->head_done, 0);
-    se->head_done = 0;
-    return 1;
-}
-
-static int do_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
-{
-    sci_ep_t *se = sci_ep(ep);
-    sci_read_t *r = NULL;
-    uint32_t slot = 0;
-    int rc;
-
-    if ((rc = check_transfer(b, ep, h)) != NIC_OK) {
-        se->st.protection++;
-        cq_done(b, ep, h, rc, 0, 0);
-        return 1;
-    }
-    if (h->len == 0) {
-        cq_done(b, ep, h, NIC_OK, 0, 0);
-        return 1;
-    }
-    for (slot = 0; slot < SCI_READS_MAX && r == NULL; slot++)
-        if (b->reads[slot].ep == NULL)
-            r = &b->reads[slot];
-    if (r == NULL)
-        return -1;   /* every read slot busy: later */
-    slot--;
-    r->ep = ep;
-    r->gen = (++b->read_gen) & 0xffffff;
-    r->op = h->op;
-    r->status = NIC_OK;
-    r->local = h->local;
-    r->len = h->len;
-    r->got = 0;
-    r->cookie = h->cookie;
-    r->deadline_ns = nic_now_ns() + b->timeout_ns;
-    se->cq_reserved++;
-    se->st.remote_reads++;
-    se->st.read_bytes += h->len;
-    if (h->op == SCI_OP_DMA_READ)
-        se->st.dma_ops++;
-    for (uint64_t off = 0; off < h->len;) {
-        uint32_t avail, n;
-        sci_down_t *d = sci_down_lookup(b, ep, h->addr + off, &avail);
-        uint64_t want;
-        n = h->len - off < avail ? (uint32_t)(h->len - off) : avail;
-        want = n;
-        /* The request carries the byte count it wants as its 8 data bytes. */
-        sci_pkt_hdr_t p = { .cmd = SCI_CMD_READ_REQ, .len = sizeof(want),
-                            .addr = d->remote + (h->addr + off) % SCI_DOWN_PAGE,
-                            .aux = (slot | (uint64_t)r->gen << 8) | off << 32,
-                            .job_key = ep->job_key };
-        uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, 1, nic_now_ns());
-        if (dst != NULL)
-            memcpy(dst, &want, sizeof(want));
-        off += n;
-    }
     return 1;
 }
 
@@ -341,14 +191,16 @@ static int do_intr(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe
     int peer = sci_peer_get(b, &to, 1);
     sci_pkt_hdr_t p = { .cmd = SCI_CMD_INTR, .aux = h->local, .job_key = ep->job_key };
 
+    if (peer >= 0 && !sci_peer_room(b, peer, 0, 1))
+        return -1;
     if (peer < 0 || sci_peer_packet(fw, b, peer, &p, 1, nic_now_ns()) == NULL) {
-        cq_done(b, ep, h, NIC_ERR_NO_RESOURCE, 0, 0);
+        sci_cq_done(b, ep, h, NIC_ERR_NO_RESOURCE, 0, 0);
         return 1;
     }
     sci_ep(ep)->st.intr_sent++;
-    mark_dirty(sci_ep(ep), peer);
+    sci_mark_dirty(sci_ep(ep), peer);
     if (h->flags & SCI_SQF_COMPLETE)
-        cq_done(b, ep, h, NIC_OK, 0, 0);
+        sci_cq_done(b, ep, h, NIC_OK, 0, 0);
     return 1;
 }
 
@@ -373,19 +225,21 @@ static int do_manual(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_s
         goto bad;
     p.flags = 0;
     p.job_key = ep->job_key;
-    if ((peer = sci_peer_get(b, &to, 1)) < 0 ||
+    if ((peer = sci_peer_get(b, &to, 1)) >= 0 && !sci_peer_room(b, peer, p.len, 1))
+        return -1;
+    if (peer < 0 ||
         (dst = sci_peer_packet(fw, b, peer, &p, sci_txns(p.addr, p.len), nic_now_ns())) == NULL) {
-        cq_done(b, ep, h, NIC_ERR_NO_RESOURCE, 0, 0);
+        sci_cq_done(b, ep, h, NIC_ERR_NO_RESOURCE, 0, 0);
         return 1;
     }
     sq_data(ep, h, idx, sizeof(p), dst, p.len);
     sci_ep(ep)->st.manual_sent++;
-    mark_dirty(sci_ep(ep), peer);
+    sci_mark_dirty(sci_ep(ep), peer);
     if (h->flags & SCI_SQF_COMPLETE)
-        cq_done(b, ep, h, NIC_OK, p.len, 0);
+        sci_cq_done(b, ep, h, NIC_OK, p.len, 0);
     return 1;
 bad:
-    cq_done(b, ep, h, NIC_ERR_INVALID, 0, 0);
+    sci_cq_done(b, ep, h, NIC_ERR_INVALID, 0, 0);
     return 1;
 }
 
@@ -432,9 +286,9 @@ int sci_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
         switch (h.op) {
         case SCI_OP_STORE:     done = do_store(fw, b, ep, &h, idx); break;
         case SCI_OP_BARRIER:   done = do_barrier(fw, b, ep, &h); break;
-        case SCI_OP_DMA_WRITE: done = do_dma_write(fw, b, ep, &h); break;
+        case SCI_OP_DMA_WRITE: done = sci_dma_write(fw, b, ep, &h); break;
         case SCI_OP_DMA_READ:
-        case SCI_OP_PIO_READ:  done = do_read(fw, b, ep, &h); break;
+        case SCI_OP_PIO_READ:  done = sci_read(fw, b, ep, &h); break;
         case SCI_OP_INTR:      done = do_intr(fw, b, ep, &h); break;
         default:               done = do_manual(fw, b, ep, &h, idx); break;
         }

@@ -184,7 +184,8 @@ typedef struct sci_ep_stats {
 typedef struct sci_fw_stats {
     uint64_t tx_frames, tx_packets, rx_frames, rx_packets;
     uint64_t rx_unmapped, rx_clipped, rx_foreign_job, rx_bad;
-    uint64_t rx_seq_gaps, rx_duplicates, intr_dropped;
+    uint64_t intr_dropped;
+    uint64_t retransmits, duplicates, out_of_order, backpressure, peer_failures;
     uint64_t up_used, down_used;             /* ATT entries in use */
 } sci_fw_stats_t;
 
@@ -215,25 +216,10 @@ typedef struct sci_timing {
 #define SCI_MAGIC2 'I'
 #define SCI_VERSION 1u
 
-/* The reliability layer's part of a frame (the layout of the core's
- * nic_rel_hdr_t): sender incarnation, sequence, cumulative ack, kind. */
-typedef struct sci_rel_hdr {
-    uint32_t src_fw;      /* sender bridge incarnation (never 0) */
-    uint32_t seq;         /* per (sender, receiver) bridge pair, from 1 */
-    uint32_t ack;
-    uint8_t  kind;        /* 1 data, 2 acknowledgement */
-    uint8_t  flags;       /* 0x1: first frame of a sender incarnation */
-    uint8_t  pers[2];
-} sci_rel_hdr_t;
-
-#define SCI_REL_DATA  1u
-#define SCI_REL_ACK   2u
-#define SCI_REL_F_SYN 0x1u
-
 typedef struct sci_frame_hdr {
     uint8_t       magic[3];
     uint8_t       version;
-    sci_rel_hdr_t rel;    /* at offset 4 */
+    uint8_t       rel[16];   /* nic_rel_hdr_t: the core's reliability layer */
     uint32_t      sum;    /* sci_frame_sum of the whole frame, this field zero */
     uint16_t      npkt;
     uint16_t      flags;
@@ -242,7 +228,6 @@ typedef struct sci_frame_hdr {
 } sci_frame_hdr_t;
 
 _Static_assert(sizeof(sci_frame_hdr_t) == 40, "sci_frame_hdr_t layout");
-#define SCI_FRAME_REL_OFF 4u
 
 /* Checksum of a frame: every 64-bit word rotated by its position and
  * added up, then folded.  It catches every single-bit error (the faults the

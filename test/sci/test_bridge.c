@@ -448,3 +448,53 @@ Test(bridge, manual_packet_is_taken_as_an_automatic_one)
     cr_assert_eq(bp_cqe(&bp, A, &c, 5000), NIC_OK);
     cr_assert_eq(c.status, NIC_ERR_INVALID);
 }
+
+/* ------------------------------------------------------------------ */
+/* Loss, duplication, reordering and corruption on the wire: the stream
+ * under the bridges delivers every store once and in order. */
+
+static void setup_faults(void)
+{
+    nic_fault_t f = { .drop = 0.05, .dup = 0.05, .reorder = 0.05, .corrupt = 0.05, .seed = 7 };
+    setenv("MULTIDEV_SCI_RTO_US", "2000", 1);
+    cr_assert_eq(bp_start(&bp, 2, NULL, &f), NIC_OK);
+}
+
+TestSuite(faults, .init = setup_faults, .fini = teardown, .timeout = 60);
+
+Test(faults, every_store_once_and_in_order)
+{
+    enum { N = 600, BLOCK = 3000 };
+    nic_mr_t mr;
+    sci_seg_t seg;
+    sci_win_t win;
+    static uint8_t block[BLOCK];
+    uint64_t size = 8 + (uint64_t)N * 8 + BLOCK;
+
+    cr_assert_eq(bp_region(&bp, B, size, &mr), NIC_OK);
+    cr_assert_eq(sci_export_range(dev(B), &mr, 0, size, 0, SCI_EXP_REMOTE, &seg), NIC_OK);
+    cr_assert_eq(sci_import(dev(A), sci_local_node(dev(B)), seg.offset, size, 0, &win), NIC_OK);
+    const uint8_t *m = mr.addr;
+    for (uint64_t k = 1; k <= N; k++) {
+        /* a block that later stores overwrite, a log entry, then the flag */
+        memset(block, (int)k, BLOCK);
+        while (sci_store(dev(A), win.addr + 8 + N * 8, block, BLOCK, 0, 0) == NIC_ERR_NO_RESOURCE)
+            ;
+        while (sci_store(dev(A), win.addr + 8 + (k - 1) * 8, &k, 8, 0, 0) == NIC_ERR_NO_RESOURCE)
+            ;
+        while (sci_store(dev(A), win.addr, &k, 8, 0, 0) == NIC_ERR_NO_RESOURCE)
+            ;
+        uint64_t f = atomic_load_explicit((const _Atomic uint64_t *)m, memory_order_acquire);
+        for (uint64_t i = 1; i <= f; i++)
+            cr_assert_eq(((const uint64_t *)(m + 8))[i - 1], i, "flag %llu before log %llu",
+                         (unsigned long long)f, (unsigned long long)i);
+    }
+    cr_assert_eq(bp_until(m, N, 30000), NIC_OK);
+    for (uint64_t i = 1; i <= N; i++)
+        cr_assert_eq(((const uint64_t *)(m + 8))[i - 1], i);
+    cr_assert(all(m + 8 + N * 8, BLOCK, (uint8_t)N), "the last block is the last one written");
+    cr_assert_eq(bp_barrier(&bp, A), NIC_OK);
+    sci_stats_t s = stats(A);
+    cr_assert_gt(s.fw.retransmits, 0, "the faults were real");
+    cr_assert_gt(stats(B).fw.rx_bad, 0, "corrupted frames were dropped");
+}
