@@ -22,6 +22,8 @@ struct nic_rel {
     void              *arg;
     uint32_t           my_fw;             /* incarnation */
     nic_rel_peer_t     peer[NIC_REL_MAX_PEERS];
+    unsigned           npeer;             /* slots in use are below this */
+    nic_rel_peer_t    *last;              /* the peer found last (a cache) */
     nic_rel_counters_t c;
 };
 
@@ -73,19 +75,28 @@ const nic_rel_counters_t *nic_rel_counters(const nic_rel_t *rel) { return &rel->
 
 nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int create)
 {
-    nic_rel_peer_t *free_slot = NULL;
+    nic_rel_peer_t *free_slot = NULL, *p = rel->last;
 
-    for (unsigned i = 0; i < NIC_REL_MAX_PEERS; i++) {
-        nic_rel_peer_t *p = &rel->peer[i];
+    /* Every frame looks its sender up: try the last one first, and scan
+     * only the slots ever used. */
+    if (p != NULL && p->used && p->addr.sin_addr.s_addr == addr->sin_addr.s_addr &&
+        p->addr.sin_port == addr->sin_port)
+        return p;
+    for (unsigned i = 0; i < rel->npeer; i++) {
+        p = &rel->peer[i];
         if (!p->used) {
             if (free_slot == NULL)
                 free_slot = p;
             continue;
         }
         if (p->addr.sin_addr.s_addr == addr->sin_addr.s_addr && p->addr.sin_port == addr->sin_port)
-            return p;
+            return rel->last = p;
     }
-    if (!create || free_slot == NULL)
+    if (!create)
+        return NULL;
+    if (free_slot == NULL && rel->npeer < NIC_REL_MAX_PEERS)
+        free_slot = &rel->peer[rel->npeer++];
+    if (free_slot == NULL)
         return NULL;
     nic_rel_frame_t *win = free_slot->win;
     uint8_t *mem = free_slot->win_mem;
@@ -96,7 +107,7 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int
     free_slot->addr = *addr;
     free_slot->tx_next = free_slot->tx_una = free_slot->tx_first = 1;
     free_slot->rto_ns = rel->cfg.rto_init_ns;
-    return free_slot;
+    return rel->last = free_slot;
 }
 
 int nic_rel_peer_index(const nic_rel_t *rel, const nic_rel_peer_t *p)
@@ -279,7 +290,7 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
 {
     int events = 0;
 
-    for (unsigned i = 0; i < NIC_REL_MAX_PEERS; i++) {
+    for (unsigned i = 0; i < rel->npeer; i++) {
         nic_rel_peer_t *p = &rel->peer[i];
         if (!p->used)
             continue;
