@@ -3,6 +3,7 @@
 #
 #   fuzz/run.sh                 both targets, FUZZ_SECONDS (default 60) each
 #   FUZZ_SECONDS=600 fuzz/run.sh desc
+#   FUZZ_TIMEOUT=10 ...         seconds one input may take (default 60)
 #
 # Targets: desc (the network description parser, plus the router on small
 # inputs) and nodeconf (md_nodeconf_parse_string with a write/parse/write
@@ -18,6 +19,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 seconds=${FUZZ_SECONDS:-60}
+# per input; generous because the machine is shared (an input that merely
+# waited for a CPU is not a hang)
+timeout=${FUZZ_TIMEOUT:-60}
 work=${FUZZ_WORK:-$top/_work/fuzz}
 cc=${FUZZ_CC:-clang}
 targets=${*:-desc nodeconf}
@@ -77,7 +81,8 @@ for t in $targets; do
     start=$(date +%s)
     set +e
     (cd "$work/$t" && "$work/fuzz_$t" -max_total_time="$seconds" \
-        -dict="$here/$t.dict" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+        -dict="$here/$t.dict" -max_len=4096 -timeout="$timeout" \
+        -rss_limit_mb=2048 \
         -print_final_stats=1 corpus >"$log" 2>&1)
     rc=$?
     set -e
