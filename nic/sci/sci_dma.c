@@ -157,6 +157,7 @@ int sci_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
         return -1;   /* every read slot busy: later */
     slot--;
     r->ep = ep;
+    b->nreads++;
     r->gen = (++b->read_gen) & 0xffffff;
     r->op = h->op;
     r->status = NIC_OK;

@@ -74,11 +74,15 @@ static void sci_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
         if (b->intr[i].ep == ep)
             b->intr[i].ep = NULL;
     for (unsigned i = 0; i < SCI_READS_MAX; i++)
-        if (b->reads[i].ep == ep)
+        if (b->reads[i].ep == ep) {
             b->reads[i].ep = NULL;
+            b->nreads--;
+        }
     for (unsigned i = 0; i < SCI_BARRIERS_MAX; i++)
-        if (b->barriers[i].ep == ep)
+        if (b->barriers[i].ep == ep) {
             b->barriers[i].ep = NULL;
+            b->nbarriers--;
+        }
     for (uint32_t i = b->late_head; i != b->late_tail; i++)
         if (b->late[i % SCI_LATE_MAX].ep == ep)
             b->late[i % SCI_LATE_MAX].ep = NULL;
@@ -91,7 +95,7 @@ static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
 {
     int n = 0;
 
-    for (unsigned i = 0; i < SCI_READS_MAX; i++) {
+    for (unsigned i = 0; b->nreads > 0 && i < SCI_READS_MAX; i++) {
         sci_read_t *r = &b->reads[i];
         if (r->ep == NULL)
             continue;
@@ -104,12 +108,13 @@ static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
                         .len = (uint32_t)r->got, .cookie = r->cookie };
         nic_fw_ep_t *ep = r->ep;
         r->ep = NULL;
+        b->nreads--;
         nic_log_warn("endpoint %#x: a remote read got no answer in %llu ms", ep->id,
                      (unsigned long long)(b->timeout_ns / 1000000));
         sci_cq_complete(b, ep, &c, 0);
         n++;
     }
-    for (unsigned i = 0; i < SCI_BARRIERS_MAX; i++) {
+    for (unsigned i = 0; b->nbarriers > 0 && i < SCI_BARRIERS_MAX; i++) {
         sci_barrier_t *bar = &b->barriers[i];
         if (bar->ep == NULL)
             continue;
@@ -122,6 +127,7 @@ static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
                         .status = NIC_ERR_PEER_FAILED, .cookie = bar->cookie };
         nic_fw_ep_t *ep = bar->ep;
         bar->ep = NULL;
+        b->nbarriers--;
         nic_log_warn("endpoint %#x: a store barrier got no answer from %u bridge(s) in "
                      "%llu ms", ep->id, bar->remaining,
                      (unsigned long long)(b->timeout_ns / 1000000));

@@ -123,8 +123,9 @@ typedef struct sci_bridge {
     sci_tagent_t    tags[SCI_TAG_MAX];     /* index = tag; 0 unused */
     sci_intr_t      intr[SCI_INTR_MAX];
     sci_read_t      reads[SCI_READS_MAX];
-    uint32_t        read_gen;
+    uint32_t        read_gen, nreads;           /* nreads: in flight */
     sci_barrier_t   barriers[SCI_BARRIERS_MAX];
+    uint32_t        nbarriers;                  /* in flight */
     uint32_t        barrier_token;
     uint64_t        timeout_ns;            /* reads and barriers */
     sci_fw_stats_t  st;

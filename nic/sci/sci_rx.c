@@ -162,6 +162,7 @@ static void rx_read_resp(sci_bridge_t *b, const sci_pkt_hdr_t *p, const uint8_t 
                         .len = (uint32_t)r->len, .cookie = r->cookie };
         nic_fw_ep_t *ep = r->ep;
         r->ep = NULL;
+        b->nreads--;
         sci_cq_complete(b, ep, &c, 0);
     }
 }
@@ -202,6 +203,7 @@ static void rx_barrier_ack(sci_bridge_t *b, uint64_t token)
             sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER, .cookie = bar->cookie };
             nic_fw_ep_t *ep = bar->ep;
             bar->ep = NULL;
+            b->nbarriers--;
             sci_cq_complete(b, ep, &c, 0);
         }
         return;

@@ -127,7 +127,12 @@ static int do_store(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sq
             n = SCI_PKT_DATA_MAX;
         sci_pkt_hdr_t p = { .cmd = SCI_CMD_WRITE, .len = n,
                             .addr = d->remote + at % SCI_DOWN_PAGE, .job_key = ep->job_key };
-        uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, sci_txns(at, n), now);
+        /* Timing model: the host wrote the store's transactions one after
+         * the other (sci_store spun for them) and each went out as soon as
+         * written, so this packet's were ready before the store's last. */
+        uint64_t later = sci_txns(h->addr, h->len) - sci_txns(h->addr, off + n);
+        uint64_t ready = now - later * b->timing.pio_ns_per_txn;
+        uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, sci_txns(at, n), ready);
         if (dst == NULL)
             break;
         sq_data(ep, h, idx, off, dst, n);
@@ -176,6 +181,7 @@ static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_
         return 1;
     }
     bar->ep = ep;
+    b->nbarriers++;
     bar->remaining = count;
     bar->cookie = h->cookie;
     bar->deadline_ns = nic_now_ns() + b->timeout_ns;

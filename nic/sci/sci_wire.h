@@ -229,22 +229,27 @@ typedef struct sci_frame_hdr {
 
 _Static_assert(sizeof(sci_frame_hdr_t) == 40, "sci_frame_hdr_t layout");
 
-/* Checksum of a frame: every 64-bit word rotated by its position and
- * added up, then folded.  It catches every single-bit error (the faults the
- * wire injects) and most others, at about one cycle per word. */
+/* Checksum of a frame: four lanes of 64-bit words, each lane rotating
+ * and adding, folded at the end.  It catches every single-bit error (the
+ * faults the wire injects) and nearly every other one, at a fraction of a
+ * cycle per byte (the lanes run side by side). */
 static inline uint32_t sci_frame_sum(const void *buf, size_t len)
 {
     const uint8_t *p = buf;
-    uint64_t h = len, w;
+    uint64_t h[4] = { len, 0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull };
+    uint64_t w, r;
     size_t i = 0;
 
-    for (; i + 8 <= len; i += 8) {
-        __builtin_memcpy(&w, p + i, 8);
-        h = ((h << 5) | (h >> 59)) + w;
-    }
+    for (; i + 32 <= len; i += 32)
+        for (int k = 0; k < 4; k++) {
+            __builtin_memcpy(&w, p + i + 8 * k, 8);
+            h[k] = ((h[k] << 5) | (h[k] >> 59)) + w;
+        }
     for (; i < len; i++)
-        h = ((h << 5) | (h >> 59)) + p[i];
-    return (uint32_t)(h ^ (h >> 32));
+        h[0] = ((h[0] << 5) | (h[0] >> 59)) + p[i];
+    r = h[0] ^ ((h[1] << 16) | (h[1] >> 48)) ^ ((h[2] << 32) | (h[2] >> 32)) ^
+        ((h[3] << 48) | (h[3] >> 16));
+    return (uint32_t)(r ^ (r >> 32));
 }
 
 /* SCI commands of a packet */

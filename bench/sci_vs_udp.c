@@ -1,0 +1,212 @@
+/* sci_vs_udp - subdev-sci against raw UDP on loopback, in one run; and the
+ * D310 timing model measured by NetPIPE, as P6 measured ScaMPI.
+ *
+ *   sci_vs_udp [--iters N] [--lat-size B] [--bw-size B] [--bw-total B]
+ *              [--window W] [--no-pin] [--timing] [--timing-only]
+ *              [--budget-ms MS] [--via-curve FILE] [--rt]
+ *
+ * Part 1 (timing model off): ping-pong latency (round trip / 2) and
+ * streaming bandwidth of subdev-sci beside raw UDP between two processes,
+ * and the ratios against the goals (latency <= 1.5x, bandwidth >= 0.8x).
+ * Part 2 (--timing): the D310 profile (component costs only), NetPIPE's
+ * smallest round trip per size; the MPI latency and peak bandwidth that
+ * come out, beside P6's 8 us and 76 MB/s.  With --via-curve (lines "size
+ * MB/s", the VIA timing model's NetPIPE curve, e.g. from bench/via-vs-udp)
+ * also SCI against VIA per size and where VIA overtakes (P6: 16 KB).
+ * Each rank and its node's nicd share one CPU unless --no-pin; --rt runs
+ * every process of the run at SCHED_FIFO (for a machine other work keeps
+ * busy). */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sci_bench.h"
+
+#define MAXSZ 64
+
+static int met(double v, double goal, int at_most)
+{
+    return at_most ? v <= goal : v >= goal;
+}
+
+static int part_udp(const bench_opts_t *o)
+{
+    bench_result_t ub, up, u8k, u64k, sc;
+
+    if (bench_udp_pingpong(o, 0, &ub) || bench_udp_pingpong(o, 1, &up) ||
+        bench_udp_stream(o, 8192, &u8k) || bench_udp_stream(o, 65000, &u64k) ||
+        bench_sci(o, NULL, &sc)) {
+        fprintf(stderr, "sci_vs_udp: a run failed\n");
+        return -1;
+    }
+    double lat = (sc.rtt_us / 2) / (ub.rtt_us / 2), bw = sc.bw_MBs / u8k.bw_MBs;
+    printf("# subdev-sci vs raw UDP on loopback (timing model off), %d round trips of %zu B, "
+           "streaming %zu MB in %zu B messages, window %d\n", o->iters, o->lat_size,
+           o->bw_total >> 20, o->bw_size, o->window);
+    printf("%-46s %12s %12s\n", "", "latency us", "MB/s");
+    printf("%-46s %12.2f %12s\n", "raw UDP ping-pong (blocking recv)", ub.rtt_us / 2, "");
+    printf("%-46s %12.2f %12s\n", "raw UDP ping-pong (busy-polling recv)", up.rtt_us / 2, "");
+    printf("%-46s %12s %12.1f\n", "raw UDP streaming, 8192 B datagrams", "", u8k.bw_MBs);
+    printf("%-46s %12s %12.1f\n", "raw UDP streaming, 65000 B datagrams", "", u64k.bw_MBs);
+    printf("%-46s %12.2f %12.1f\n", "subdev-sci (frames of up to 8.9 kB)", sc.rtt_us / 2,
+           sc.bw_MBs);
+    printf("ratio latency sci/udp(blocking)    %.2f  goal <= 1.5  %s\n", lat,
+           met(lat, 1.5, 1) ? "met" : "NOT MET");
+    printf("ratio latency sci/udp(busy-poll)   %.2f  (for information)\n",
+           (sc.rtt_us / 2) / (up.rtt_us / 2));
+    printf("ratio bandwidth sci/udp(8192 B)    %.2f  goal >= 0.8  %s\n", bw,
+           met(bw, 0.8, 0) ? "met" : "NOT MET");
+    printf("ratio bandwidth sci/udp(65000 B)   %.2f  (for information)\n",
+           sc.bw_MBs / u64k.bw_MBs);
+    return !met(lat, 1.5, 1) + !met(bw, 0.8, 0);
+}
+
+static int read_curve(const char *path, size_t *sz, double *mbs, int max)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    int n = 0;
+
+    if (f == NULL)
+        return -1;
+    while (n < max && fgets(line, sizeof(line), f) != NULL) {
+        unsigned long s;
+        double v;
+        if (line[0] != '#' && sscanf(line, "%lu %lf", &s, &v) == 2) {
+            sz[n] = s;
+            mbs[n++] = v;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* SCI against VIA per size; where VIA overtakes. */
+static int compare_via(const size_t *sz, const double *sci_mbs, int n, const char *path)
+{
+    size_t vsz[MAXSZ];
+    double vmbs[MAXSZ];
+    int vn = read_curve(path, vsz, vmbs, MAXSZ), fails = 0;
+    size_t last_ahead = 0, first_behind = 0;
+
+    if (vn <= 0) {
+        fprintf(stderr, "sci_vs_udp: no VIA curve in %s\n", path);
+        return 1;
+    }
+    printf("# SCI (D310 model) against VIA (its timing model, %s), NetPIPE bandwidth\n", path);
+    printf("%10s %12s %12s %10s\n", "size B", "SCI MB/s", "VIA MB/s", "SCI/VIA");
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < vn; k++) {
+            if (vsz[k] != sz[i])
+                continue;
+            double r = sci_mbs[i] / vmbs[k];
+            printf("%10zu %12.2f %12.2f %10.2f\n", sz[i], sci_mbs[i], vmbs[k], r);
+            if (r > 1.0)
+                last_ahead = sz[i];
+            else if (first_behind == 0 || sz[i] < first_behind)
+                first_behind = sz[i];
+        }
+    }
+    printf("SCI ahead up to %zu B, VIA ahead from %zu B  (P6: SCI ahead up to about 16 KB)\n",
+           last_ahead, first_behind);
+    fails += !(last_ahead >= 4096 && last_ahead <= 65536 && first_behind > last_ahead);
+    printf("crossover shape %s\n", fails ? "NOT as in P6" : "as in P6");
+    return fails;
+}
+
+static int part_timing(const bench_opts_t *o, int budget_ms, const char *via)
+{
+    size_t sz[MAXSZ];
+    double rtt[MAXSZ], mbs[MAXSZ], peak = 0;
+    size_t peak_at = 0;
+    int n = 0, fails = 0;
+
+    for (size_t s = 1; s <= (4u << 20); s *= 2) {
+        sz[n++] = s;
+        if (s == 512)
+            sz[n++] = 560, sz[n++] = 561;
+        if (s == 131072)
+            sz[n++] = 131073;
+    }
+    if (bench_sci_netpipe(o, "d310", sz, n, budget_ms, rtt)) {
+        fprintf(stderr, "sci_vs_udp: the timing-model run failed\n");
+        return -1;
+    }
+    printf("# D310 timing model (component costs only: PIO 780 ns per 64-byte transaction, "
+           "link 500 MB/s, bridge 670 ns per packet, DMA 50 MB/s + 2 us); NetPIPE: smallest "
+           "round trip in %d ms per size\n", budget_ms);
+    printf("%10s %14s %12s\n", "size B", "latency us", "MB/s");
+    for (int i = 0; i < n; i++) {
+        mbs[i] = sz[i] / (rtt[i] / 2);
+        if (mbs[i] > peak) {
+            peak = mbs[i];
+            peak_at = sz[i];
+        }
+        printf("%10zu %14.2f %12.2f\n", sz[i], rtt[i] / 2, mbs[i]);
+    }
+    double lat = rtt[0] / 2;
+    printf("SCI MPI latency  %8.2f us   P6: 8 us     ratio %.2f  %s\n", lat, lat / 8.0,
+           fabs(lat / 8.0 - 1) <= 0.25 ? "near" : "NOT near");
+    printf("SCI peak         %8.2f MB/s P6: 76 MB/s  ratio %.2f  %s (at %zu B)\n", peak,
+           peak / 76.0, fabs(peak / 76.0 - 1) <= 0.15 ? "near" : "NOT near", peak_at);
+    fails += fabs(lat / 8.0 - 1) > 0.25;
+    fails += fabs(peak / 76.0 - 1) > 0.15;
+    if (via != NULL)
+        fails += compare_via(sz, mbs, n, via);
+    return fails;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "iters", required_argument, 0, 'i' }, { "lat-size", required_argument, 0, 'l' },
+        { "bw-size", required_argument, 0, 'b' }, { "bw-total", required_argument, 0, 't' },
+        { "window", required_argument, 0, 'w' }, { "no-pin", no_argument, 0, 'n' },
+        { "timing", no_argument, 0, 'T' }, { "timing-only", no_argument, 0, 'O' },
+        { "budget-ms", required_argument, 0, 'B' }, { "via-curve", required_argument, 0, 'V' },
+        { "rt", no_argument, 0, 'R' }, { 0, 0, 0, 0 }
+    };
+    bench_opts_t o = { .iters = 20000, .lat_size = 8, .bw_size = 65536, .bw_total = 256 << 20,
+                       .window = 16, .dgram = 8192, .pin = 1 };
+    int timing = 0, timing_only = 0, budget = 300, c, fails = 0, rc;
+    const char *via = NULL;
+
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i': o.iters = atoi(optarg); break;
+        case 'l': o.lat_size = strtoul(optarg, NULL, 0); break;
+        case 'b': o.bw_size = strtoul(optarg, NULL, 0); break;
+        case 't': o.bw_total = strtoul(optarg, NULL, 0); break;
+        case 'w': o.window = atoi(optarg); break;
+        case 'n': o.pin = 0; break;
+        case 'T': timing = 1; break;
+        case 'O': timing = timing_only = 1; break;
+        case 'B': budget = atoi(optarg); break;
+        case 'V': via = optarg; timing = 1; break;
+        case 'R':
+            /* inherited by every rank, nicd and baseline process */
+            if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
+                perror("sci_vs_udp: SCHED_FIFO");
+            else
+                printf("# all processes of this run at SCHED_FIFO priority 10\n");
+            break;
+        default: return 2;
+        }
+    }
+    if (!timing_only) {
+        if ((rc = part_udp(&o)) < 0)
+            return 1;
+        fails += rc;
+    }
+    if (timing) {
+        if ((rc = part_timing(&o, budget, via)) < 0)
+            return 1;
+        fails += rc;
+    }
+    return fails ? 3 : 0;
+}
