@@ -25,6 +25,8 @@ enum nic_ctl_op {
     NIC_CTL_PERS     = 6,  /* ep_id, job_key, pers_op, data -> data */
     NIC_CTL_STATUS   = 7,  /* -> data: text */
     NIC_CTL_SHUTDOWN = 8,  /* stop the firmware */
+    NIC_CTL_EP_WAKEFD = 9, /* ep_id, job_key, fd: an eventfd the firmware writes
+                              after a CQ entry while host_waiting is set */
 };
 
 typedef struct nic_ctl_msg {

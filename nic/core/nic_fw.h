@@ -44,6 +44,7 @@ typedef struct nic_fw_ep {
     uint32_t         conn;      /* owning connection */
     uint64_t         job_key;
     int              memfd;
+    int              wake_fd;   /* host's eventfd (NIC_CTL_EP_WAKEFD) or -1 */
     nic_ep_shared_t *sh;
     size_t           seg_size;
     nic_ring_t       sq, rq, cq;   /* firmware's side of each ring */

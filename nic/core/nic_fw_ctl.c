@@ -224,6 +224,19 @@ void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
         }
         break;
     }
+    case NIC_CTL_EP_WAKEFD:
+        if ((ep = ctl_owned_ep(fw, c, &m, &rc)) != NULL) {
+            if (in_fd < 0) {
+                rc = NIC_ERR_INVALID;
+            } else {
+                if (ep->wake_fd >= 0)
+                    close(ep->wake_fd);
+                ep->wake_fd = in_fd;
+                in_fd = -1;   /* kept */
+            }
+        }
+        m.len = 0;
+        break;
     case NIC_CTL_STATUS:
         nic_fw_status_text(fw, (char *)m.data, NIC_CTL_DATA_MAX);
         m.len = (uint32_t)strlen((char *)m.data) + 1;

@@ -61,6 +61,7 @@ int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, uint64_t job_key, uint32_t sq_
     fw->ep_gen[slot]++;
     ep->id = slot | (fw->ep_gen[slot] << 8);
     ep->conn = conn;
+    ep->wake_fd = -1;
     ep->job_key = job_key;
     ep->seg_size = seg;
 
@@ -115,6 +116,8 @@ void nic_fw_ep_destroy(nic_fw_t *fw, nic_fw_ep_t *ep)
             munmap(ep->mr[i].base, ep->mr[i].size);
     munmap(ep->sh, ep->seg_size);
     close(ep->memfd);
+    if (ep->wake_fd >= 0)
+        close(ep->wake_fd);
     nic_log_info("endpoint %#x closed", ep->id);
     free(ep);
 }
@@ -197,11 +200,23 @@ void *nic_fw_mr_lookup(nic_fw_ep_t *ep, uint32_t key, uint64_t off, uint64_t len
     return mr->base + off;
 }
 
+/* A host that sleeps (futex on cq_prod, or poll on its wake eventfd)
+ * set host_waiting before its last look at the CQ; the commit is
+ * sequentially consistent, so one of the two sees the other. */
+static void fw_ep_wake(nic_fw_ep_t *ep)
+{
+    uint64_t one = 1;
+    syscall(SYS_futex, &ep->sh->cq_prod, FUTEX_WAKE, 1, NULL, NULL, 0);
+    if (ep->wake_fd >= 0 && write(ep->wake_fd, &one, sizeof(one)) < 0) {
+        /* counter saturated: the host will look anyway */
+    }
+}
+
 void nic_fw_cq_commit(nic_fw_ep_t *ep)
 {
     nic_ring_commit(&ep->cq);
     if (atomic_load(&ep->sh->host_waiting))
-        syscall(SYS_futex, &ep->sh->cq_prod, FUTEX_WAKE, 1, NULL, NULL, 0);
+        fw_ep_wake(ep);
 }
 
 void nic_fw_ep_fail(nic_fw_ep_t *ep, int status)
@@ -209,5 +224,5 @@ void nic_fw_ep_fail(nic_fw_ep_t *ep, int status)
     atomic_store(&ep->sh->error, status);
     atomic_store(&ep->sh->state, NIC_EP_ERROR);
     if (atomic_load(&ep->sh->host_waiting))
-        syscall(SYS_futex, &ep->sh->cq_prod, FUTEX_WAKE, 1, NULL, NULL, 0);
+        fw_ep_wake(ep);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -400,6 +401,7 @@ int nic_ep_open(nic_host_t *h, uint64_t job_key, uint32_t sq_n, uint32_t rq_n, u
         return NIC_ERR_NO_MEMORY;
     }
     ep->host = h;
+    ep->wake_fd = -1;
     ep->id = m.ep_id;
     ep->job_key = job_key;
     ep->seg_size = m.arg[3];
@@ -436,6 +438,8 @@ int nic_ep_close(nic_ep_t *ep)
     m.job_key = ep->job_key;
     rc = host_locked_call(ep->host, &m, -1, NULL, NULL);
     munmap(ep->sh, ep->seg_size);
+    if (ep->wake_fd >= 0)
+        close(ep->wake_fd);
     free(ep);
     return rc;
 }
@@ -586,4 +590,46 @@ int nic_ep_wait(nic_ep_t *ep, int timeout_ms)
     if (rc != NIC_OK)
         return rc;
     return atomic_load(&sh->cq_prod) != ep->cq.local ? NIC_OK : NIC_ERR_TIMEOUT;
+}
+
+int nic_ep_wake_arm(nic_ep_t *ep)
+{
+    if (ep->wake_fd < 0) {
+        nic_ctl_msg_t m;
+        int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        memset(&m, 0, NIC_CTL_HDR_SIZE);
+        m.op = NIC_CTL_EP_WAKEFD;
+        m.ep_id = ep->id;
+        m.job_key = ep->job_key;
+        if (host_locked_call(ep->host, &m, fd, NULL, NULL) != NIC_OK) {
+            close(fd);
+            return -1;
+        }
+        ep->wake_fd = fd;
+    }
+    ep->armed = 1;
+    atomic_store(&ep->sh->host_waiting, 1);
+    /* Work already there, or a dead firmware: be readable at once. */
+    if (atomic_load(&ep->sh->cq_prod) != ep->cq.local ||
+        atomic_load(&ep->sh->state) != NIC_EP_OPEN || atomic_load(&ep->host->dead)) {
+        uint64_t one = 1;
+        if (write(ep->wake_fd, &one, sizeof(one)) < 0) {
+            /* saturated: readable anyway */
+        }
+    }
+    return ep->wake_fd;
+}
+
+void nic_ep_wake_disarm(nic_ep_t *ep)
+{
+    uint64_t v;
+    if (!ep->armed)
+        return;
+    ep->armed = 0;
+    atomic_store(&ep->sh->host_waiting, 0);
+    if (read(ep->wake_fd, &v, sizeof(v)) < 0) {
+        /* nothing pending */
+    }
 }

@@ -41,6 +41,8 @@ typedef struct nic_ep {
     nic_ep_shared_t *sh;
     size_t           seg_size;
     nic_ring_t       sq, rq, cq;     /* host's side of each ring */
+    int              wake_fd;        /* nic_ep_wake_arm(), -1 until then */
+    int              armed;
 } nic_ep_t;
 
 typedef struct nic_mr {
@@ -93,6 +95,11 @@ int  nic_mr_free(nic_ep_t *ep, nic_mr_t *mr);
 int  nic_ep_check(nic_ep_t *ep);
 /* Block until the CQ is not empty or timeout_ms passes (futex). */
 int  nic_ep_wait(nic_ep_t *ep, int timeout_ms);
+/* A descriptor to sleep on in poll(): nic_ep_wake_arm() returns an eventfd
+ * (created on first use) that becomes readable once the CQ is not empty,
+ * or -1.  Call nic_ep_wake_disarm() when awake again (it drains the fd). */
+int  nic_ep_wake_arm(nic_ep_t *ep);
+void nic_ep_wake_disarm(nic_ep_t *ep);
 
 void nic_host_kick_slow(nic_host_t *host);
 

@@ -244,5 +244,6 @@ MD_LOAD_DEVICE_PTR(myri)
     ops->improbe = myri_improbe;
     ops->imrecv = myri_imrecv;
     ops->progress = myri_progress;
+    ops->wait_fd = myri_wait_fd;
     return MD_OK;
 }

@@ -206,6 +206,16 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
             myri_op_ctl(ctx, q, MYRI_H_PROBE, 0, 0, 0);
 }
 
+/* The multidevice's progress thread sleeps on this while idle: the NIC
+ * writes it after a completion-queue entry (nic_ep_wake_arm). */
+int myri_wait_fd(md_subdev_t *sd)
+{
+    myri_ctx_t *ctx = sd->priv;
+    if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0)
+        return -1;   /* work that no arrival announces: keep polling */
+    return nic_ep_wake_arm(myri_gam_ep(ctx->gam));
+}
+
 int myri_progress(md_subdev_t *sd)
 {
     myri_ctx_t *ctx = sd->priv;
@@ -215,6 +225,7 @@ int myri_progress(md_subdev_t *sd)
         myri_flush_done(ctx);
         return ctx->dead;
     }
+    nic_ep_wake_disarm(myri_gam_ep(ctx->gam));
     n = myri_gam_poll(ctx->gam, 64);
     if (n < 0) {
         ctx->dead = n;

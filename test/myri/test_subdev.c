@@ -413,3 +413,40 @@ Test(subdev, alltoall_two_ranks_per_node_and_self, .timeout = 60)
     mh_world_t w = { .n = 4, .node_of_rank = { 0, 0, 1, 1 }, .timeout_s = 40 };
     RUN(w, rank_alltoall);
 }
+
+/* ------------------------------------------------------------------ */
+
+#include <poll.h>
+
+static int rank_wait_fd(mh_rank_t *r)
+{
+    md_request_t req;
+    int v = 0;
+
+    if (r->rank == 0) {
+        mh_barrier(r);
+        usleep(200000);          /* the other side is asleep by now */
+        v = 42;
+        mh_isend(r, &req, 1, 3, &v, sizeof(v), 0);
+        return mh_wait(r, &req, 5000) == MD_OK ? 0 : 1;
+    }
+    mh_irecv(r, &req, 0, 3, &v, sizeof(v));
+    mh_barrier(r);
+    r->ops.progress(&r->sd);
+    int fd = r->ops.wait_fd(&r->sd);   /* what the progress thread does */
+    if (fd < 0)
+        return 2;
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    uint64_t t0 = mh_now_us();
+    if (poll(&p, 1, 5000) != 1)
+        return 3;                /* the NIC never woke us */
+    if (mh_now_us() - t0 < 100000)
+        return 4;                /* woke before anything was sent */
+    return mh_wait(r, &req, 5000) == MD_OK && v == 42 ? 0 : 5;
+}
+
+Test(subdev, an_idle_progress_thread_sleeps_on_wait_fd, .timeout = 60)
+{
+    mh_world_t w = two_nodes();
+    RUN(w, rank_wait_fd);
+}
