@@ -1,12 +1,13 @@
 /* bench_sci.c - subdev-sci driven through its SDI ops by two forked ranks
  * on two emulated nodes (each node its own bridge firmware, nicd), with the
  * job harness of test/sci: ping-pong, windowed streaming, and NetPIPE's
- * smallest-round-trip sweep. */
+ * smallest-round-trip sweep (bench_netpipe.c). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_netpipe.h"
 #include "sci_bench.h"
 #include "sci_job.h"
 
@@ -97,41 +98,23 @@ static int rank_pp_stream(sj_rank_t *r)
     return 0;
 }
 
-/* Rank 0 decides when a size has had its time; both ranks read the stop
- * flag it publishes for that size (one per size, never reset) after each
- * round trip. */
+static int sj_round_trip(void *r, uint8_t *buf, size_t n)
+{
+    return round_trip(r, buf, n);
+}
+
+static void sj_barrier_op(void *r)
+{
+    sj_barrier(r);
+}
+
 static int rank_netpipe(sj_rank_t *r)
 {
-    size_t max = 0;
-    for (int i = 0; i < g_nsizes; i++)
-        max = g_sizes[i] > max ? g_sizes[i] : max;
-    uint8_t *buf = calloc(1, max);
-    volatile double *stop = &g_out[2 + g_nsizes];
+    static const np_ops_t ops = { sj_round_trip, sj_barrier_op };
 
     if (g_o->pin)
         bench_pin(r->rank);
-    for (int i = 0; i < g_nsizes; i++) {
-        double best = 1e30, end = bench_now_us() + g_budget_ms * 1000.0;
-        int reps = 0;
-        sj_barrier(r);
-        for (;;) {
-            double t0 = bench_now_us();
-            if (round_trip(r, buf, g_sizes[i]))
-                return 1;
-            double t = bench_now_us() - t0;
-            best = t < best ? t : best;
-            reps++;
-            if (r->rank == 0 && bench_now_us() > end && reps >= 3)
-                stop[i] = 1;
-            sj_barrier(r);
-            if (stop[i] != 0)
-                break;
-        }
-        if (r->rank == 0)
-            g_out[2 + i] = best;
-    }
-    free(buf);
-    return 0;
+    return np_run(r, r->rank, &ops, g_sizes, g_nsizes, g_budget_ms, g_out) ? 1 : 0;
 }
 
 static int run(const char *timing, int (*fn)(sj_rank_t *r))
@@ -159,9 +142,8 @@ int bench_sci_netpipe(const bench_opts_t *o, const char *timing, const size_t *s
     g_sizes = sizes;
     g_nsizes = n;
     g_budget_ms = budget_ms;
-    if ((g_out = bench_shared((2 + 2 * (size_t)n) * sizeof(double))) == NULL ||
-        run(timing, rank_netpipe) != 0)
+    if ((g_out = bench_shared(np_shared_len(n))) == NULL || run(timing, rank_netpipe) != 0)
         return -1;
-    memcpy(rtt_us, &g_out[2], (size_t)n * sizeof(double));
+    memcpy(rtt_us, g_out, (size_t)n * sizeof(double));
     return 0;
 }

@@ -16,4 +16,8 @@ int bench_sci(const bench_opts_t *o, const char *timing, bench_result_t *r);
 int bench_sci_netpipe(const bench_opts_t *o, const char *timing, const size_t *sizes, int n,
                       int budget_ms, double *rtt_us);
 
+/* The same sweep over subdev-via (its timing profile, e.g. "clan"). */
+int bench_via_netpipe(const bench_opts_t *o, const char *timing, const size_t *sizes, int n,
+                      int budget_ms, double *rtt_us);
+
 #endif /* SCI_BENCH_H */

@@ -1,0 +1,59 @@
+/* bench_netpipe.c - NetPIPE's smallest-round-trip sweep (bench_netpipe.h). */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "bench_netpipe.h"
+#include "myri_bench.h"
+
+int np_sizes(size_t *sizes, int max)
+{
+    int n = 0;
+    for (size_t s = 1; s <= (4u << 20) && n + 3 <= max; s *= 2) {
+        sizes[n++] = s;
+        if (s == 512) {
+            sizes[n++] = 560;
+            sizes[n++] = 561;
+        }
+        if (s == 131072)
+            sizes[n++] = 131073;
+    }
+    return n;
+}
+
+int np_run(void *rank, int me, const np_ops_t *ops, const size_t *sizes, int n, int budget_ms,
+           volatile double *shared)
+{
+    volatile double *stop = shared + n;   /* one flag per size, never reset */
+    size_t max = 1;
+    uint8_t *buf;
+
+    for (int i = 0; i < n; i++)
+        max = sizes[i] > max ? sizes[i] : max;
+    if ((buf = calloc(1, max)) == NULL)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        double best = 1e30, end = bench_now_us() + budget_ms * 1000.0;
+        int reps = 0;
+        ops->barrier(rank);
+        for (;;) {
+            double t0 = bench_now_us();
+            if (ops->round_trip(rank, buf, sizes[i]) != 0) {
+                free(buf);
+                return -1;
+            }
+            double t = bench_now_us() - t0;
+            best = t < best ? t : best;
+            reps++;
+            if (me == 0 && bench_now_us() > end && reps >= 3)
+                stop[i] = 1;
+            ops->barrier(rank);
+            if (stop[i] != 0)
+                break;
+        }
+        if (me == 0)
+            shared[i] = best;
+    }
+    free(buf);
+    return 0;
+}
