@@ -48,9 +48,10 @@ static void gam_wait(uint64_t ns)
         return;
     end = gam_now_ns() + ns;
     /* Yield only while the rest is long enough for the other's turn (a
-     * firmware loop turn takes about a microsecond); spin the tail. */
+     * firmware loop turn takes a microsecond or two); spin the tail, so a
+     * request's 2.5 us is kept exactly. */
     while ((now = gam_now_ns()) < end)
-        if (end - now > 2000)
+        if (end - now > 3000)
             sched_yield();
 }
 
