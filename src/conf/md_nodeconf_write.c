@@ -51,10 +51,16 @@ static void put_str(out_buf_t *b, const char *s)
     put_mem(b, s, strlen(s));
 }
 
+/* " name": names are short (< MD_NODECONF_NAME_MAX), copied bytewise
+ * without a strlen and a memcpy call each. */
 static void put_word(out_buf_t *b, const char *s)
 {
-    put_mem(b, " ", 1);
-    put_str(b, s);
+    char *p = room(b, MD_NODECONF_NAME_MAX + 1);
+
+    *p++ = ' ';
+    for (size_t i = 0; i < MD_NODECONF_NAME_MAX && s[i] != '\0'; i++)
+        *p++ = s[i];
+    b->len = (size_t)(p - b->text);
 }
 
 static void put_size(out_buf_t *b, size_t v)
@@ -82,7 +88,8 @@ static void write_device(out_buf_t *b, const md_nodeconf_device_t *dev)
     put_str(b, "device");
     put_word(b, dev->name);
     for (size_t i = 0; i < dev->num_params; i++) {
-        put_word(b, dev->params[i].key);
+        put_mem(b, " ", 1);
+        put_str(b, dev->params[i].key);  /* keys and values may be long */
         put_mem(b, "=", 1);
         put_str(b, dev->params[i].value);
     }
