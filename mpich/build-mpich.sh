@@ -70,6 +70,13 @@ LOGS=$WORK/logs
 STAMP=$PREFIX/share/multidev/mpich-build.key
 mkdir -p "$LOGS"
 
+# Several people share a checkout: one build at a time in this work dir.
+exec 9>"$WORK/.build-mpich.lock"
+if ! flock -n 9; then
+  say "another build-mpich.sh is running in $WORK; waiting for it"
+  flock 9
+fi
+
 # MPICH configure options.  Why each one is there: doc/mpich.md.
 CONFIGURE_OPTS=(
   --with-device=multi

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# mpich/run-pt2pt-suite.sh - runs MPICH's own point-to-point test suite
+# (test/mpi/pt2pt) against our MPICH (--with-device=multi) and, on request,
+# against Debian's packaged MPICH 4.0.2 as the baseline, and prints
+# passed/total, every failure with its output and our notes on why it fails
+# (mpich/pt2pt-notes.txt), and the tests that pass on the baseline only.
+#
+# The suite is built from the MPICH source that mpich/build-mpich.sh fetched
+# (_work/mpich-src), configured against the MPI under test.
+#
+# Usage: mpich/run-pt2pt-suite.sh [options]
+#   --baseline        also run the suite on Debian's MPICH (mpicc.mpich, mpiexec.mpich)
+#   --baseline-only   run it on Debian's MPICH only
+#   --timeout S       per-test time limit in seconds (MPITEST_TIMEOUT; default 120)
+#   --tests FILE      a testlist of your own instead of pt2pt/testlist
+#                     (format: "name nprocs [arg=..] [env=..]", one per line)
+#   --prefix DIR      where our MPICH is installed (default <checkout>/_install)
+#   --report-only     do not run anything; print the summary of the last runs
+#   -h, --help        this text
+#
+# Results: _work/pt2pt-<ours|debian>/ (TAP, JUnit, XML, logs) and
+# _work/pt2pt-summary.txt.  Exit status: 0 if every test that passes on the
+# baseline (or every test, without a baseline) passes on ours, else 1.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
+WORK=${MULTIDEV_WORK_DIR:-$ROOT/_work}
+SRC=$WORK/mpich-src
+NOTES=$ROOT/mpich/pt2pt-notes.txt
+TIMEOUT=${MPITEST_TIMEOUT:-120}
+RUN_OURS=1
+RUN_BASE=0
+REPORT_ONLY=0
+TESTLIST=""
+
+die() { echo "run-pt2pt-suite: error: $*" >&2; exit 2; }
+say() { echo "run-pt2pt-suite: $*"; }
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --baseline) RUN_BASE=1; shift ;;
+    --baseline-only) RUN_BASE=1; RUN_OURS=0; shift ;;
+    --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; TIMEOUT=$2; shift 2 ;;
+    --timeout=*) TIMEOUT=${1#--timeout=}; shift ;;
+    --tests) [ $# -ge 2 ] || die "--tests needs a file"; TESTLIST=$(realpath "$2"); shift 2 ;;
+    --tests=*) TESTLIST=$(realpath "${1#--tests=}"); shift ;;
+    --prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; PREFIX=$2; shift 2 ;;
+    --prefix=*) PREFIX=${1#--prefix=}; shift ;;
+    --report-only) REPORT_ONLY=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
+case "$TIMEOUT" in ''|*[!0-9]*) die "--timeout wants seconds, not '$TIMEOUT'" ;; esac
+[ -z "$TESTLIST" ] || [ -f "$TESTLIST" ] || die "no test list $TESTLIST"
+
+[ -f "$SRC/test/mpi/configure" ] ||
+  die "no MPICH source in $SRC: run mpich/build-mpich.sh first (it fetches it)"
+if [ "$RUN_OURS" = 1 ]; then
+  [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mpiexec" ] ||
+    die "no MPICH in $PREFIX: run mpich/build-mpich.sh first"
+fi
+if [ "$RUN_BASE" = 1 ]; then
+  command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
+    die "Debian's MPICH (mpicc.mpich, mpiexec.mpich) is not installed: run scripts/setup-deps.sh"
+fi
+
+# Builds and runs the suite for one MPI.  $1 name, $2 mpicc, $3 mpiexec.
+run_suite() {
+  local name=$1 cc=$2 mpiexec=$3
+  local dir=$WORK/pt2pt-$name
+  local t0=$SECONDS
+  mkdir -p "$dir"
+  say "[$name] configuring test/mpi with CC=$cc (log: $dir/configure.log)"
+  # test/mpi's configure takes the wrapper from MPICC (CC alone is ignored
+  # and "mpicc" is looked up in PATH - Debian's /usr/bin/mpicc is Open MPI).
+  local stamp="MPICC=$cc MPIEXEC=$mpiexec"
+  if [ ! -f "$dir/.configured-with" ] || [ "$(cat "$dir/.configured-with")" != "$stamp" ]; then
+    rm -rf "$dir" && mkdir -p "$dir"
+    (cd "$dir" && MPICC=$cc CC=$cc MPIEXEC=$mpiexec "$SRC/test/mpi/configure" \
+        --disable-fortran --disable-cxx --disable-romio --disable-spawn --disable-ft-tests \
+        >configure.log 2>&1) ||
+      { tail -n 30 "$dir/configure.log" >&2; die "[$name] configure of test/mpi failed ($dir/configure.log)"; }
+    echo "$stamp" > "$dir/.configured-with"
+  fi
+  say "[$name] building util and pt2pt (log: $dir/make.log)"
+  (make -C "$dir/util" -j2 all && make -C "$dir/pt2pt" -j2 all) >"$dir/make.log" 2>&1 ||
+    { tail -n 30 "$dir/make.log" >&2; die "[$name] building the pt2pt tests failed ($dir/make.log)"; }
+
+  local list=testlist
+  if [ -n "$TESTLIST" ]; then cp "$TESTLIST" "$dir/pt2pt/testlist.custom"; list=testlist.custom; fi
+  say "[$name] running pt2pt with $mpiexec, MPITEST_TIMEOUT=$TIMEOUT s (log: $dir/runtests.log)"
+  rm -f "$dir"/summary-pt2pt.*
+  # runtests exits non-zero when a test fails; the TAP file says which.
+  (cd "$dir" && MPITEST_TIMEOUT=$TIMEOUT ./runtests -srcdir="$SRC/test/mpi" \
+      -tests="$list" -testdirs=pt2pt -mpiexec="$mpiexec" \
+      -xmlfile=summary-pt2pt.xml -tapfile=summary-pt2pt.tap -junitfile=summary-pt2pt.junit.xml \
+      >runtests.log 2>&1) || true
+  [ -f "$dir/summary-pt2pt.tap" ] || die "[$name] runtests wrote no TAP file (see $dir/runtests.log)"
+  say "[$name] done in $((SECONDS - t0)) s"
+  echo "$((SECONDS - t0))" > "$dir/elapsed"
+  echo "$TIMEOUT" > "$dir/timeout"
+}
+
+if [ "$REPORT_ONLY" = 1 ]; then
+  [ -f "$WORK/pt2pt-debian/summary-pt2pt.tap" ] && RUN_BASE=1
+  [ -f "$WORK/pt2pt-ours/summary-pt2pt.tap" ] || RUN_OURS=0
+elif [ "$RUN_OURS" = 1 ]; then
+  export PATH=$PREFIX/bin:$PATH
+  run_suite ours "$PREFIX/bin/mpicc" "$PREFIX/bin/mpiexec"
+fi
+if [ "$RUN_BASE" = 1 ] && [ "$REPORT_ONLY" = 0 ]; then
+  run_suite debian "$(command -v mpicc.mpich)" "$(command -v mpiexec.mpich)"
+fi
+
+# ------------------------------------------------------------ summary
+# TAP lines: "ok N - ./pt2pt/name np # time=..", "not ok N - ..", "ok N - .. # SKIP reason".
+# Tests are keyed "name np #k" (k-th occurrence: the testlist repeats a test
+# with different arguments or environments).
+SUMMARY=$WORK/pt2pt-summary.txt
+rc=0
+python3 - "$WORK" "$NOTES" "$RUN_OURS" "$RUN_BASE" "$TIMEOUT" >"$SUMMARY" <<'PY' || rc=$?
+import os, re, sys, textwrap
+work, notes_file, run_ours, run_base, timeout = sys.argv[1:6]
+runs = [n for n, on in (("ours", run_ours), ("debian", run_base)) if on == "1"]
+
+def parse(name):
+    res, order, seen, out = {}, [], {}, {}
+    cur = None
+    for line in open(os.path.join(work, "pt2pt-" + name, "summary-pt2pt.tap"), errors="replace"):
+        m = re.match(r"(not ok|ok)\s+\d*\s*- \./pt2pt/(\S+) (\d+)(.*)$", line)
+        if m:
+            status, test, np, rest = m.groups()
+            base = "%s %s" % (test, np)
+            seen[base] = seen.get(base, 0) + 1
+            key = base if seen[base] == 1 else "%s #%d" % (base, seen[base])
+            if "# SKIP" in rest:
+                status = "skip"
+            elif status == "ok":
+                status = "pass"
+            else:
+                status = "FAIL"
+            res[key] = status
+            order.append(key)
+            cur = key if status == "FAIL" else None
+            out[key] = []
+        elif cur and line.startswith("## ") and not line.startswith("## Test output"):
+            out[cur].append(line[3:].rstrip())
+    return res, order, out
+
+notes = {}
+if os.path.exists(notes_file):
+    for line in open(notes_file):
+        line = line.rstrip("\n")
+        if not line.strip() or line.startswith("#"):
+            continue
+        key, _, why = line.partition(":")
+        notes[key.strip()] = why.strip()
+
+data = {n: parse(n) for n in runs}
+order = data[runs[0]][1]
+for n in runs[1:]:
+    order += [k for k in data[n][1] if k not in order]
+
+def runinfo(n, what, default="?"):
+    try:
+        return open(os.path.join(work, "pt2pt-" + n, what)).read().strip()
+    except OSError:
+        return default
+
+print("MPICH test/mpi/pt2pt")
+for n in runs:
+    res = data[n][0]
+    run = [k for k in res if res[k] != "skip"]
+    passed = [k for k in run if res[k] == "pass"]
+    label = "ours (ch4:multi)" if n == "ours" else "Debian mpich 4.0.2 (ch4:ucx)"
+    print("  %-30s passed %d/%d  (skipped %d xfail; %s s, MPITEST_TIMEOUT=%s s)"
+          % (label, len(passed), len(run), len(res) - len(run), runinfo(n, "elapsed"),
+             runinfo(n, "timeout", timeout)))
+print()
+if len(runs) == 2:
+    print("%-34s %-6s %-6s" % ("test", "ours", "debian"))
+    for k in order:
+        a = data["ours"][0].get(k, "-")
+        b = data["debian"][0].get(k, "-")
+        if a != "pass" or b != "pass":
+            print("%-34s %-6s %-6s" % (k, a, b))
+    print("(tests that pass on both are not listed)")
+    print()
+
+bad = 0
+for n in runs:
+    res, _, out = data[n]
+    fails = [k for k in order if res.get(k) == "FAIL"]
+    if not fails:
+        continue
+    print("Failures on %s:" % n)
+    for k in fails:
+        base = re.sub(r" #\d+$", "", k)
+        why = notes.get("%s %s" % (n, k)) or notes.get("%s %s" % (n, base)) or \
+              notes.get(k) or notes.get(base) or "(no note yet)"
+        print("  %s" % k)
+        print(textwrap.fill(why, width=100, initial_indent="    why: ",
+                            subsequent_indent="         "))
+        for l in out[k][:6]:
+            print("    | " + l[:150])
+        if len(out[k]) > 6:
+            print("    | ... (%d more lines in pt2pt-%s/summary-pt2pt.tap)" % (len(out[k]) - 6, n))
+    print()
+
+if "ours" in runs:
+    ours = data["ours"][0]
+    if "debian" in runs:
+        deb = data["debian"][0]
+        regress = [k for k in order if deb.get(k) == "pass" and ours.get(k) != "pass"]
+        print("Pass on Debian's MPICH but not on ours: %d" % len(regress))
+        for k in regress:
+            print("  " + k)
+        bad = len(regress)
+    else:
+        bad = len([k for k in ours if ours[k] == "FAIL"])
+sys.exit(1 if bad else 0)
+PY
+cat "$SUMMARY"
+say "summary written to ${SUMMARY#$ROOT/}"
+exit $rc
