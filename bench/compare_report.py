@@ -107,13 +107,14 @@ class Results:
         first, others = self.labels[0], self.labels[1:]
         width = max([11] + [len(l) + 2 for l in self.labels])
         hdr = "%8s" % "size" + "".join("%*s" % (width, l) for l in self.labels)
-        hdr += "".join("%14s" % ("%s/%s" % (first, b)) for b in others)
+        rwidth = max([14] + [len(first) + len(b) + 3 for b in others])
+        hdr += "".join("%*s" % (rwidth, "%s/%s" % (first, b)) for b in others)
         print(hdr)
         for s in sizes:
             vals = [self.get(prog, l, s) for l in self.labels]
             line = "%8s" % size_str(s) + "".join(fmt(v, width, prec) for v in vals)
             for v in vals[1:]:
-                line += fmt(vals[0] / v if vals[0] is not None and v else None, 14, 3)
+                line += fmt(vals[0] / v if vals[0] is not None and v else None, rwidth, 3)
             print(line)
 
 
