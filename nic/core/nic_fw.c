@@ -295,6 +295,7 @@ int nic_fw_run(nic_fw_t *fw)
         now = nic_now_ns();
         events += fw->pers->poll(fw, now, &next);
         events += nic_wire_flush(&fw->wire, now);
+        nic_wire_flush_tx(&fw->wire);
         if ((++loops & 255) == 0) {
             events += fw_wait_events(fw, 0);
             atomic_store_explicit(&fw->status->loops, loops, memory_order_relaxed);

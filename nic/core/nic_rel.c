@@ -231,8 +231,9 @@ int nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len)
         p->progress_ns = now;          /* the window was empty */
     p->ack_owed = 0;                   /* the ack rides along */
     rel->c.tx_data++;
-    struct iovec iov = { f->buf, len };
-    return nic_wire_send(nic_fw_wire(rel->fw), &p->addr, &iov, 1);
+    /* The window slot stays put until acknowledged, which is after the
+     * firmware's turn has flushed it: it can go in a batch. */
+    return nic_wire_send_stable(nic_fw_wire(rel->fw), &p->addr, f->buf, len);
 }
 
 int nic_rel_send(nic_rel_t *rel, nic_rel_peer_t *p, const void *frame, size_t len)

@@ -161,6 +161,56 @@ int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to,
     return rc;
 }
 
+int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, const void *buf, size_t len)
+{
+    const nic_fault_t *f = &w->fault;
+    struct iovec iov = { (void *)buf, len };
+
+    if (f->drop > 0 || f->dup > 0 || f->reorder > 0 || f->corrupt > 0)
+        return nic_wire_send(w, to, &iov, 1);   /* faults decide per frame */
+    if (w->tx_n == NIC_WIRE_TX_BATCH)
+        nic_wire_flush_tx(w);
+    w->tx_to[w->tx_n] = *to;
+    w->tx_iov[w->tx_n] = iov;
+    w->tx_n++;
+    return NIC_OK;
+}
+
+int nic_wire_flush_tx(nic_wire_t *w)
+{
+    struct mmsghdr msgs[NIC_WIRE_TX_BATCH];
+    unsigned done = 0, n = w->tx_n;
+
+    if (n == 0)
+        return 0;
+    for (unsigned i = 0; i < n; i++) {
+        memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
+        msgs[i].msg_hdr.msg_name = &w->tx_to[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(w->tx_to[i]);
+        msgs[i].msg_hdr.msg_iov = &w->tx_iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    while (done < n) {
+        int k = sendmmsg(w->fd, msgs + done, n - done, 0);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            /* the frame at the head is lost on this wire (reliability
+             * recovers); go on with the rest */
+            w->st.tx_errors++;
+            done++;
+            continue;
+        }
+        for (int i = 0; i < k; i++) {
+            w->st.tx_frames++;
+            w->st.tx_bytes += msgs[done + (unsigned)i].msg_len;
+        }
+        done += (unsigned)k;
+    }
+    w->tx_n = 0;
+    return (int)n;
+}
+
 int nic_wire_flush(nic_wire_t *w, uint64_t now_ns)
 {
     if (w->held && now_ns - w->held_since > NIC_WIRE_HOLD_NS) {

@@ -14,6 +14,7 @@
 
 #define NIC_WIRE_MTU 9000u     /* largest frame a personality may send */
 #define NIC_WIRE_RX_BATCH 32   /* frames taken per receive call */
+#define NIC_WIRE_TX_BATCH 32   /* frames handed over per send call */
 
 /* Fault injection: probabilities in [0, 1], applied per transmitted frame.
  * Environment: MULTIDEV_NIC_FAULT_DROP, _DUP, _REORDER, _CORRUPT, _SEED. */
@@ -40,6 +41,10 @@ typedef struct nic_wire {
     uint64_t           held_since;
     uint8_t           *held_buf;
     uint8_t           *rx_bufs;         /* NIC_WIRE_RX_BATCH x NIC_WIRE_MTU */
+    /* frames queued by nic_wire_send_stable, sent by nic_wire_flush_tx */
+    struct sockaddr_in tx_to[NIC_WIRE_TX_BATCH];
+    struct iovec       tx_iov[NIC_WIRE_TX_BATCH];
+    unsigned           tx_n;
     nic_wire_stats_t   st;
 } nic_wire_t;
 
@@ -49,6 +54,14 @@ void nic_wire_close(nic_wire_t *w);
 /* Send one frame made of iov pieces (fault injection applies). */
 int  nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to,
                    const struct iovec *iov, int iovcnt);
+/* Queue a frame whose buffer stays valid and unchanged until the next
+ * nic_wire_flush_tx(); several go out in one system call.  Frames queued
+ * this way keep their order among themselves. */
+int  nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, const void *buf,
+                          size_t len);
+/* Send what nic_wire_send_stable queued (the firmware loop calls it at the
+ * end of every turn). */
+int  nic_wire_flush_tx(nic_wire_t *w);
 /* Release a frame held back for reordering if it waited too long. */
 int  nic_wire_flush(nic_wire_t *w, uint64_t now_ns);
 /* Receive up to max frames without blocking; calls fn for each. */
