@@ -110,8 +110,10 @@ typedef struct sci_peer {
     uint64_t     tp_granted;
     int          tp_started;
     /* liveness */
-    uint64_t     waiting_since_ns;
-    int          probe_out;
+    uint64_t     activity;       /* progress made with it (counter) */
+    uint64_t     activity_seen;  /* at the last check */
+    int          suspect;        /* checks it was waited on without a sign */
+    int          probe_out;      /* a probe read is in flight */
 } sci_peer_t;
 
 /* A control store (ready, done, tp_ctl, tp_grant) waiting for room in the
@@ -144,7 +146,8 @@ typedef struct sci_ctx {
     uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
     uint64_t             eager_limit;
     int                  dead;       /* status once the firmware died */
-    uint64_t             peer_check_ns;
+    uint64_t             peer_check_ns;   /* next liveness check */
+    size_t               check_ms;        /* MULTIDEV_SCI_PEER_CHECK_MS */
     char                 nic_name[32], addr[64], timing[16];
     size_t               sq_entries, cq_entries;
     sci_card_t           card;
@@ -195,6 +198,10 @@ void sci_fail_all(sci_ctx_t *ctx, int status);
 int  sci_ctl_write(sci_ctx_t *ctx, uint64_t addr, const void *data, uint32_t len);
 int  sci_ctl_flush(sci_ctx_t *ctx);
 void sci_ctl_drop_all(sci_ctx_t *ctx);
+/* sci_liveness.c */
+int  sci_liveness_check(sci_ctx_t *ctx);
+/* 1 if c answered a liveness probe (handled), 0 if not a probe's. */
+int  sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c);
 /* sci_util.c */
 void          sci_reqq_push(sci_reqq_t *q, md_request_t *r);
 md_request_t *sci_reqq_pop(sci_reqq_t *q);

@@ -57,7 +57,8 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
         (rc = md_param_size(args, "sci", "dma_chunks", 2, &nchunk)) != MD_OK ||
         (rc = md_param_size(args, "sci", "stage_chunks", 4, &nstage)) != MD_OK ||
         (rc = md_param_size(args, "sci", "sq", 8192, &ctx->sq_entries)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "cq", 1024, &ctx->cq_entries)) != MD_OK)
+        (rc = md_param_size(args, "sci", "cq", 1024, &ctx->cq_entries)) != MD_OK ||
+        (rc = md_param_size(args, "sci", "peer_check_ms", 1000, &ctx->check_ms)) != MD_OK)
         return rc;
     if (inl > eager || eager > ring || ring > (1u << 30) || chunk > (64u << 20) ||
         nstage > 32) {

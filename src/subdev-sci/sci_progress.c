@@ -135,7 +135,7 @@ static int poll_bridge(sci_ctx_t *ctx)
 
     while ((rc = sci_poll(ctx->dev, &c)) == 1) {
         n++;
-        if (c.kind != SCI_CQ_DONE)
+        if (c.kind != SCI_CQ_DONE || sci_liveness_answer(ctx, &c))
             continue;
         if (c.op == SCI_OP_DMA_WRITE) {
             sci_tp_stage_done(ctx, c.cookie, c.status);
@@ -166,16 +166,21 @@ int sci_progress_inner(sci_ctx_t *ctx)
     for (int32_t i = 0; i < ctx->nserved; i++) {
         int32_t peer = ctx->served[i];
         sci_peer_t *p = &ctx->peers[peer];
+        int k = 0;
         if (p->failed || !p->connected)
             continue;
-        n += sci_arrivals(ctx, peer);
+        k += sci_arrivals(ctx, peer);
         if (p->held_head != NULL)
-            n += sci_held_retry(ctx, peer);
+            k += sci_held_retry(ctx, peer);
         if (p->tp_head != NULL)
-            n += sci_tp_recv_progress(ctx, peer);
+            k += sci_tp_recv_progress(ctx, peer);
         if (p->sendq.head != NULL || p->oldest_id < p->next_id || p->rdv_used > 0)
-            n += sci_send_progress(ctx, peer);
+            k += sci_send_progress(ctx, peer);
+        p->activity += (uint64_t)k;
+        n += k;
     }
+    if (n == 0)
+        sci_liveness_check(ctx);
     return n;
 }
 

@@ -59,7 +59,8 @@ void sj_barrier(sj_rank_t *r)
         return;
     }
     while (atomic_load(&board->sense) == sense) {
-        r->ops.progress(&r->sd);   /* peers may wait on our flags */
+        if (r->sd.priv != NULL)
+            r->ops.progress(&r->sd);   /* peers may wait on our flags */
         sched_yield();
     }
 }
@@ -159,15 +160,28 @@ static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
     return rc;
 }
 
-/* A private rundir for this test process, and nicd from the build tree. */
+static char sj_dir[64];
+
+/* The rundir goes when the test process ends (the nicds exit when idle). */
+static void sj_cleanup(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", sj_dir);
+    if (system(cmd) != 0) {
+        /* a leftover temp directory is harmless */
+    }
+}
+
+/* A private rundir for this test process. */
 static void sj_env(void)
 {
-    static char dir[64];
+    char *dir = sj_dir;
 
     if (dir[0] == '\0') {
-        snprintf(dir, sizeof(dir), "/tmp/sj-nic-XXXXXX");
-        if (mkdtemp(dir) == NULL)
+        snprintf(sj_dir, sizeof(sj_dir), "/tmp/sj-nic-XXXXXX");
+        if (mkdtemp(sj_dir) == NULL)
             abort();
+        atexit(sj_cleanup);
     }
     setenv("MULTIDEV_NIC_RUNDIR", dir, 1);
     if (getenv("MULTIDEV_NIC_IDLE_MS") == NULL)
@@ -254,6 +268,12 @@ int sj_recv(sj_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *buf
     req->len = len;
     req->match = (md_match_t){ .src_rank = src, .tag = tag };
     return r->ops.irecv(&r->sd, req);
+}
+
+int sj_bridge_pid(sj_rank_t *r)
+{
+    sci_ctx_t *ctx = r->sd.priv;
+    return ctx != NULL && ctx->nic != NULL ? (int)ctx->nic->status->fw_pid : -1;
 }
 
 int sj_stats(sj_rank_t *r, sci_stats_t *st)

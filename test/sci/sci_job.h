@@ -51,6 +51,8 @@ int  sj_wait(sj_rank_t *r, md_request_t *req, int timeout_ms);
 int  sj_send(sj_rank_t *r, md_request_t *req, int32_t dst, int32_t tag, const void *buf,
              size_t len, uint32_t flags);
 int  sj_recv(sj_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *buf, size_t len);
+/* Pid of the bridge firmware (nicd) of this rank's node, -1 if none. */
+int  sj_bridge_pid(sj_rank_t *r);
 /* The bridge's counters for this rank's endpoint and its node. */
 int  sj_stats(sj_rank_t *r, sci_stats_t *st);
 uint64_t sj_now_us(void);

@@ -1,0 +1,90 @@
+/* sci_liveness.c - is a peer still there?  Remote stores are posted
+ * writes: nothing answers them, so a rank whose peer died (or whose peer's
+ * bridge died) would wait for its flags forever.  While requests wait on a
+ * peer, every MULTIDEV_SCI_PEER_CHECK_MS this rank reads one word of the
+ * peer's exported memory (a remote PIO read, the only one the subdevice
+ * ever makes, and only under suspicion): a read that fails (the segment is
+ * gone: the process exited) or gets no answer (the bridge is gone, after
+ * MULTIDEV_SCI_TIMEOUT_MS) fails everything waiting on that peer with
+ * MD_ERR_PEER_FAILED. */
+#include "config.h"
+
+#include <time.h>
+
+#include "sci_impl.h"
+
+#define SCI_PROBE_COOKIE 0x5052000000000000ull   /* "PR" | peer */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Requests of the user wait on peer (slots alone do not count: they are
+ * freed by flags a finished peer no longer needs to write). */
+static int waits_on(sci_ctx_t *ctx, int32_t peer)
+{
+    sci_peer_t *p = &ctx->peers[peer];
+
+    if (p->sendq.head != NULL || p->rdv_used > 0 || p->tp_head != NULL)
+        return 1;
+    for (md_request_t *r = ctx->mq.posted_head; r != NULL;) {
+        md_request_t *next;
+        if (r->match.src_rank != MD_ANY_SOURCE && r->peer_world == peer)
+            return 1;
+        __builtin_memcpy(&next, &r->sd_priv[0], sizeof(next));
+        r = next;
+    }
+    return 0;
+}
+
+int sci_liveness_check(sci_ctx_t *ctx)
+{
+    const sci_layout_t *l = &ctx->lay;
+    uint64_t now;
+    int n = 0;
+
+    if (ctx->check_ms == 0)
+        return 0;
+    now = now_ns();
+    if (now < ctx->peer_check_ns)
+        return 0;
+    ctx->peer_check_ns = now + (uint64_t)ctx->check_ms * 1000000ull;
+    for (int32_t i = 0; i < ctx->nserved; i++) {
+        int32_t q = ctx->served[i];
+        sci_peer_t *p = &ctx->peers[q];
+        if (p->activity != p->activity_seen || !waits_on(ctx, q)) {
+            p->activity_seen = p->activity;
+            p->suspect = 0;
+            continue;
+        }
+        if (p->failed || p->probe_out || ++p->suspect < 2)
+            continue;
+        /* one word of its rx block for us, into our unused first page */
+        if (sci_post(ctx->dev, SCI_OP_PIO_READ, p->rx_win.addr + l->rx_used,
+                     ctx->seg.offset + (uint64_t)(q % 512) * 8, 8, 0,
+                     SCI_PROBE_COOKIE | (uint32_t)q) == NIC_OK) {
+            p->probe_out = 1;
+            n++;
+        }
+    }
+    return n;
+}
+
+int sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c)
+{
+    int32_t q = (int32_t)(c->cookie & 0xffffffffu);
+
+    if ((c->cookie & ~0xffffffffull) != SCI_PROBE_COOKIE || q < 0 || q >= ctx->world_size)
+        return 0;
+    ctx->peers[q].probe_out = 0;
+    if (c->status != NIC_OK) {
+        SCI_LOG(ctx, 0, "sci: rank %d does not answer (%s): its process or its node's bridge "
+                "is gone", q, c->status == NIC_ERR_PEER_FAILED ? "no bridge answers"
+                                                              : "its segment is gone");
+        sci_fail_peer(ctx, q, MD_ERR_PEER_FAILED);
+    }
+    return 1;
+}
