@@ -203,6 +203,40 @@ static void derive(mdc_tree_t *t)
     }
 }
 
+int mdc_tree_still_best(mdc_tree_t *t, size_t size)
+{
+    const mdc_graph_t *g = t->g;
+
+    t->size = size;
+    t->cls = mdc_graph_class_of(g, size);
+    derive(t);                       /* the same paths, this size's lines */
+    for (uint32_t i = 0; i < t->num_order; i++) {
+        uint32_t v = t->order[i];
+        t->label[v].cost = t->line_a[v] + t->line_b[v] * size;
+    }
+    for (uint32_t i = 0; i < t->num_order; i++) {
+        uint32_t u = t->order[i];
+        mdc_label_t base = t->label[u];
+        if (u < g->num_hosts && u != t->src) {
+            if (!g->can_forward[u])
+                continue;
+            base.cost += mdc_line_at(fwd_line(t, u), size);
+            base.relays++;
+        }
+        for (uint32_t ei = g->first[u]; ei < g->first[u + 1]; ei++) {
+            const mdc_edge_t *e = &g->edges[ei];
+            if (e->to == t->src || t->pred_edge[e->to] == (int32_t)ei)
+                continue;
+            mdc_label_t alt = {
+                base.cost + mdc_line_at(mdc_edge_line(g, e, t->cls), size),
+                base.relays, base.rank + e->rank, base.tie + e->tie };
+            if (mdc_label_less(&alt, &t->label[e->to]))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 void mdc_dijkstra(mdc_tree_t *t, uint32_t src, size_t size, int first_net)
 {
     const mdc_graph_t *g = t->g;

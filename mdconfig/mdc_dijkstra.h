@@ -56,6 +56,12 @@ void mdc_tree_free(mdc_tree_t *t);
  * alternatives). */
 void mdc_dijkstra(mdc_tree_t *t, uint32_t src, size_t size, int first_net);
 
+/* Is the tree t (computed for another size) still the best one for size?
+ * Recomputes its labels for size (the paths stay) and checks that no edge
+ * offers any vertex a better label: one pass over the edges instead of a
+ * Dijkstra run.  On 0 the tree's labels are stale: run mdc_dijkstra. */
+int mdc_tree_still_best(mdc_tree_t *t, size_t size);
+
 static inline int mdc_label_less(const mdc_label_t *x, const mdc_label_t *y)
 {
     if (x->cost != y->cost)

@@ -181,6 +181,7 @@ static int record(mdc_rootres_t *r, const mdc_tree_t *t, size_t lo,
 int mdc_root_solve(mdc_treepool_t *pool, uint32_t root, mdc_rootres_t *out)
 {
     const mdc_graph_t *g = pool->g;
+    mdc_tree_t *t = NULL;              /* the last tree, kept for reuse */
 
     out->root = root;
     out->num_iv = 0;
@@ -188,21 +189,25 @@ int mdc_root_solve(mdc_treepool_t *pool, uint32_t root, mdc_rootres_t *out)
     for (size_t k = 0; k < g->num_classes; k++) {
         size_t hi = mdc_graph_class_end(g, k);
         for (size_t s = g->bounds[k];;) {
-            mdc_tree_t *t = tree_get(pool);
-            if (t == NULL)
-                return -1;
-            mdc_dijkstra(t, root, s, -1);
-            out->dijkstra_runs++;
+            /* a new class often keeps the previous class's tree */
+            if (t == NULL || s != g->bounds[k] || !mdc_tree_still_best(t, s)) {
+                if (t == NULL && (t = tree_get(pool)) == NULL)
+                    return -1;
+                mdc_dijkstra(t, root, s, -1);
+                out->dijkstra_runs++;
+            }
             size_t until = stable_until(t, s, hi);
-            int rc = record(out, t, s, until);
-            tree_put(pool, t);
-            if (rc != 0)
+            if (record(out, t, s, until) != 0) {
+                tree_put(pool, t);
                 return -1;
+            }
             if (until >= hi)
                 break;
             s = until + 1;
         }
     }
+    if (t != NULL)
+        tree_put(pool, t);
     return 0;
 }
 
