@@ -394,3 +394,51 @@ Test(protection, unregistered_memory_is_refused, .timeout = 30)
     cr_assert_eq(prot_got, 1, "only the legitimate send arrived");
     lcp_pair_stop(&p);
 }
+
+/* ------------------------------------------------------------------ */
+/* Timing model                                                        */
+
+#include "myri/myri_timing.h"
+
+static unsigned tm_pongs;
+static void tm_ping(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
+{
+    myri_gam_reply(g, src, 10, NULL, NULL, 0);
+}
+static void tm_pong(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
+{
+    tm_pongs++;
+}
+
+/* The model can only add time: a round trip never beats the sum of its
+ * component costs (request 2.52 us, LCP 2 x 2.5 us, link, message read
+ * 5.89 us, each way), whatever the load of the machine. */
+Test(timing, a_round_trip_costs_at_least_its_components, .timeout = 60)
+{
+    lcp_pair_t p;
+    lcp_pair_opts_t o = { .n = 2, .credits = 4 };
+    myri_timing_t t;
+    myri_host_timing_t ht;
+
+    cr_assert_eq(myri_timing_profile("hplam", &t, &ht), 0);
+    cr_assert_eq(myri_timing_profile("nonesuch", NULL, NULL), -1);
+    cr_assert_eq(lcp_pair_start(&p, &o), 0);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(myri_gam_timing(p.node[i].g, &t), NIC_OK);
+        myri_gam_set_host_timing(p.node[i].g, &ht);
+    }
+    myri_gam_set_handler(p.node[1].g, 9, tm_ping, NULL);
+    myri_gam_set_handler(p.node[0].g, 10, tm_pong, NULL);
+    const int n = 50;
+    uint64_t t0 = nic_now_ns();
+    for (int i = 0; i < n; i++) {
+        while (myri_gam_request(p.node[0].g, 1, 9, NULL, NULL, 0) != NIC_OK)
+            lcp_pair_poll(&p);
+        while (tm_pongs < (unsigned)i + 1)
+            lcp_pair_poll(&p);
+    }
+    double rtt_us = (double)(nic_now_ns() - t0) / 1000.0 / n;
+    double floor_us = 2 * (2.52 + 2.5 + 0.5 + 2.5 + 5.89);
+    cr_assert_geq(rtt_us, floor_us, "round trip %.2f us below the model's %.2f us", rtt_us, floor_us);
+    lcp_pair_stop(&p);
+}
