@@ -59,7 +59,7 @@ bench_mpi_available "$MPI" ||
   die "MPI '$MPI' is not available (ours: build _install; others: scripts/setup-deps.sh)"
 bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed"
 
-RESULTS="$WORK/results/anysource-$(date +%Y%m%d-%H%M%S)"
+RESULTS="$WORK/results/anysource-$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$RESULTS"
 echo "anysource: $MPI, $NP ranks, $REPEATS run(s) per mode; raw outputs in $RESULTS"
 bench_check_idle

@@ -105,7 +105,7 @@ for m in "${MPIS[@]}"; do
 done
 
 # --- run, interleaved -----------------------------------------------------------
-RESULTS="$WORK/results/$(date +%Y%m%d-%H%M%S)"
+RESULTS="$WORK/results/$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$RESULTS"
 echo "compare-mpi: ${MPIS[*]} on $NP ranks, $REPEATS run(s) each, $(nproc) cores;" \
      "raw outputs in $RESULTS"

@@ -64,8 +64,11 @@ bench_build() {
   cc=$(bench_mpi_cc "$1") || return 1
   mkdir -p "$2" || return 1
   for p in pingpong bandwidth; do
+    # Built aside and renamed: another run may be executing the old binary.
     if ! "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
-         -o "$2/$p" "$BENCH/$p.c" "$BENCH/bench_util.c"; then
+         -o "$2/$p.tmp.$$" "$BENCH/$p.c" "$BENCH/bench_util.c" ||
+       ! mv -f "$2/$p.tmp.$$" "$2/$p"; then
+      rm -f "$2/$p.tmp.$$"
       echo "bench: building $p with $cc failed" >&2
       return 1
     fi

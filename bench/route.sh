@@ -69,7 +69,7 @@ bench_mpi_available "$MPI" ||
   die "MPI '$MPI' is not available (ours: build _install; others: scripts/setup-deps.sh)"
 bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed"
 
-RESULTS="$WORK/results/route-$(date +%Y%m%d-%H%M%S)"
+RESULTS="$WORK/results/route-$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$RESULTS"
 echo "route: $MPI, $NP ranks, route $A->$B->$C, $REPEATS run(s) each; raw outputs in $RESULTS"
 bench_check_idle

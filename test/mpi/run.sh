@@ -131,7 +131,15 @@ if [ -z "$BUILD" ]; then
   [ "$MPICC" = "$PREFIX/bin/mpicc" ] && tag=ours
   BUILD="$ROOT/_work/mpitest/$tag"
 fi
-mkdir -p "$BUILD/logs" || die "cannot create $BUILD"
+# Several people may run this at once on one build directory: every run
+# logs into its own directory (the 20 newest are kept, logs/latest points to
+# this run's), and binaries are replaced by rename, never rewritten in place
+# while another run executes them.
+LOGS="$BUILD/logs/$(date +%Y%m%d-%H%M%S)-$$"
+mkdir -p "$LOGS" || die "cannot create $LOGS"
+ln -sfn "$(basename "$LOGS")" "$BUILD/logs/latest" 2>/dev/null || true
+# shellcheck disable=SC2012 # names are ours: date-pid
+ls -1d "$BUILD"/logs/[0-9]*-[0-9]* 2>/dev/null | sort | head -n -20 | xargs -r rm -rf
 
 # Open MPI refuses root without these; harmless for MPICH.
 if [ "$(id -u)" -eq 0 ]; then
@@ -152,18 +160,22 @@ exe_of() {
 
 # build SOURCE: compiles one test source; compiler output in the log.
 build() {
-  local src=$1 exe log="$BUILD/logs/build-$1.log"
+  local src=$1 exe tmp log="$LOGS/build-$1.log" rc
   exe=$(exe_of "$src")
+  tmp="$exe.tmp.$$"
   case "$src" in
     bench:*)
-      "$MPICC" "${CFLAGS[@]}" -I"$ROOT/bench" -o "$exe" "$ROOT/bench/${src#bench:}.c" \
+      "$MPICC" "${CFLAGS[@]}" -I"$ROOT/bench" -o "$tmp" "$ROOT/bench/${src#bench:}.c" \
         "$ROOT/bench/bench_util.c" >"$log" 2>&1 ;;
     bench-fault:*)
-      "$MPICC" "${CFLAGS[@]}" -DBENCH_FAULT_INJECTION -I"$ROOT/bench" -o "$exe" \
+      "$MPICC" "${CFLAGS[@]}" -DBENCH_FAULT_INJECTION -I"$ROOT/bench" -o "$tmp" \
         "$ROOT/bench/${src#bench-fault:}.c" "$ROOT/bench/bench_util.c" >"$log" 2>&1 ;;
     *)
-      "$MPICC" "${CFLAGS[@]}" -I"$HERE" -o "$exe" "$HERE/$src.c" -lm >"$log" 2>&1 ;;
+      "$MPICC" "${CFLAGS[@]}" -I"$HERE" -o "$tmp" "$HERE/$src.c" -lm >"$log" 2>&1 ;;
   esac
+  rc=$?
+  if [ "$rc" -eq 0 ]; then mv -f "$tmp" "$exe" || rc=1; else rm -f "$tmp"; fi
+  return "$rc"
 }
 
 pass=0
@@ -171,7 +183,7 @@ fail=0
 failed=()
 built=" "
 echo "run.sh: MPICC=$MPICC; launcher: ${LAUNCHER:-$MPIEXEC -n N $MPIEXEC_ARGS};" \
-     "timeout ${TIMEOUT}s; logs in $BUILD/logs"
+     "timeout ${TIMEOUT}s; logs in $LOGS"
 for t in "${TESTS[@]}"; do
   read -r name np src args <<<"$t"
   must_fail=0
@@ -184,15 +196,15 @@ for t in "${TESTS[@]}"; do
   # --np raises every test to N ranks (never below the test's own count)
   if [ -n "$NP_OVERRIDE" ] && [ "$NP_OVERRIDE" -gt "$np" ]; then np=$NP_OVERRIDE; fi
   read -r -a argv <<<"${args:-}"
-  log="$BUILD/logs/$name.log"
+  log="$LOGS/$name.log"
   exe=$(exe_of "$src")
 
   if [[ "$built" != *" $src "* ]]; then
     if build "$src"; then
       built+="$src "
     else
-      printf 'FAIL  %-16s (does not compile: %s)\n' "$name" "$BUILD/logs/build-$src.log"
-      sed 's/^/      /' "$BUILD/logs/build-$src.log" | head -20
+      printf 'FAIL  %-16s (does not compile: %s)\n' "$name" "$LOGS/build-$src.log"
+      sed 's/^/      /' "$LOGS/build-$src.log" | head -20
       fail=$((fail + 1)); failed+=("$name")
       continue
     fi
