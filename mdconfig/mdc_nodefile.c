@@ -94,8 +94,10 @@ static int add_devices(md_nodeconf_t *conf, const mdc_desc_t *d,
 }
 
 /* Route lines to one peer: adjacent segments with the same subdevice and
- * next hop become one line.  The distinct first-hop networks go to nets[]
- * in size order. */
+ * next hop become one line.  What the peer's messages arrive on goes to
+ * nets[] in size order, each once: by symmetry of the routes, the network
+ * of a direct segment, or -1 (the forwarding receiver, "fwd") for a
+ * segment through an intermediate node. */
 static int add_peer_routes(md_nodeconf_t *conf, const mdc_graph_t *g,
                            const mdc_routes_t *r, uint32_t peer, int *nets,
                            size_t *num_nets, uint8_t *used)
@@ -116,11 +118,12 @@ static int add_peer_routes(md_nodeconf_t *conf, const mdc_graph_t *g,
                                   x->next_hop < 0 ? NULL
                                   : d->nodes[x->next_hop].name) != 0)
             return -1;
+        int arrival = x->next_hop < 0 ? x->first_net : -1;
         size_t k = 0;
-        while (k < *num_nets && nets[k] != x->first_net)
+        while (k < *num_nets && nets[k] != arrival)
             k++;
         if (k == *num_nets)
-            nets[(*num_nets)++] = x->first_net;
+            nets[(*num_nets)++] = arrival;
         used[x->first_net] = 1;
         i = j;
     }
@@ -135,7 +138,7 @@ static int add_arrive(md_nodeconf_t *conf, const mdc_desc_t *d,
     if (n == 0)
         return 0;
     for (size_t i = 0; i < n && i < 64; i++)
-        names[i] = net_subdev(d, nets[i]);
+        names[i] = nets[i] < 0 ? MD_NODECONF_FORWARDED : net_subdev(d, nets[i]);
     return md_nodeconf_add_arrive(conf, peer, names, n < 64 ? n : 64);
 }
 
@@ -148,7 +151,7 @@ md_nodeconf_t *mdc_nodefile_build(const mdc_graph_t *g,
     const char *local = d->types[d->nodes[src].local_type].subdev;
     md_nodeconf_t *conf = md_nodeconf_new(d->nodes[src].name);
     uint8_t *used = calloc(d->num_networks + 1, 1);
-    int *nets = malloc((d->num_networks + 1) * sizeof(*nets));
+    int *nets = malloc((d->num_networks + 2) * sizeof(*nets));
     size_t n;
 
     if (conf == NULL || used == NULL || nets == NULL)

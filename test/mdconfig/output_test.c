@@ -153,8 +153,10 @@ Test(output, files_are_consistent, .timeout = 60)
             cr_assert_not_null(a, "%s has no arrive for %s", nodes[i],
                                nodes[j]);
             /* follow each of the peer's routes to us hop by hop, through
-             * the relays' own files: it must arrive, and its last hop
-             * must be on our arrive line for that peer */
+             * the relays' own files: it must arrive, and what it arrives
+             * on must be on our arrive line for that peer: the last hop's
+             * subdevice for a direct route, the forwarding receiver (fwd)
+             * for one through relays */
             const md_nodeconf_t *p = conf[j];
             for (size_t r = 0; r < p->num_routes; r++) {
                 if (strcmp(p->routes[r].peer, nodes[i]) != 0)
@@ -173,12 +175,13 @@ Test(output, files_are_consistent, .timeout = 60)
                 cr_assert_not_null(rt, "%s's route to %s breaks at %s",
                                    nodes[j], nodes[i], cur->node);
                 cr_assert_lt(hops, n, "%s -> %s loops", nodes[j], nodes[i]);
+                const char *on = hops > 0 ? MD_NODECONF_FORWARDED : rt->subdev;
                 int found = 0;
                 for (size_t k = 0; k < a->num_subdevs; k++)
-                    found |= strcmp(a->subdevs[k], rt->subdev) == 0;
+                    found |= strcmp(a->subdevs[k], on) == 0;
                 cr_expect(found, "%s's route to %s (%zu bytes) arrives on %s, "
                           "missing from %s's arrive line", nodes[j], nodes[i],
-                          size, rt->subdev, nodes[i]);
+                          size, on, nodes[i]);
             }
         }
         cr_expect_not_null(md_nodeconf_find_route(c, nodes[i], 12345));
