@@ -21,6 +21,7 @@ BASELINES_ONLY=0
 BIND=0
 SETUP=1
 NP=2
+WAIT_IDLE=0
 PP_ARGS=()
 BW_ARGS=()
 
@@ -34,6 +35,8 @@ usage: bench/compare-mpi.sh [options]
   --quick            fewer iterations (a smoke run, not for the record)
   --bind             bind ranks to cores in all three MPIs (default: no binding)
   --timeout S        limit for one run, seconds (default $TIMEOUT)
+  --wait-idle S      before each round, wait up to S seconds for the CPUs to
+                     be idle (< 10% busy over 1 s): for a shared, noisy machine
   --pingpong-args A  extra arguments for pingpong (one string, split on spaces)
   --bandwidth-args A extra arguments for bandwidth
   --no-setup         do not call scripts/setup-deps.sh for missing baselines
@@ -55,6 +58,7 @@ while [ $# -gt 0 ]; do
     --quick) PP_ARGS+=(--iters 2000 --warmup 200); BW_ARGS+=(--iters 40 --warmup 4) ;;
     --bind) BIND=1 ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
+    --wait-idle) WAIT_IDLE=${2:?}; shift ;;
     --pingpong-args) read -r -a a <<<"${2:?}"; PP_ARGS+=("${a[@]}"); shift ;;
     --bandwidth-args) read -r -a a <<<"${2:?}"; BW_ARGS+=("${a[@]}"); shift ;;
     --no-setup) SETUP=0 ;;
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
 done
 [[ "$REPEATS" =~ ^[1-9][0-9]*$ ]] || die "--repeats wants a positive number"
 [[ "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds"
+[[ "$WAIT_IDLE" =~ ^[0-9]+$ ]] || die "--wait-idle wants a number of seconds"
 [ "$STAT" = median ] || [ "$STAT" = best ] || die "--stat is median or best"
 command -v python3 >/dev/null || die "python3 is needed for the report (scripts/setup-deps.sh)"
 
@@ -109,7 +114,7 @@ RESULTS="$WORK/results/$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$RESULTS"
 echo "compare-mpi: ${MPIS[*]} on $NP ranks, $REPEATS run(s) each, $(nproc) cores;" \
      "raw outputs in $RESULTS"
-bench_check_idle
+if [ "$WAIT_IDLE" -eq 0 ]; then bench_check_idle; fi
 BENCH_FAILED=0
 
 n=${#MPIS[@]}
@@ -117,6 +122,7 @@ for ((r = 1; r <= REPEATS; r++)); do
   # Rotate the order every round so no MPI always runs first or last.
   order=()
   for ((i = 0; i < n; i++)); do order+=("${MPIS[$(((i + r - 1) % n))]}"); done
+  if [ "$WAIT_IDLE" -gt 0 ]; then bench_wait_idle "$WAIT_IDLE" || true; fi
   for p in pingpong bandwidth; do
     for m in "${order[@]}"; do
       bench_mpi_launch "$m" "$NP"

@@ -102,10 +102,8 @@ bench_run() {
   fi
 }
 
-# bench_check_idle: warns when other work is using the CPUs (the benchmark
-# ranks busy-poll; any other process on the 2 cores skews the numbers).
-# Samples /proc/stat over one second before anything of ours runs.
-bench_check_idle() {
+# bench_busy_percent: how busy the CPUs are (0-100), sampled over one second.
+bench_busy_percent() {
   local a b busy total
   read -r -a a < <(head -n1 /proc/stat)
   sleep 1
@@ -113,8 +111,30 @@ bench_check_idle() {
   # fields: cpu user nice system idle iowait irq softirq steal ...
   total=$(( (b[1]+b[2]+b[3]+b[4]+b[5]+b[6]+b[7]+b[8]) - (a[1]+a[2]+a[3]+a[4]+a[5]+a[6]+a[7]+a[8]) ))
   busy=$(( total - (b[4] - a[4]) - (b[5] - a[5]) ))
-  if [ "$total" -gt 0 ] && [ $((100 * busy / total)) -ge 10 ]; then
-    echo "bench: WARNING: the machine is $((100 * busy / total))% busy with other work" \
-         "before the runs; numbers will be noisy (more --repeats, or --stat best, help)" >&2
+  if [ "$total" -gt 0 ]; then echo $((100 * busy / total)); else echo 0; fi
+}
+
+# bench_check_idle: warns when other work is using the CPUs (the benchmark
+# ranks busy-poll; any other process on the 2 cores skews the numbers).
+bench_check_idle() {
+  local busy
+  busy=$(bench_busy_percent)
+  if [ "$busy" -ge 10 ]; then
+    echo "bench: WARNING: the machine is ${busy}% busy with other work before the runs;" \
+         "numbers will be noisy (more --repeats, --stat best or --wait-idle help)" >&2
   fi
+}
+
+# bench_wait_idle SECONDS: waits until the CPUs are less than 10% busy over
+# one second, for at most SECONDS; false (with a warning) if they never were.
+bench_wait_idle() {
+  local deadline=$((SECONDS + $1)) busy
+  while :; do
+    busy=$(bench_busy_percent)
+    [ "$busy" -lt 10 ] && return 0
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "bench: WARNING: still ${busy}% busy after waiting $1 s; measuring anyway" >&2
+      return 1
+    fi
+  done
 }
