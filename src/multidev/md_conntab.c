@@ -72,7 +72,8 @@ static int md_conntab_from_conf(md_t *md, int32_t node, md_node_route_t *r)
                 return MD_ERR_NO_ROUTE;
             }
             /* symmetric default: its messages come back forwarded too */
-            r->arrive_mask |= 1u << md->fwd_index;
+            if (md->fwd_index >= 0)
+                r->arrive_mask |= 1u << md->fwd_index;
             continue;
         }
         r->arrive_mask |= 1u << c->subdev;

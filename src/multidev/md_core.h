@@ -156,6 +156,8 @@ void md_devlist_unload(md_t *md);
 
 /* md_wireup.c: subdevice init, card exchange, connect, ready */
 int  md_wireup(md_t *md, const md_bootstrap_t *bs);
+/* serves[r] = 1 for every rank subdevice index carries traffic to or from */
+void md_wireup_serves(const md_t *md, int index, uint8_t *serves);
 /* Collective: every rank passes its local status; all get MD_OK only if
  * every rank succeeded (failures elsewhere are logged, naming the rank). */
 int  md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc,

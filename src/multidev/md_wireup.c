@@ -40,15 +40,26 @@ int md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc, const char *what)
     return rc;
 }
 
-static void md_wireup_serves(const md_t *md, int index, uint8_t *serves)
+/* The ranks a subdevice carries traffic to or from (P1's GetDeviceNodeList):
+ * peers it reaches directly or receives from, and the relay ranks of
+ * routes whose first hop it is, not their final destinations. */
+void md_wireup_serves(const md_t *md, int index, uint8_t *serves)
 {
+    memset(serves, 0, (size_t)md->size);
     for (int32_t r = 0; r < md->size; r++) {
         const md_node_route_t *route = &md->routes[md->node_of_rank[r]];
-        int uses = (route->arrive_mask >> index) & 1u;
 
-        for (int32_t c = 0; c < route->num_classes; c++)
-            uses |= route->classes[c].subdev == index;
-        serves[r] = (uint8_t)uses;
+        if ((route->arrive_mask >> index) & 1u)
+            serves[r] = 1;
+        for (int32_t c = 0; c < route->num_classes; c++) {
+            const md_route_class_t *cl = &route->classes[c];
+            if (cl->subdev != index)
+                continue;
+            if (cl->next_hop_node < 0)
+                serves[r] = 1;
+            else
+                serves[md->node_relay_rank[cl->next_hop_node]] = 1;
+        }
     }
 }
 

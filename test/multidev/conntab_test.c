@@ -138,3 +138,24 @@ Test(conntab, an_explicit_route_to_this_node_overrides_shm)
     cr_assert_eq(md_conntab_lookup(md, 1, 8)->subdev, 2);
     free_job(md);
 }
+
+Test(conntab, a_subdevice_serves_relays_not_the_ranks_behind_them)
+{
+    md_t *md = fake_job("multidev-node-config 1\nnode n1\ndevice shm\n"
+                        "device sci\ndevice myri\n"
+                        "route n2 0 inf myri -\nroute n3 0 inf myri n2\n"
+                        "arrive n3 sci\n", three, 3);
+    uint8_t serves[5];
+
+    md->fwd_index = -1;
+    cr_assert_eq(md_conntab_build(md), MD_OK);
+    md_wireup_serves(md, 2, serves);    /* myri */
+    cr_assert_eq(serves[2], 1, "n2's ranks are reached directly");
+    cr_assert_eq(serves[3], 1);
+    cr_assert_eq(serves[4], 0, "n3 is only reached through n2's relay");
+    cr_assert_eq(serves[0] | serves[1], 0, "same-node ranks use shm");
+    md_wireup_serves(md, 1, serves);    /* sci: only what arrives on it */
+    cr_assert_eq(serves[4], 1);
+    cr_assert_eq(serves[2] | serves[3], 0);
+    free_job(md);
+}
