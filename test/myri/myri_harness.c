@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -226,17 +227,35 @@ int mh_run(mh_world_t *w, int (*fn)(mh_rank_t *r))
     return failed;
 }
 
+/* Waits as a multidevice would: poll, yielding the CPU when idle; after
+ * MH_SPIN_US (default 100) without progress, sleep on the subdevice's
+ * wait_fd (the NIC writes it) for at most a millisecond at a time. */
 int mh_wait(mh_rank_t *r, md_request_t *req, int timeout_ms)
 {
-    uint64_t end = mh_now_us() + (uint64_t)timeout_ms * 1000;
+    static int spin_us = -1;
+    uint64_t now = mh_now_us(), end = now + (uint64_t)timeout_ms * 1000, idle_since = now;
+
+    if (spin_us < 0)
+        spin_us = getenv("MH_SPIN_US") ? atoi(getenv("MH_SPIN_US")) : 100;
     while (!atomic_load(&req->complete)) {
         int rc = r->ops.progress(&r->sd);
         if (rc < 0)
             return rc;
-        if (mh_now_us() > end)
+        now = mh_now_us();
+        if (now > end)
             return MD_ERR_TIMEOUT;
-        if (rc == 0)
+        if (rc > 0) {
+            idle_since = now;
+            continue;
+        }
+        int fd;
+        if (now - idle_since >= (uint64_t)spin_us && r->ops.wait_fd != NULL &&
+            (fd = r->ops.wait_fd(&r->sd)) >= 0) {
+            struct pollfd p = { .fd = fd, .events = POLLIN };
+            poll(&p, 1, 1);
+        } else {
             sched_yield();
+        }
     }
     return req->status.error;
 }
