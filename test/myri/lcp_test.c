@@ -19,7 +19,7 @@ static uint64_t now_us(void)
 /* ------------------------------------------------------------------ */
 /* Route bytes through two crossbars                                   */
 
-Test(route, bytes_through_a_two_switch_path)
+Test(route, bytes_through_a_two_switch_path, .timeout = 10)
 {
     myri_fabric_t fab;
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(1000) };
@@ -116,7 +116,7 @@ Test(route, packets_cross_two_switches_and_bad_routes_fail, .timeout = 30)
 /* ------------------------------------------------------------------ */
 /* CRC                                                                 */
 
-Test(crc, crc8_check_value)
+Test(crc, crc8_check_value, .timeout = 10)
 {
     /* CRC-8, polynomial 0x07, init 0: the catalogue check value */
     cr_assert_eq(myri_crc8(0, "123456789", 9), 0xf4);

@@ -46,7 +46,7 @@ static uint64_t now_ms(void)
 
 /* ------------------------------------------------------------------ */
 
-Test(ring, wrap_full_empty_and_corrupt_producer)
+Test(ring, wrap_full_empty_and_corrupt_producer, .timeout = 10)
 {
     static nic_entry_t slots[8];
     _Atomic uint32_t prod = 0, cons = 0;
