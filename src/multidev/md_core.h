@@ -18,6 +18,10 @@
 #define MD_MAX_CLASSES     8    /**< size classes per peer node */
 #define MD_NAME_MAX        64
 #define MD_SYSTAG_HANDLERS 64   /**< user system tags -64 .. -127 */
+/* System messages are not ordered; their seq only names them (forwarded
+ * flows are keyed by origin, destination and seq), apart from user
+ * messages' sequence numbers. */
+#define MD_SYS_SEQ_BIT     (1ull << 63)
 
 /* One size class of a route: messages of up to max bytes (inclusive) go
  * over subdev to next_hop (the peer itself for a direct link). */
@@ -113,6 +117,7 @@ struct md {
     /* ordering: per peer world rank */
     uint64_t      *send_seq;            /**< next seq to send to rank */
     uint64_t      *recv_seq;            /**< next seq expected from rank */
+    uint64_t       sys_seq;             /**< names system messages */
 
     /* AnyQueue: free entries and entries whose losers await cancel */
     md_anyreq_t   *any_free;

@@ -8,7 +8,10 @@
  * every arrival (held back while an earlier message of the same sender is
  * still on its way), matches a posted receive or waits as unexpected, and
  * collects its remaining chunks straight into the receive buffer once
- * matched.
+ * matched.  Chunks of one message may arrive in any order (a subdevice
+ * may deliver a small system message before a large one sent earlier), and
+ * so may the first chunks of different messages: the sequence numbers put
+ * the messages back in order (forwarded arrivals are always checked).
  */
 #include "config.h"
 
@@ -118,7 +121,9 @@ static void md_fwd_in_sysmsg_maybe_finish(md_subdev_t *sd, md_fwd_in_t *in)
 
 static void md_fwd_in_bind(md_subdev_t *sd, md_fwd_in_t *in, md_request_t *req)
 {
-    size_t have = in->received < req->len ? in->received : req->len;
+    /* chunks may have come out of order: copy the whole prefix that fits;
+     * parts still missing are written straight to req->buf later */
+    size_t have = in->mq.env.size < req->len ? in->mq.env.size : req->len;
 
     in->state = MD_FWD_IN_MATCHED;
     in->req = req;
@@ -172,6 +177,39 @@ static int md_fwd_release_held(md_subdev_t *sd)
     return released;
 }
 
+/* The first chunk of a message to arrive (whichever it is) creates it; a
+ * user message then waits in the held list for its turn in the sender's
+ * sequence. */
+static md_fwd_in_t *md_fwd_in_new(md_fwd_recv_t *fr, md_subdev_t *in_sd,
+                                  const md_fwd_hdr_t *hdr)
+{
+    md_fwd_in_t *in = calloc(1, sizeof(*in));
+
+    if (in == NULL ||
+        (in->tmp = malloc(hdr->env.size ? hdr->env.size : 1)) == NULL) {
+        free(in);
+        md_log_error("forwarding: no memory for a %llu-byte message from rank "
+                     "%d", (unsigned long long)hdr->env.size, hdr->env.src_world);
+        return NULL;
+    }
+    in->mq.env = hdr->env;
+    in->upstream = hdr->hop_src;
+    in->up_subdev = in_sd->index;
+    in->next = fr->active;
+    fr->active = in;
+    if (hdr->env.tag < 0) {
+        in->state = MD_FWD_IN_SYSMSG;
+        return in;
+    }
+    in->state = MD_FWD_IN_HELD;
+    if (fr->held_tail != NULL)
+        fr->held_tail->held_next = in;
+    else
+        fr->held_head = in;
+    fr->held_tail = in;
+    return in;
+}
+
 void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
                       const void *data)
 {
@@ -186,43 +224,18 @@ void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
         return;
     }
     in = md_fwd_in_find(fr, hdr->env.src_world, hdr->env.seq);
-    if (in == NULL) {
-        if (hdr->offset != 0) {
-            md_log_error("forwarding: chunk at offset %llu of an unknown "
-                         "message from rank %d; dropped",
-                         (unsigned long long)hdr->offset, hdr->env.src_world);
-            return;
-        }
-        in = calloc(1, sizeof(*in));
-        if (in == NULL || (in->tmp = malloc(hdr->env.size ? hdr->env.size : 1)) == NULL) {
-            free(in);
-            md_log_error("forwarding: no memory for a %llu-byte message from "
-                         "rank %d", (unsigned long long)hdr->env.size,
-                         hdr->env.src_world);
-            return;
-        }
-        in->mq.env = hdr->env;
-        in->upstream = hdr->hop_src;
-        in->up_subdev = in_sd->index;
-        in->next = fr->active;
-        fr->active = in;
-        if (hdr->env.tag < 0) {
-            in->state = MD_FWD_IN_SYSMSG;
-        } else {
-            in->state = MD_FWD_IN_HELD;
-            if (fr->held_tail != NULL)
-                fr->held_tail->held_next = in;
-            else
-                fr->held_head = in;
-            fr->held_tail = in;
-        }
-    }
-    if (hdr->offset != in->received || hdr->offset + hdr->len > in->mq.env.size) {
-        md_log_error("forwarding: chunk [%llu, +%u) of a message from rank %d "
-                     "arrived out of order (have %zu of %llu bytes)",
+    if (in == NULL)
+        in = md_fwd_in_new(fr, in_sd, hdr);
+    if (in == NULL)
+        return;
+    /* Chunks may come in any order (a subdevice delivers a small system
+     * message before a large one sent earlier); each has its own place. */
+    if (hdr->offset + hdr->len > in->mq.env.size ||
+        in->received + hdr->len > in->mq.env.size) {
+        md_log_error("forwarding: chunk [%llu, +%u) of a %llu-byte message "
+                     "from rank %d does not fit; dropped",
                      (unsigned long long)hdr->offset, hdr->len,
-                     hdr->env.src_world, in->received,
-                     (unsigned long long)in->mq.env.size);
+                     (unsigned long long)in->mq.env.size, hdr->env.src_world);
         return;
     }
     if (in->state == MD_FWD_IN_MATCHED) {

@@ -87,9 +87,13 @@ static int md_seq_setup(md_t *md)
     md->ordered_node = calloc((size_t)md->num_nodes, 1);
     if (!md->send_seq || !md->recv_seq || !md->ordered_node)
         return MD_ERR_NO_MEMORY;
+    /* Arrivals are checked against the sender's sequence when they may
+     * come on several subdevices, or forwarded (relays and subdevices may
+     * reorder forwarded messages among themselves). */
     for (int32_t n = 0; n < md->num_nodes; n++) {
         uint32_t m = md->routes[n].arrive_mask;
-        md->ordered_node[n] = (m & (m - 1)) != 0;
+        md->ordered_node[n] = (m & (m - 1)) != 0 ||
+            (md->fwd_index >= 0 && (m & (1u << md->fwd_index)));
     }
     return MD_OK;
 }

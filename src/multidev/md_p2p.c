@@ -136,7 +136,7 @@ static int md_sysmsg_isend_locked(md_t *md, md_request_t *req, int32_t dst_world
     req->len = len;
     req->env = (md_envelope_t){
         .src_rank = md->rank, .src_world = md->rank, .dst_world = dst_world,
-        .tag = tag, .size = len,
+        .tag = tag, .size = len, .seq = MD_SYS_SEQ_BIT | md->sys_seq++,
     };
     md_sd(md, c->subdev)->counters.sysmsgs_sent++;
     rc = md_send_routed(md, req, c);

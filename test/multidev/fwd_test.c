@@ -15,13 +15,13 @@
 /* n0 -- n1 -- n2: n0 and n2 talk only through n1 */
 static const char *const chain3_nodes[] = { "n0", "n1", "n2" };
 static const char *const chain3[][2] = {
-    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
             "route n2 0 inf tnet n1\n" },
-    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
             "route n2 0 inf tnet -\n" },
-    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet n1\nroute n1 0 inf tnet -\n"
             "route n2 0 inf tnet -\n" },
     { NULL, NULL },
@@ -150,13 +150,13 @@ Test(forwarding, many_messages_through_one_relay_stay_in_order, .timeout = 60)
 /* Non-overtaking across a direct and a forwarded route of one pair: small
  * messages go straight from n0 to n2, large ones through n1. */
 static const char *const split[][2] = {
-    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
             "route n2 0 1023 tnet -\nroute n2 1024 inf tnet n1\n" },
-    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
             "route n2 0 inf tnet -\n" },
-    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet reorder=1\n"
             "route n0 0 1023 tnet -\nroute n0 1024 inf tnet n1\n"
             "route n1 0 inf tnet -\nroute n2 0 inf tnet -\n" },
     { NULL, NULL },
@@ -171,16 +171,16 @@ Test(forwarding, direct_and_forwarded_messages_of_a_pair_do_not_overtake,
 /* Routes with two intermediate nodes: n0 -> n1 -> n2 -> n3. */
 static const char *const chain4_nodes[] = { "n0", "n1", "n2", "n3" };
 static const char *const chain4[][2] = {
-    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
             "route n2 0 inf tnet n1\nroute n3 0 inf tnet n1\n" },
-    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
             "route n2 0 inf tnet -\nroute n3 0 inf tnet n2\n" },
-    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet n1\nroute n1 0 inf tnet -\n"
             "route n2 0 inf tnet -\nroute n3 0 inf tnet -\n" },
-    { "n3", "multidev-node-config 1\nnode n3\ndevice tnet\n"
+    { "n3", "multidev-node-config 1\nnode n3\ndevice tnet reorder=1\n"
             "route n0 0 inf tnet n2\nroute n1 0 inf tnet n2\n"
             "route n2 0 inf tnet -\nroute n3 0 inf tnet -\n" },
     { NULL, NULL },

@@ -5,7 +5,9 @@
  * datagrams), eager only, messages cut into datagrams of at most 32 KiB.
  * It exists so that the multidevice's own logic (forwarding, ordering
  * across subdevices, ANY_SOURCE across processes) can be tested across
- * emulated nodes without depending on the real subdevices.
+ * emulated nodes without depending on the real subdevices.  Parameter
+ * reorder=1 swaps each sender's system messages pairwise, as a real
+ * subdevice may (an eager one overtaking a rendezvous one).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +51,9 @@ typedef struct tnet {
     tnet_out_t   *out_head, *out_tail;
     tnet_msg_t  **partial;      /* [size] message being reassembled */
     tnet_msg_t  **held;         /* [size] complete, waiting for their turn */
+    tnet_msg_t  **sys_held;     /* [size] reorder=1: the system message the
+                                   next one overtakes */
+    int           reorder;
     uint8_t      *rx;
 } tnet_t;
 
@@ -78,9 +83,13 @@ static int tnet_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     md_mq_init(&t->q);
     t->partial = calloc((size_t)t->size, sizeof(*t->partial));
     t->held = calloc((size_t)t->size, sizeof(*t->held));
+    t->sys_held = calloc((size_t)t->size, sizeof(*t->sys_held));
+    t->reorder = md_param_get(args, "reorder") != NULL &&
+                 atoi(md_param_get(args, "reorder")) > 0;
     t->rx = malloc(sizeof(tnet_frag_hdr_t) + TNET_FRAG);
     t->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (t->partial == NULL || t->held == NULL || t->rx == NULL || t->fd < 0)
+    if (t->partial == NULL || t->held == NULL || t->sys_held == NULL ||
+        t->rx == NULL || t->fd < 0)
         goto err;
     setsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
     alen = tnet_addr(t, t->rank, &a);
@@ -99,6 +108,7 @@ err:
         close(t->fd);
     free(t->partial);
     free(t->held);
+    free(t->sys_held);
     free(t->rx);
     free(t);
     return MD_ERR_IO;
@@ -128,6 +138,8 @@ static int tnet_finalize(md_subdev_t *sd)
     for (int r = 0; r < t->size; r++) {
         if (t->partial[r] != NULL)
             tnet_msg_free(t->partial[r]);
+        if (t->sys_held[r] != NULL)
+            tnet_msg_free(t->sys_held[r]);
         while (t->held[r] != NULL) {
             tnet_msg_t *m = t->held[r];
             t->held[r] = m->held_next;
@@ -142,6 +154,7 @@ static int tnet_finalize(md_subdev_t *sd)
     close(t->fd);
     free(t->partial);
     free(t->held);
+    free(t->sys_held);
     free(t->rx);
     free(t);
     return MD_OK;
@@ -260,6 +273,12 @@ static int tnet_release(md_subdev_t *sd, int src)
     return events;
 }
 
+static void tnet_sysmsg(md_subdev_t *sd, tnet_msg_t *m)
+{
+    sd->host->sysmsg(sd, &m->mq.env, m->data);
+    tnet_msg_free(m);
+}
+
 /* A complete message from the socket: a system message is handled at once;
  * a user message joins its sender's queue, which is released in sequence
  * (arrival_ok), so a message that overtook another on a different
@@ -270,8 +289,15 @@ static int tnet_arrive(md_subdev_t *sd, int src, tnet_msg_t *m)
     tnet_msg_t **tail = &t->held[src];
 
     if (m->mq.env.tag < 0) {
-        sd->host->sysmsg(sd, &m->mq.env, m->data);
-        tnet_msg_free(m);
+        if (t->reorder && t->sys_held[src] == NULL) {
+            t->sys_held[src] = m;       /* the next one goes first */
+            return 0;
+        }
+        tnet_sysmsg(sd, m);
+        if (t->sys_held[src] != NULL) {
+            tnet_sysmsg(sd, t->sys_held[src]);
+            t->sys_held[src] = NULL;
+        }
         return 1;
     }
     while (*tail != NULL)
@@ -314,6 +340,13 @@ static int tnet_progress(md_subdev_t *sd)
         }
         events++;
     }
+    if (events == 0)            /* quiet: nothing left to overtake them */
+        for (int r = 0; r < t->size; r++)
+            if (t->sys_held[r] != NULL) {
+                tnet_sysmsg(sd, t->sys_held[r]);
+                t->sys_held[r] = NULL;
+                events++;
+            }
     return events;
 }
 
@@ -376,7 +409,11 @@ static int tnet_wait_fd(md_subdev_t *sd)
 {
     tnet_t *t = sd->priv;
 
-    return t->out_head != NULL ? -1 : t->fd;
+    int held = 0;
+
+    for (int r = 0; r < t->size && t->reorder; r++)
+        held |= t->sys_held[r] != NULL;
+    return t->out_head != NULL || held ? -1 : t->fd;
 }
 
 MD_LOAD_DEVICE_PTR(tnet);
