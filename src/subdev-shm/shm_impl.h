@@ -32,10 +32,16 @@
 
 /* ---------------------------------------------------------------- tunables */
 
-/* Defaults picked with test/shm/shm_bench on a 2-core VM; see
- * doc/environment.md ("shm") for what each one does. */
-#define SHM_DEFAULT_EAGER_LIMIT   (16u * 1024)
-#define SHM_DEFAULT_RING_SIZE     (128u * 1024)
+/* Defaults picked with test/shm/shm_bench (doc/shm.md, "Choosing the
+ * defaults"); doc/environment.md ("shm") says what each one does.
+ * ring_size: 256 KiB per sender up to 16 local ranks, then halved as the
+ * node fills so that a segment stays near SHM_SEGMENT_BUDGET, never below
+ * 64 KiB.  eager_limit: 32 KiB, less if the ring cannot take it. */
+#define SHM_AUTO                  SIZE_MAX
+#define SHM_DEFAULT_EAGER_LIMIT   (32u * 1024)
+#define SHM_RING_SIZE_MAX_AUTO    (256u * 1024)
+#define SHM_RING_SIZE_MIN_AUTO    (64u * 1024)
+#define SHM_SEGMENT_BUDGET        (4u << 20)
 #define SHM_DEFAULT_FRAG_SIZE     (32u * 1024)
 #define SHM_DEFAULT_CMA           1
 #define SHM_DEFAULT_PEER_CHECK_MS 500

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shm_impl.h"
 #include "shm_test_boot.h"
@@ -456,4 +457,44 @@ Test(segment, numa_binding_with_two_nodes, .timeout = 30)
     cr_assert_eq(x, 1);
     cr_assert_eq(tb_dev_close(&d), MD_OK);
     tb_destroy(t);
+}
+
+/* Without settings the ring shrinks as the node fills (a segment stays
+ * near 4 MiB) and the eager limit follows what the ring takes. */
+Test(segment, automatic_ring_size_and_eager_limit)
+{
+    static const struct { int ranks; size_t ring, eager; } cases[] = {
+        { 2, 256u << 10, 32u << 10 },
+        { 16, 256u << 10, 32u << 10 },
+        { 20, 128u << 10, 32u << 10 },
+        { 40, 64u << 10, 32648 },   /* what a 64 KiB ring takes */
+    };
+    int32_t node_of_rank[40] = { 0 };
+
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        md_subdev_ops_t ops;
+        md_subdev_t sd;
+        md_subdev_init_args_t args;
+        uint8_t card[MD_CARD_MAX];
+        size_t card_len;
+        char job[64];
+        size_t ring;
+
+        cr_assert_eq(shm_LoadDevicePtr(&ops), MD_OK);
+        memset(&sd, 0, sizeof(sd));
+        sd.ops = &ops;
+        sd.host = &tb_host;
+        memset(&args, 0, sizeof(args));
+        snprintf(job, sizeof(job), "tshmauto%dx%zu", (int)getpid(), k);
+        args.world_size = cases[k].ranks;
+        args.node_of_rank = node_of_rank;
+        args.node_name = "n0";
+        args.job_id = job;
+        cr_assert_eq(ops.init(&sd, &args, card, &card_len), MD_OK);
+        ring = shm_ctx(&sd)->tun.ring_size;
+        cr_assert_eq(ops.finalize(&sd), MD_OK);     /* before any assert */
+        cr_assert_eq(ring, cases[k].ring, "%d ranks", cases[k].ranks);
+        cr_assert_eq(sd.attr.eager_limit, cases[k].eager, "%d ranks: %zu",
+                     cases[k].ranks, sd.attr.eager_limit);
+    }
 }

@@ -58,8 +58,10 @@ tb_shared_t *tb_create(int nprocs)
     pthread_barrier_init(&tb->barrier, &attr, (unsigned)nprocs);
     pthread_barrierattr_destroy(&attr);
     tb->nprocs = nprocs;
-    snprintf(tb->job_id, sizeof(tb->job_id), "tshm%dx%d", (int)getpid(),
-             counter++);
+    /* pid, counter and clock: a pid reused after a killed run never
+     * meets that run's segments */
+    snprintf(tb->job_id, sizeof(tb->job_id), "tshm%dx%dt%llx", (int)getpid(),
+             counter++, (unsigned long long)(tb_now() * 1e6) & 0xffffffull);
     for (int r = 0; r < nprocs; r++)
         tb_set_node(tb, r, 0, "n0");
     return tb;
