@@ -276,6 +276,14 @@ int sj_bridge_pid(sj_rank_t *r)
     return ctx != NULL && ctx->nic != NULL ? (int)ctx->nic->status->fw_pid : -1;
 }
 
+long sj_remote_reads(sj_rank_t *r)
+{
+    sci_stats_t st;
+    if (sj_stats(r, &st) != MD_OK)
+        return -1;
+    return (long)(st.ep.remote_reads + st.ep.rx_reads_served);
+}
+
 int sj_stats(sj_rank_t *r, sci_stats_t *st)
 {
     sci_ctx_t *ctx = r->sd.priv;

@@ -55,6 +55,8 @@ int  sj_recv(sj_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *bu
 int  sj_bridge_pid(sj_rank_t *r);
 /* The bridge's counters for this rank's endpoint and its node. */
 int  sj_stats(sj_rank_t *r, sci_stats_t *st);
+/* Remote reads this rank made or served (the protocols must make none). */
+long sj_remote_reads(sj_rank_t *r);
 uint64_t sj_now_us(void);
 /* Per-peer protocol state on stderr (diagnostics of a failed test). */
 void sj_dump(sj_rank_t *r);
