@@ -329,9 +329,11 @@ void shm_wake_disarm(shm_ctx_t *ctx);
 void shm_wake_send(shm_ctx_t *ctx, shm_peer_t *peer);
 
 /* After a record went into the peer's ring: wake its progress thread if
- * it sleeps.  One load of a line the peer rarely writes. */
+ * it sleeps.  One load of a line the peer rarely writes; the fence pairs
+ * with the one in shm_wait_fd (no lost wake-up; no measurable cost). */
 static inline void shm_wake_kick(shm_ctx_t *ctx, shm_peer_t *peer)
 {
+    atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&peer->seg_hdr->sleeping, memory_order_relaxed))
         shm_wake_send(ctx, peer);
 }
