@@ -143,30 +143,70 @@ static int md_sysmsg_isend_locked(md_t *md, md_request_t *req, int32_t dst_world
     return rc;
 }
 
-/* Among the subdevices in mask, the one holding the message a receive or
- * probe for *m must take first: a sender's earliest message (lowest seq)
- * when two subdevices hold messages of the same sender.  -1: none. */
+/* The message a receive or probe for *m must take among the subdevices in
+ * mask, so that no message overtakes an earlier one of the same sender
+ * that sits on another subdevice (MPI non-overtaking).  A subdevice's
+ * unexpected queue keeps each sender's messages in sequence, so: take the
+ * first match of the first subdevice that has one, then ask every other
+ * subdevice for that sender's earliest matching message and keep the
+ * lowest sequence number.  *exact is *m narrowed to that sender: the
+ * chosen subdevice's first match for it is the chosen message.  -1: none.
+ * (Sequence numbers are compared only between messages of one sender.) */
 static int md_probe_earliest(md_t *md, uint32_t mask, const md_match_t *m,
-                             md_recv_status_t *best)
+                             md_recv_status_t *best, md_match_t *exact)
 {
     int found = -1;
 
-    for (int i = 0; i < md->devs.num; i++) {
+    for (int i = 0; i < md->devs.num && found < 0; i++) {
+        md_subdev_t *sd = md_sd(md, i);
+        int flag = 0;
+
+        if ((mask & (1u << i)) && sd->ops->iprobe(sd, m, &flag, best) == MD_OK &&
+            flag)
+            found = i;
+    }
+    if (found < 0)
+        return -1;
+    *exact = *m;
+    exact->src_rank = best->src_rank;
+    for (int i = found + 1; i < md->devs.num; i++) {
         md_subdev_t *sd = md_sd(md, i);
         md_recv_status_t st;
         int flag = 0;
 
-        if (!(mask & (1u << i)))
+        if (!(mask & (1u << i)) ||
+            sd->ops->iprobe(sd, exact, &flag, &st) != MD_OK || !flag)
             continue;
-        if (sd->ops->iprobe(sd, m, &flag, &st) != MD_OK || !flag)
-            continue;
-        if (found < 0 || (st.src_world == best->src_world && st.seq < best->seq)) {
+        if (st.src_world == best->src_world && st.seq < best->seq) {
             found = i;
             *best = st;
-            best->subdev = i;
         }
     }
+    best->subdev = found;
     return found;
+}
+
+/* Receives the message md_probe_earliest chose.  When the receive names
+ * its source, the subdevice's first match is that message; for
+ * MPI_ANY_SOURCE it may be another sender's, so the message is taken by
+ * its sender (improbe) and received from there (imrecv). */
+static int md_recv_chosen(md_t *md, md_request_t *req, int target,
+                          const md_match_t *exact)
+{
+    md_subdev_t *sd = md_sd(md, target);
+    md_request_t msg;
+    int flag = 0, rc;
+
+    req->subdev = target;
+    if (exact->src_rank == req->match.src_rank || sd->ops->improbe == NULL)
+        return sd->ops->irecv(sd, req);
+    memset(&msg, 0, sizeof(msg));
+    msg.kind = MD_REQ_MPROBE;
+    msg.match = *exact;
+    rc = sd->ops->improbe(sd, exact, &flag, &msg);
+    if (rc != MD_OK || !flag)
+        return rc != MD_OK ? rc : sd->ops->irecv(sd, req);
+    return sd->ops->imrecv(sd, &msg, req);
 }
 
 static int md_irecv_locked(md_t *md, md_request_t *req, void *buf, size_t len,
@@ -175,6 +215,7 @@ static int md_irecv_locked(md_t *md, md_request_t *req, void *buf, size_t len,
 {
     uint32_t mask = md_recv_mask(md, src_world, comm);
     md_recv_status_t st;
+    md_match_t exact;
     int target;
 
     md_request_reset(req, MD_REQ_RECV);
@@ -190,14 +231,14 @@ static int md_irecv_locked(md_t *md, md_request_t *req, void *buf, size_t len,
     }
     if (md_mask_single(mask)) {
         target = __builtin_ctz(mask);
-    } else {
-        /* P1 §3.3.4 step 1: a message already here is taken directly */
-        target = md_probe_earliest(md, mask, &req->match, &st);
-        if (target < 0)
-            return md_anyq_post(md, req, mask);
+        req->subdev = target;
+        return md_sd(md, target)->ops->irecv(md_sd(md, target), req);
     }
-    req->subdev = target;
-    return md_sd(md, target)->ops->irecv(md_sd(md, target), req);
+    /* P1 §3.3.4 step 1: a message already here is taken directly */
+    target = md_probe_earliest(md, mask, &req->match, &st, &exact);
+    if (target < 0)
+        return md_anyq_post(md, req, mask);
+    return md_recv_chosen(md, req, target, &exact);
 }
 
 static int md_iprobe_locked(md_t *md, int32_t src_world, int32_t src_rank, int32_t tag,
@@ -205,10 +246,10 @@ static int md_iprobe_locked(md_t *md, int32_t src_world, int32_t src_rank, int32
               md_recv_status_t *status)
 {
     md_match_t m = { .src_rank = src_rank, .tag = tag,
-                     .context_id = context_id };
+                     .context_id = context_id }, exact;
 
     *flag = md_probe_earliest(md, md_recv_mask(md, src_world, comm), &m,
-                              status) >= 0;
+                              status, &exact) >= 0;
     return MD_OK;
 }
 
@@ -218,7 +259,7 @@ static int md_improbe_locked(md_t *md, md_request_t *msg, int32_t src_world,
 {
     uint32_t mask = md_recv_mask(md, src_world, comm);
     md_match_t m = { .src_rank = src_rank, .tag = tag,
-                     .context_id = context_id };
+                     .context_id = context_id }, exact;
     md_recv_status_t st;
     md_subdev_t *sd;
     int target;
@@ -227,7 +268,7 @@ static int md_improbe_locked(md_t *md, md_request_t *msg, int32_t src_world,
     md_request_reset(msg, MD_REQ_MPROBE);
     msg->match = m;
     msg->peer_world = src_world;
-    target = md_probe_earliest(md, mask, &m, &st);
+    target = md_probe_earliest(md, mask, &m, &st, &exact);
     if (target < 0)
         return MD_OK;
     sd = md_sd(md, target);
@@ -236,7 +277,7 @@ static int md_improbe_locked(md_t *md, md_request_t *msg, int32_t src_world,
         return MD_ERR_UNSUPPORTED;
     }
     msg->subdev = target;
-    return sd->ops->improbe(sd, &m, flag, msg);
+    return sd->ops->improbe(sd, &exact, flag, msg);
 }
 
 static int md_imrecv_locked(md_t *md, md_request_t *msg, md_request_t *req, void *buf,

@@ -24,6 +24,7 @@ static void recv_status(myri_ctx_t *ctx, md_request_t *req, const md_envelope_t 
     req->status.error = delivered < env->size ? MD_ERR_TRUNCATE : MD_OK;
     req->status.cancelled = 0;
     req->status.subdev = ctx->sd->index;
+    req->status.seq = env->seq;
 }
 
 /* Hand an arrival (eager bytes, or an RTS) to a matched receive. */
@@ -268,6 +269,7 @@ static void probe_status(myri_ctx_t *ctx, const myri_msg_t *m, md_recv_status_t 
     st->msg_size = m->env.size;
     st->error = MD_OK;
     st->subdev = ctx->sd->index;
+    st->seq = m->env.seq;    /* the multidevice orders across subdevices */
 }
 
 int myri_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)

@@ -202,3 +202,84 @@ Test(twonode, cancel_any_source_and_no_duplicates_with_one_subdevice,
 {
     cr_assert_eq(forkjob_run(4, nodes, confs, cancel_and_single, NULL, 50), 0);
 }
+
+/* Non-overtaking for MPI_ANY_SOURCE when a pair's messages are split by
+ * size over two networks: X's large message waits on tnetb behind Y's,
+ * X's later small one is first on tneta.  A wildcard receive must take X's
+ * large one before X's small one (the per-subdevice first matches alone
+ * would pick the small one). */
+static const char *const split_nodes[] = { "r", "x", "y" };
+#define SPLIT_CONF(me, p1, p2) \
+    "multidev-node-config 1\nnode " me "\ndevice tneta\ndevice tnetb\n" \
+    "route " me " 0 inf tneta -\n" \
+    "route " p1 " 0 1023 tneta -\nroute " p1 " 1024 inf tnetb -\n" \
+    "route " p2 " 0 1023 tneta -\nroute " p2 " 1024 inf tnetb -\n"
+static const char *const split_confs[][2] = {
+    { "r", SPLIT_CONF("r", "x", "y") },
+    { "x", SPLIT_CONF("x", "r", "y") },
+    { "y", SPLIT_CONF("y", "r", "x") },
+    { NULL, NULL },
+};
+
+enum { Y_SENT = 1, ALL_SENT = 2 };
+
+static int earliest_of_sender(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                              void *arg)
+{
+    static char big[4096], small[16], in[4096];
+    md_request_t s1 = { 0 }, s2 = { 0 };
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 2) {                    /* y: one large message */
+        memset(big, 'y', sizeof(big));
+        rc = md_isend(md, &s1, big, sizeof(big), 0, 2, 7, CTX, 0) != MD_OK ||
+             forkjob_wait(md, &s1) != 0;
+        atomic_store(&sh->counters[Y_SENT], 1);
+    } else if (rank == 1) {             /* x: large, then small */
+        while (atomic_load(&sh->counters[Y_SENT]) == 0 ||
+               atomic_load(&sh->counters[3]) == 0)
+            md_progress(md);
+        memset(big, 'X', sizeof(big));
+        memset(small, 'x', sizeof(small));
+        rc = md_isend(md, &s1, big, sizeof(big), 0, 1, 7, CTX, 0) != MD_OK ||
+             md_isend(md, &s2, small, sizeof(small), 0, 1, 7, CTX, 0) != MD_OK ||
+             forkjob_wait(md, &s1) != 0 || forkjob_wait(md, &s2) != 0;
+        atomic_store(&sh->counters[ALL_SENT], 1);
+    } else {                            /* r */
+        md_recv_status_t st;
+        int flag = 0;
+        /* y's message must be here before x sends */
+        while (!flag)
+            md_iprobe(md, 2, 2, 7, CTX, NULL, &flag, &st);
+        atomic_store(&sh->counters[3], 1);
+        /* x's sends completed: both messages are in r's sockets; progress
+         * takes them in (tnet delivers at once) */
+        while (atomic_load(&sh->counters[ALL_SENT]) == 0)
+            md_progress(md);
+        for (int i = 0; i < 50; i++)
+            md_progress(md);
+        char seen_x_big = 0;
+        for (int k = 0; k < 3 && rc == 0; k++) {
+            md_request_t r = { 0 };
+            if (md_irecv(md, &r, in, sizeof(in), -1, MD_ANY_SOURCE, 7, CTX,
+                         NULL) != MD_OK || forkjob_wait(md, &r) != 0)
+                rc = 20;
+            else if (r.status.src_world == 1 && r.status.size == sizeof(small) &&
+                     !seen_x_big)
+                rc = 21;    /* x's small message overtook its large one */
+            else if (r.status.src_world == 1 && r.status.size == sizeof(big))
+                seen_x_big = 1;
+        }
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, any_source_takes_a_senders_earliest_message_across_networks,
+     .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(3, split_nodes, split_confs, earliest_of_sender,
+                             NULL, 50), 0);
+}

@@ -22,6 +22,13 @@
 
 #define TNET_FRAG 32768
 
+/* Built as tnet, and as tneta/tnetb for two independent networks. */
+#ifndef TNET_NAME
+#define TNET_NAME tnet
+#endif
+#define TNET_STR2(x) #x
+#define TNET_STR(x) TNET_STR2(x)
+
 typedef struct tnet_frag_hdr {
     md_envelope_t env;
     uint64_t      offset;
@@ -61,7 +68,7 @@ static socklen_t tnet_addr(const tnet_t *t, int rank, struct sockaddr_un *a)
 {
     memset(a, 0, sizeof(*a));
     a->sun_family = AF_UNIX;
-    int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "md-tnet-%s-%d",
+    int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "md-" TNET_STR(TNET_NAME) "-%s-%d",
                      t->job, rank);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
@@ -416,11 +423,11 @@ static int tnet_wait_fd(md_subdev_t *sd)
     return t->out_head != NULL || held ? -1 : t->fd;
 }
 
-MD_LOAD_DEVICE_PTR(tnet);
-MD_LOAD_DEVICE_PTR(tnet)
+MD_LOAD_DEVICE_PTR(TNET_NAME);
+MD_LOAD_DEVICE_PTR(TNET_NAME)
 {
     ops->abi_version = MD_SDI_ABI_VERSION;
-    ops->name = "tnet";
+    ops->name = TNET_STR(TNET_NAME);
     ops->init = tnet_init;
     ops->connect = tnet_connect;
     ops->finalize = tnet_finalize;
