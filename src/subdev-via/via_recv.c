@@ -95,10 +95,12 @@ static void deliver(vsd_ctx_t *ctx, md_request_t *req, int32_t src, uint32_t typ
 }
 
 /* An arrival that may be matched now. */
-static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope_t *env,
+static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope_t *envp,
                    uint64_t cookie, const void *data, uint32_t len, md_request_t *local,
                    vsd_msg_t *owned)
 {
+    /* A copy: envp may lie in owned, which is freed below. */
+    const md_envelope_t envc = *envp, *env = &envc;
     md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
 
     if (req != NULL) {

@@ -68,7 +68,10 @@ static int h_arrival_ok(md_subdev_t *sd, const md_envelope_t *env)
 
 static void h_arrived(md_subdev_t *sd, const md_envelope_t *env)
 {
-    ((vh_rank_t *)sd->host_ctx)->arrivals++;
+    vh_rank_t *r = sd->host_ctx;
+    r->arrivals++;
+    if (env->src_world >= 0 && env->src_world < VH_MAX_RANKS)
+        r->arrived_from[env->src_world]++;
 }
 
 static void h_sysmsg(md_subdev_t *sd, const md_envelope_t *env, const void *payload)

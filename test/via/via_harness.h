@@ -35,6 +35,7 @@ typedef struct vh_rank {
     md_sdi_host_t    host;
     int              hold;                  /* arrival_ok() says 0 while set */
     int              arrivals;              /* arrived() calls */
+    int              arrived_from[VH_MAX_RANKS];   /* ... by sender (reads the envelope) */
     int              nsys;
     md_envelope_t    sys_env[VH_MAX_SYS];
     uint64_t         sys_sum[VH_MAX_SYS];
