@@ -42,6 +42,7 @@ static int ctl_export(sci_bridge_t *b, nic_fw_ep_t *ep, const void *in, size_t i
 
     if (in_len < sizeof(*x) || in_len != sizeof(*x) + (size_t)x->nruns * sizeof(x->run[0]) ||
         x->first_off >= SCI_UP_PAGE || x->size == 0 ||
+        x->size > (uint64_t)b->up_entries * SCI_UP_PAGE ||
         (x->flags & ~(SCI_EXP_REMOTE | SCI_EXP_DMA)) != 0 || x->flags == 0)
         return NIC_ERR_INVALID;
     if (!tag_usable(b, ep, x->tag))
