@@ -283,3 +283,78 @@ Test(twonode, any_source_takes_a_senders_earliest_message_across_networks,
     cr_assert_eq(forkjob_run(3, split_nodes, split_confs, earliest_of_sender,
                              NULL, 50), 0);
 }
+
+/* The same storm as any_source_storm, but each cross-node pair splits its
+ * messages by size over two networks (tneta up to 1 KiB, tnetb above), as
+ * OSCAR-like set-ups do: every sender's messages must still come in its
+ * sending order, once each, and complete. */
+static const char *const split2_confs[][2] = {
+    { "a", "multidev-node-config 1\nnode a\ndevice shm\ndevice tneta reorder=1\n"
+           "device tnetb\nroute a 0 inf shm -\n"
+           "route b 0 1023 tneta -\nroute b 1024 inf tnetb -\n" },
+    { "b", "multidev-node-config 1\nnode b\ndevice shm\ndevice tneta reorder=1\n"
+           "device tnetb\nroute b 0 inf shm -\n"
+           "route a 0 1023 tneta -\nroute a 1024 inf tnetb -\n" },
+    { NULL, NULL },
+};
+
+static size_t storm_len(int sender, int k)
+{
+    static const size_t choice[] = { 0, 4, 64, 1024, 9000, 70000 };
+    return choice[(unsigned)(sender * 7 + k * 3) % 6];
+}
+
+static int split_storm(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                       void *arg)
+{
+    static uint8_t buf[8][70000];
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        int next[4] = { 0 }, posted = 0, done = 0, total = 3 * ROUNDS;
+        md_request_t r[8];
+        memset(r, 0, sizeof(r));
+        for (; posted < 8; posted++)
+            md_irecv(md, &r[posted], buf[posted], sizeof(buf[0]), -1,
+                     MD_ANY_SOURCE, 8, CTX, NULL);
+        while (done < total && rc == 0) {
+            int k = done % 8;
+            if (forkjob_wait(md, &r[k]) != 0) {
+                rc = 20;
+                break;
+            }
+            int src = r[k].status.src_world;
+            if (src < 1 || src > 3 || r[k].status.size != storm_len(src, next[src]) ||
+                (r[k].status.size > 0 && buf[k][0] != (uint8_t)next[src]))
+                rc = 21;    /* lost, duplicated or overtaken */
+            next[src]++;
+            done++;
+            if (posted < total) {
+                md_irecv(md, &r[k], buf[k], sizeof(buf[0]), -1, MD_ANY_SOURCE,
+                         8, CTX, NULL);
+                posted++;
+            }
+        }
+    } else {
+        static uint8_t out[ROUNDS][70000];
+        md_request_t s[ROUNDS];
+        memset(s, 0, sizeof(s));
+        for (int k = 0; k < ROUNDS; k++) {
+            size_t len = storm_len(rank, k);
+            memset(out[k], k, len);
+            rc |= md_isend(md, &s[k], out[k], len, 0, rank, 8, CTX, 0);
+        }
+        for (int k = 0; k < ROUNDS && rc == 0; k++)
+            rc = forkjob_wait(md, &s[k]) ? 30 : 0;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, any_source_storm_with_pairs_split_over_two_networks,
+     .timeout = 90)
+{
+    cr_assert_eq(forkjob_run(4, nodes, split2_confs, split_storm, NULL, 80), 0);
+}
