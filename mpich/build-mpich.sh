@@ -88,6 +88,7 @@ CONFIGURE_OPTS=(
   --with-datatype-engine=dataloop
   --disable-static
   "--with-multidev=$PREFIX"
+  "--with-multidev-include=$WORK/multidev-include"
   "--prefix=$PREFIX"
 )
 
@@ -148,7 +149,8 @@ cache_key() {
   {
     echo "key-format $KEY_FORMAT"
     echo "source mpich $SRC_VERSION"
-    echo "configure ${CONFIGURE_OPTS[*]}"
+    # (the header snapshot's location does not change what gets installed)
+    echo "configure ${CONFIGURE_OPTS[*]}" | sed 's| --with-multidev-include=[^ ]*||'
     echo "prefix $PREFIX"
     echo "cc $(gcc -dumpfullversion 2>/dev/null || gcc --version | head -n 1)"
     (cd "$ROOT" && find mpich/netmod -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
@@ -268,6 +270,20 @@ autogen() {
     { echo "netmod_impl.h was not regenerated with the multi netmod"; return 1; }
 }
 
+# MPICH compiles against a snapshot of libmultidev's public headers whose
+# timestamps change only when their contents do: every MPICH object depends
+# on them (the request embeds md_request_t), and a plain "make install" of
+# the project re-stamps the installed copies, which would make MPICH's make
+# rebuild everything.
+snapshot_headers() {
+  mkdir -p "$WORK/multidev-include"
+  local h
+  for h in multidev.h md_sdi.h; do
+    cmp -s "$PREFIX/include/$h" "$WORK/multidev-include/$h" ||
+      cp "$PREFIX/include/$h" "$WORK/multidev-include/$h"
+  done
+}
+
 configure_mpich() {
   rm -rf "$BUILD" && mkdir -p "$BUILD"
   (cd "$BUILD" && "$TREE/configure" "${CONFIGURE_OPTS[@]}")
@@ -308,9 +324,12 @@ save_cache() {
   ls -1t "$CACHE_DIR"/mpich-"$MPICH_UPSTREAM"-multi-*.tar.gz 2>/dev/null | tail -n +4 | xargs -r rm -f
 }
 
+snapshot_headers
 if [ "$INCREMENTAL" = 1 ]; then
   [ -f "$BUILD/Makefile" ] && [ -d "$TREE" ] ||
     die "--incremental needs a previous full build in $WORK (run without --incremental first)"
+  grep -q -- "--with-multidev-include=$WORK/multidev-include" "$BUILD/config.log" ||
+    die "the build in $BUILD predates the header snapshot: run without --incremental once"
   step copy-netmod copy_netmod
 else
   step inject inject

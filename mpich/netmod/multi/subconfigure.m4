@@ -5,6 +5,11 @@ dnl subconfigure.m4 below src/.
 dnl
 dnl   --with-multidev=PREFIX   where libmultidev is installed (include/ and
 dnl                            lib/); libmpi gets an rpath to PREFIX/lib.
+dnl   --with-multidev-include=DIR  take multidev.h and md_sdi.h from DIR
+dnl                            instead of PREFIX/include (build-mpich.sh
+dnl                            passes a snapshot whose timestamps change
+dnl                            only with the contents: every MPICH object
+dnl                            depends on these headers).
 dnl
 dnl MPICH_SUBCFG_AFTER=src/mpid/ch4
 
@@ -32,6 +37,13 @@ AM_COND_IF([BUILD_CH4_NETMOD_MULTI],[
         AS_HELP_STRING([--with-multidev=PREFIX],
                        [installation prefix of libmultidev (the multidevice)]),
         [], [with_multidev=no])
+    AC_ARG_WITH([multidev-include],
+        AS_HELP_STRING([--with-multidev-include=DIR],
+                       [directory holding multidev.h and md_sdi.h]),
+        [], [with_multidev_include=no])
+    if test "$with_multidev_include" != "no" && test "$with_multidev_include" != "yes" ; then
+        PAC_APPEND_FLAG([-I${with_multidev_include}], [CPPFLAGS])
+    fi
     if test "$with_multidev" != "no" && test "$with_multidev" != "yes" ; then
         PAC_APPEND_FLAG([-I${with_multidev}/include], [CPPFLAGS])
         PAC_APPEND_FLAG([-L${with_multidev}/lib], [LDFLAGS])
