@@ -101,6 +101,8 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
 {
     md_request_t *req = match_posted(ctx, env);
 
+    /* before delivering: env may live in owned, which delivery frees */
+    ctx->host->arrived(ctx->sd, env);
     if (req != NULL) {
         recv_deliver(ctx, req, src, handler, env, cookie, data, len);
         free(owned);
@@ -113,7 +115,6 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
         myri_msgq_append(&ctx->unexp, m);
         ctx->sd->counters.unexpected++;
     }
-    ctx->host->arrived(ctx->sd, env);
 }
 
 /* A large system message: receive it into our own buffer. */

@@ -64,6 +64,8 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
 {
     md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
 
+    /* before delivering: env may live in owned, which delivery frees */
+    ctx->host->arrived(ctx->sd, env);
     if (req != NULL) {
         sci_deliver(ctx, req, src, env, proto, rdv, id, data);
         free(owned);
@@ -77,7 +79,6 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
         md_mq_push_unexpected(&ctx->mq, &m->mq);
         ctx->sd->counters.unexpected++;
     }
-    ctx->host->arrived(ctx->sd, env);
 }
 
 /* A system message larger than the eager limit: received into our own
