@@ -46,8 +46,22 @@ static void md_host_arrived(md_subdev_t *sd, const md_envelope_t *env)
     md_t *md = md_of(sd);
     int32_t src = env->src_world;
 
-    if (md->ordered_node[md->node_of_rank[src]])
-        md->recv_seq[src]++;
+    if (src < 0 || src >= md->size) {
+        md_log_error("subdevice %s reported an arrival from rank %d, which does "
+                     "not exist (a subdevice bug)", sd->name, src);
+        return;
+    }
+    if (!md->ordered_node[md->node_of_rank[src]])
+        return;
+    if (env->seq != md->recv_seq[src]) {
+        /* only arrival_ok() lets a message in, so this is a subdevice bug */
+        md_log_error("subdevice %s reported message %llu from rank %d as "
+                     "arrived, but %llu is next", sd->name,
+                     (unsigned long long)env->seq, src,
+                     (unsigned long long)md->recv_seq[src]);
+        return;
+    }
+    md->recv_seq[src]++;
 }
 
 static void md_host_sysmsg(md_subdev_t *sd, const md_envelope_t *env,
