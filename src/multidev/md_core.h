@@ -103,6 +103,7 @@ struct md {
     int32_t       *node_of_rank;        /**< [size] */
     char         (*node_names)[MD_NAME_MAX]; /**< [num_nodes] */
     int32_t       *node_relay_rank;     /**< [num_nodes] rank relaying there */
+    int32_t        host_ranks;          /**< ranks on this host (all nodes) */
 
     /* configuration, device list, connection table */
     md_nodeconf_t *conf;                /**< NULL: the default (shm only) */
@@ -131,6 +132,9 @@ struct md {
     int            fwd_index;           /**< the forwarding receiver, or -1 */
 
     md_thread_state_t thr;
+    int            idle_mode;           /**< md_idle_mode_t */
+    int            idle_polls;          /**< idle md_progress calls in a row */
+    int            spin_polls;          /**< MULTIDEV_SPIN_POLLS */
     int            progress_rr;
     int            print_stats;
 };

@@ -164,6 +164,8 @@ int md_init(const md_init_params_t *p, md_t **md_p)
         local = md_seq_setup(md);
     if (local == MD_OK)
         local = md_thread_setup(md);
+    if (local == MD_OK)
+        local = md_idle_setup(md);
     rc = md_agree(md, &md->bootstrap, local, "loading the device list");
     if (rc != MD_OK)
         goto err;

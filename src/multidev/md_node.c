@@ -60,34 +60,55 @@ static int md_nodes_from_launcher(md_t *md, const int32_t *launcher,
     return MD_OK;
 }
 
+/* What every rank publishes: its node (emulated or real) and the host it
+ * really runs on (ranks of several emulated nodes share one host's
+ * cores). */
+typedef struct md_node_record {
+    char node[MD_NAME_MAX];
+    char host[MD_NAME_MAX];
+} md_node_record_t;
+
 int md_nodes_setup(md_t *md, const md_init_params_t *p)
 {
+    md_node_record_t mine, *all;
     char (*names)[MD_NAME_MAX];
     int explicit_name = md->node_name[0] != '\0';
     int rc;
 
-    if (!explicit_name && gethostname(md->node_name, MD_NAME_MAX - 1) != 0)
-        snprintf(md->node_name, MD_NAME_MAX, "localhost");
+    memset(&mine, 0, sizeof(mine));
+    if (gethostname(mine.host, MD_NAME_MAX - 1) != 0)
+        snprintf(mine.host, MD_NAME_MAX, "localhost");
+    if (!explicit_name)
+        memcpy(md->node_name, mine.host, MD_NAME_MAX);
     md->node_name[MD_NAME_MAX - 1] = '\0';
+    memcpy(mine.node, md->node_name, MD_NAME_MAX);
 
+    all = calloc((size_t)md->size, sizeof(*all));
     names = calloc((size_t)md->size, MD_NAME_MAX);
     md->node_of_rank = calloc((size_t)md->size, sizeof(int32_t));
     md->node_names = calloc((size_t)md->size, MD_NAME_MAX);
     md->node_relay_rank = calloc((size_t)md->size, sizeof(int32_t));
-    if (!names || !md->node_of_rank || !md->node_names || !md->node_relay_rank) {
+    if (!all || !names || !md->node_of_rank || !md->node_names ||
+        !md->node_relay_rank) {
+        free(all);
         free(names);
         return MD_ERR_NO_MEMORY;
     }
 
-    rc = p->bootstrap.allgather(p->bootstrap.ctx, md->node_name, names,
-                                MD_NAME_MAX);
+    rc = p->bootstrap.allgather(p->bootstrap.ctx, &mine, all, sizeof(mine));
     if (rc != 0) {
         md_log_error("exchanging node names with the launcher failed (%d)", rc);
+        free(all);
         free(names);
         return MD_ERR_IO;
     }
-    for (int32_t r = 0; r < md->size; r++)
-        names[r][MD_NAME_MAX - 1] = '\0';
+    md->host_ranks = 0;
+    for (int32_t r = 0; r < md->size; r++) {
+        all[r].node[MD_NAME_MAX - 1] = all[r].host[MD_NAME_MAX - 1] = '\0';
+        memcpy(names[r], all[r].node, MD_NAME_MAX);
+        md->host_ranks += strcmp(all[r].host, mine.host) == 0;
+    }
+    free(all);
 
     if (!explicit_name && p->launcher_node_of_rank != NULL)
         rc = md_nodes_from_launcher(md, p->launcher_node_of_rank, names);
@@ -103,8 +124,9 @@ int md_nodes_setup(md_t *md, const md_init_params_t *p)
     for (int32_t r = md->size - 1; r >= 0; r--)
         md->node_relay_rank[md->node_of_rank[r]] = r;
 
-    md_log_info("node %s (%d of %d nodes), %d ranks in the job", md->node_name,
-                md->my_node, md->num_nodes, md->size);
+    md_log_info("node %s (%d of %d nodes), %d ranks in the job, %d on this "
+                "host", md->node_name, md->my_node, md->num_nodes, md->size,
+                md->host_ranks);
     return MD_OK;
 }
 

@@ -334,7 +334,7 @@ static int md_cancel_send_locked(md_t *md, md_request_t *req)
     return rc;
 }
 
-int md_progress_locked(md_t *md)
+static int md_progress_all(md_t *md)
 {
     int events = 0, n = md->devs.num, start;
 
@@ -358,6 +358,16 @@ int md_progress_locked(md_t *md)
     }
     return events;
 }
+
+int md_progress_locked(md_t *md)
+{
+    int events = md_progress_all(md);
+
+    if (events != 0)
+        md->idle_polls = 0;
+    return events;
+}
+
 
 /* ---- public entry points: the lock when a progress thread runs ---- */
 

@@ -40,7 +40,7 @@ int md_thread_setup(md_t *md)
 
 /* What an idle thread can sleep on; asked under the lock, like every
  * subdevice operation.  Returns 1 if every subdevice has a descriptor. */
-static int md_thread_collect_fds(md_t *md, struct pollfd *fds, int *nfds)
+int md_wait_fds(md_t *md, struct pollfd *fds, int *nfds)
 {
     int all = 1;
 
@@ -93,7 +93,7 @@ static void *md_thread_main(void *arg)
         }
         events = md_progress_locked(md);
         if (events == 0)
-            all_fds = md_thread_collect_fds(md, fds, &nfds);
+            all_fds = md_wait_fds(md, fds, &nfds);
         pthread_mutex_unlock(&md->thr.lock);
         if (events < 0) {
             md_log_error("progress thread: %s; it stops",

@@ -22,7 +22,14 @@
 
 #include "md_core.h"
 
+#include <poll.h>
+
 int  md_thread_setup(md_t *md);       /* decides, does not start */
+/* Arms and collects the subdevices' wait descriptors (caller holds the
+ * lock when the thread runs); 1 if every subdevice has one. */
+int  md_wait_fds(md_t *md, struct pollfd *fds, int *nfds);
+/* md_idle.c */
+int  md_idle_setup(md_t *md);
 int  md_thread_start(md_t *md);
 void md_thread_stop(md_t *md);
 

@@ -128,6 +128,11 @@ int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
 /* Drive every subdevice once; returns events seen (>= 0) or an error. */
 int md_progress(md_t *md);
 
+/* Call when md_progress found nothing while waiting: spins a little, then
+ * yields the core or, on an oversubscribed host, blocks briefly until a
+ * subdevice has work (MULTIDEV_IDLE, MULTIDEV_SPIN_POLLS). */
+void md_idle(md_t *md);
+
 static inline int md_request_is_complete(const md_request_t *req)
 {
     return atomic_load_explicit(&req->complete, memory_order_acquire);

@@ -144,3 +144,59 @@ Test(progress, a_system_message_is_handled_while_its_target_computes,
     setenv("MULTIDEV_PROGRESS_THREAD", "on", 1);
     cr_assert_eq(forkjob_run(2, nodes3, chain3, sysmsg_while_computing, NULL, 50), 0);
 }
+
+/* md_idle on an oversubscribed host blocks on the subdevices' wait
+ * descriptors instead of burning the core: a rank waiting 300 ms for a
+ * message uses far less CPU time than that, and still gets the message. */
+#include <sys/resource.h>
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static int idle_blocks(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                       void *arg)
+{
+    md_request_t req = { 0 };
+    int v = 0, rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        double cpu0 = cpu_seconds(), t0 = now();
+        if (md_irecv(md, &req, &v, sizeof(v), 1, 1, 9, CTX, NULL) != MD_OK)
+            rc = 20;
+        atomic_store(&sh->counters[0], 1);
+        while (rc == 0 && !md_request_is_complete(&req)) {
+            if (md_progress(md) == 0)
+                md_idle(md);
+        }
+        double cpu = cpu_seconds() - cpu0, wall = now() - t0;
+        if (rc == 0 && (v != 77 || wall < 0.25))
+            rc = 21;
+        if (rc == 0 && cpu > 0.5 * wall)
+            rc = 22;    /* it spun instead of sleeping */
+    } else if (rank == 1) {
+        while (atomic_load(&sh->counters[0]) == 0)
+            md_progress(md);
+        nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
+        v = 77;
+        if (md_isend(md, &req, &v, sizeof(v), 0, 1, 9, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &req) != 0)
+            rc = 30;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(progress, an_idle_oversubscribed_rank_sleeps_until_a_message_comes,
+     .timeout = 60)
+{
+    setenv("MULTIDEV_PROGRESS_THREAD", "off", 1);
+    setenv("MULTIDEV_IDLE", "block", 1);
+    cr_assert_eq(forkjob_run(2, nodes3, chain3, idle_blocks, NULL, 50), 0);
+}

@@ -1,0 +1,94 @@
+/*
+ * md_idle.c - what a rank does while it waits and nothing arrives.
+ *
+ * Oversubscription is normal here: tests and CI run more ranks (and NIC
+ * firmwares) than the machine has cores.  A rank whose progress finds
+ * nothing spins for MULTIDEV_SPIN_POLLS idle calls (a reply is often a
+ * microsecond away), then gives its core away: it blocks on the
+ * subdevices' wait descriptors when the host runs more ranks than it has
+ * processing units and every subdevice has a descriptor; otherwise it
+ * yields.  MULTIDEV_IDLE forces spin, yield or block.
+ */
+#include "config.h"
+
+#include <hwloc.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "md_log.h"
+#include "md_thread.h"
+
+#define MD_SPIN_POLLS_DEFAULT 64
+#define MD_IDLE_BLOCK_MS      10     /* bounded: a dead peer wakes nobody */
+
+enum md_idle_mode { MD_IDLE_SPIN, MD_IDLE_YIELD, MD_IDLE_BLOCK };
+
+static const char *const md_idle_names[] = { "spin", "yield", "block" };
+
+/* Processing units this process may run on. */
+static int md_idle_count_pus(void)
+{
+    hwloc_topology_t topo;
+    int n = -1;
+
+    if (hwloc_topology_init(&topo) != 0)
+        return -1;
+    if (hwloc_topology_load(topo) == 0)
+        n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    hwloc_topology_destroy(topo);
+    return n;
+}
+
+int md_idle_setup(md_t *md)
+{
+    const char *mode = getenv("MULTIDEV_IDLE");
+    const char *spin = getenv("MULTIDEV_SPIN_POLLS");
+    int pus = md_idle_count_pus();
+
+    md->spin_polls = spin ? atoi(spin) : MD_SPIN_POLLS_DEFAULT;
+    if (md->spin_polls < 0) {
+        md_log_error("MULTIDEV_SPIN_POLLS=%s: expected a count >= 0", spin);
+        return MD_ERR_CONFIG;
+    }
+    if (mode == NULL || strcasecmp(mode, "auto") == 0) {
+        md->idle_mode = pus > 0 && md->host_ranks > pus ? MD_IDLE_BLOCK
+                                                        : MD_IDLE_YIELD;
+    } else {
+        md->idle_mode = -1;
+        for (int m = MD_IDLE_SPIN; m <= MD_IDLE_BLOCK; m++)
+            if (strcasecmp(mode, md_idle_names[m]) == 0)
+                md->idle_mode = m;
+        if (md->idle_mode < 0) {
+            md_log_error("MULTIDEV_IDLE=%s: expected auto, spin, yield or "
+                         "block", mode);
+            return MD_ERR_CONFIG;
+        }
+    }
+    md_log_info("idle waits: %s after %d empty polls (%d ranks on this host, "
+                "%d processing units)", md_idle_names[md->idle_mode],
+                md->spin_polls, md->host_ranks, pus);
+    return MD_OK;
+}
+
+void md_idle(md_t *md)
+{
+    struct pollfd fds[MD_MAX_SUBDEVS];
+    int nfds, all;
+
+    if (++md->idle_polls <= md->spin_polls || md->idle_mode == MD_IDLE_SPIN)
+        return;
+    if (md->idle_mode == MD_IDLE_YIELD) {
+        sched_yield();
+        return;
+    }
+    md_api_enter(md);
+    all = md_wait_fds(md, fds, &nfds);
+    md_api_leave(md);
+    if (all && nfds > 0)
+        poll(fds, (nfds_t)nfds, MD_IDLE_BLOCK_MS);
+    else
+        sched_yield();
+}
