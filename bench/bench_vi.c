@@ -185,6 +185,8 @@ static int vi_rank(int rank, vi_shared_t *sh, const bench_opts_t *o, const char 
     vipl_net_addr_t addr;
     uint32_t disc = 0x76696221;
 
+    if (o->pin)
+        bench_pin(rank);                 /* before the nicd starts: it inherits the CPU */
     snprintf(node, sizeof(node), "n%d", rank);
     vipl_nic_opts_t no = { .node = node, .nic = "via0", .job_key = 0xbe7c, .start = 1 };
     if (vipl_open_nic(&no, &e.nic) != VIPL_SUCCESS || vipl_create_ptag(e.nic, &ptag))
@@ -223,8 +225,6 @@ static int vi_rank(int rank, vi_shared_t *sh, const bench_opts_t *o, const char 
         if (vipl_connect_request(e.vi, &addr, 20000, NULL) != VIPL_SUCCESS)
             return 16;
     }
-    if (o->pin)
-        bench_pin(rank);
     sync_phase(sh, 4);
     if (pingpong(&e, rank, o, 0, &sh->out[0]))
         return 17;

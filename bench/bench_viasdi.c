@@ -55,8 +55,6 @@ static int sdi_rank(vh_rank_t *r)
     uint8_t *buf = calloc(1, max);
     md_request_t s, q;
 
-    if (o->pin)
-        bench_pin(r->rank);
     double h = pingpong(r, buf, o->lat_size, o->iters, 1);
     if (h < 0)
         return 1;
@@ -112,7 +110,9 @@ static int sdi_rank(vh_rank_t *r)
 
 int bench_via_sdi(const bench_opts_t *o, const char *timing, int netpipe, via_sdi_result_t *res)
 {
-    vh_job_t j = { .n = 2, .node_of = { 0, 1 }, .timeout_s = 900, .job = "bench-via" };
+    /* pinned before init: each node's nicd starts on its rank's CPU */
+    vh_job_t j = { .n = 2, .node_of = { 0, 1 }, .timeout_s = 900, .job = "bench-via",
+                   .pin = o->pin };
     g_o = o;
     g_netpipe = netpipe;
     g_out = bench_shared(4 * sizeof(double));

@@ -2,7 +2,7 @@
  * models against the papers, in one run.
  *
  *   via_vs_udp [--iters N] [--lat-size B] [--bw-size B] [--bw-total B]
- *              [--window W] [--no-pin] [--no-timing] [--timing-only]
+ *              [--window W] [--no-pin] [--no-timing] [--timing-only] [--rt]
  *
  * Part 1 (timing model off): ping-pong latency (round trip / 2) and
  * streaming bandwidth of subdev-via beside raw UDP between two processes,
@@ -11,11 +11,14 @@
  * trip and streaming throughput of 32 kB messages with profile lanai7
  * beside P4 Table 1 (30.2 us, 68.3 MB/s; LANai 4: 33.1 us, 62.8 MB/s), and
  * the NetPIPE peak of subdev-via with profile clan beside MPI/Pro on cLAN
- * (93.5 MB/s, P6); goal: within 15%. */
+ * (93.5 MB/s, P6); goal: within 15%.  --rt runs every process of the run
+ * (ranks, the nicds they start, the UDP baseline) at SCHED_FIFO: on a shared
+ * machine other work otherwise takes the CPU in the middle of round trips. */
 #include "config.h"
 
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +47,7 @@ int main(int argc, char **argv)
         { "bw-size", required_argument, 0, 'b' }, { "bw-total", required_argument, 0, 't' },
         { "window", required_argument, 0, 'w' }, { "no-pin", no_argument, 0, 'n' },
         { "no-timing", no_argument, 0, 'N' }, { "timing-only", no_argument, 0, 'T' },
-        { 0, 0, 0, 0 }
+        { "rt", no_argument, 0, 'R' }, { 0, 0, 0, 0 }
     };
     bench_opts_t o = { .iters = 20000, .lat_size = 8, .bw_size = 65536, .bw_total = 256 << 20,
                        .window = 16, .dgram = 4096, .pin = 1 };
@@ -60,6 +63,13 @@ int main(int argc, char **argv)
         case 'n': o.pin = 0; break;
         case 'N': timing = 0; break;
         case 'T': plain = 0; break;
+        case 'R':
+            /* inherited by every rank, nicd and baseline process */
+            if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
+                perror("via_vs_udp: SCHED_FIFO");
+            else
+                printf("# all processes of this run at SCHED_FIFO priority 10\n");
+            break;
         default: return 2;
         }
     }

@@ -208,6 +208,15 @@ uint8_t *nic_rel_tx_buf(nic_rel_t *rel, nic_rel_peer_t *p)
     return p->win[p->tx_next % NIC_REL_WINDOW].buf;
 }
 
+uint8_t *nic_rel_tx_buf_ahead(nic_rel_t *rel, nic_rel_peer_t *p, unsigned k)
+{
+    if (p->tx_next + k - p->tx_una >= NIC_REL_WINDOW)
+        return NULL;
+    if (rel_window_alloc(rel, p) != NIC_OK)
+        return NULL;
+    return p->win[(p->tx_next + k) % NIC_REL_WINDOW].buf;
+}
+
 int nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len)
 {
     uint64_t now = nic_now_ns();

@@ -124,6 +124,10 @@ unsigned        nic_rel_peer_count(const nic_rel_t *rel);
  * retransmission and returns the wire's status. */
 uint8_t *nic_rel_tx_buf(nic_rel_t *rel, nic_rel_peer_t *p);
 int      nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len);
+/* The buffer of the k-th frame after the next one (k < nic_rel_tx_space):
+ * several frames may be filled at once (one gather for all of them) and
+ * then committed in order. */
+uint8_t *nic_rel_tx_buf_ahead(nic_rel_t *rel, nic_rel_peer_t *p, unsigned k);
 /* Both steps for a frame already built elsewhere. */
 int      nic_rel_send(nic_rel_t *rel, nic_rel_peer_t *p, const void *frame, size_t len);
 /* Frames that can still go out to p before the window is full. */

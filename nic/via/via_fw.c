@@ -109,6 +109,7 @@ static int via_fw_init(nic_fw_t *fw, void **state)
 static void via_fw_fini(nic_fw_t *fw, void *state)
 {
     via_fw_t *v = state;
+    via_dma_flush(v);
     nic_rel_destroy(v->rel);
     free(v->delay);
     free(v->tpt);
@@ -360,6 +361,7 @@ static int via_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
     via_fw_t *v = via_state(fw);
     int events = 0;
 
+    via_dma_flush(v);       /* before the wire receives into its buffers again */
     if (v->delay_head != v->delay_tail)
         events += via_rx_delayed(v, now, next);
     events += nic_rel_poll(v->rel, now, next);

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "../core/nic_fw.h"
 #include "../core/nic_rel.h"
@@ -139,6 +140,17 @@ typedef struct via_counters {
     uint64_t conn_requests, conn_accepts, conn_rejects, conn_timeouts;
 } via_counters_t;
 
+/* RDMA write data held back to go into one process with one cross-memory
+ * write: frames of one receive batch of the wire, whose buffers stay
+ * valid until the wire receives again. */
+#define VIA_WC_MAX 32
+typedef struct via_wcomb {
+    pid_t        pid;
+    unsigned     n;
+    uint64_t     va, len;                 /* remote range [va, va + len) */
+    struct iovec local[VIA_WC_MAX];
+} via_wcomb_t;
+
 typedef struct via_fw {
     nic_fw_t         *fw;
     nic_rel_t        *rel;
@@ -156,6 +168,7 @@ typedef struct via_fw {
     uint32_t          delay_head, delay_tail;
     via_counters_t    c;
     uint8_t           raw[VIA_FRAME_MAX];   /* unreliable frames */
+    via_wcomb_t       wc;
     int               cma_warned;
 } via_fw_t;
 
@@ -189,6 +202,18 @@ via_tpt_entry_t *via_tpt_check(via_fw_t *v, uint32_t handle, uint64_t va, uint64
 int  via_dma_read(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, void *dst, size_t len);
 int  via_dma_write(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, const void *src,
                    size_t len);
+/* An RDMA write's payload, still in the wire's receive buffer, for host
+ * memory: written together with the following frames' when it can be
+ * (via_dma_flush), at once otherwise.  Shared memory is written at once. */
+int  via_dma_write_frame(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, const uint8_t *src,
+                         size_t len);
+/* Write what is held back: before any completion or reply, and before the
+ * wire receives into its buffers again. */
+void via_dma_flush(via_fw_t *v);
+/* One access filling n buffers from [va, va + their total): frames cut
+ * from one registered range with a single cross-memory read. */
+int  via_dma_read_scatter(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va,
+                          const struct iovec *local, unsigned n);
 /* Gather len bytes starting at byte off of a descriptor's data segments. */
 int  via_dma_gather(via_fw_t *v, const via_work_t *w, uint32_t ptag, uint64_t off, void *dst,
                     size_t len);

@@ -117,6 +117,7 @@ void via_desc_complete(via_fw_t *v, via_vi_t *vi, const via_work_t *w, int is_re
     via_tpt_entry_t *e = via_tpt_check(v, w->desc_handle, w->desc_va, sizeof(via_ctl_seg_t),
                                        vi->ptag, 0, &st);
 
+    via_dma_flush(v);                    /* the data before its completion */
     status |= VIA_STATUS_DONE;
     if (e != NULL) {
         uint64_t at = w->desc_va + offsetof(via_ctl_seg_t, immediate);

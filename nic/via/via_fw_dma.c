@@ -62,6 +62,79 @@ int via_dma_write(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, const void
     return dma_cma(v, e->pid, va, (void *)src, len, 1);
 }
 
+void via_dma_flush(via_fw_t *v)
+{
+    via_wcomb_t *wc = &v->wc;
+
+    if (wc->n == 0)
+        return;
+    struct iovec r = { (void *)(uintptr_t)wc->va, wc->len };
+    ssize_t put = process_vm_writev(wc->pid, wc->local, wc->n, &r, 1, 0);
+    if (put != (ssize_t)wc->len) {
+        /* only if the process unmapped memory it had registered */
+        v->c.dma_errors++;
+        nic_log_warn("RDMA write of %llu bytes into process %d failed: %s",
+                     (unsigned long long)wc->len, (int)wc->pid, put < 0 ? strerror(errno) : "short");
+    }
+    wc->n = 0;
+    wc->len = 0;
+}
+
+int via_dma_write_frame(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, const uint8_t *src,
+                        size_t len)
+{
+    via_wcomb_t *wc = &v->wc;
+    const nic_wire_t *w = nic_fw_wire(v->fw);
+    size_t slot;
+
+    if (len == 0)
+        return NIC_OK;
+    /* Only payloads in the wire's receive buffers can wait (not the timing
+     * model's delay queue, nor shared memory). */
+    if (e->map != NULL || v->timing.enabled || w->rx_bufs == NULL || src < w->rx_bufs ||
+        src >= w->rx_bufs + (size_t)NIC_WIRE_RX_BATCH * NIC_WIRE_MTU)
+        return via_dma_write(v, e, va, src, len);
+    if (wc->n > 0 && (wc->pid != e->pid || wc->va + wc->len != va || wc->n == VIA_WC_MAX))
+        via_dma_flush(v);
+    if (wc->n == 0) {
+        wc->pid = e->pid;
+        wc->va = va;
+    }
+    wc->local[wc->n].iov_base = (void *)src;
+    wc->local[wc->n].iov_len = len;
+    wc->n++;
+    wc->len += len;
+    /* The last buffer of a full batch: the wire may receive into all of
+     * them again before we hear of it. */
+    slot = (size_t)(src - w->rx_bufs) / NIC_WIRE_MTU;
+    if (slot == NIC_WIRE_RX_BATCH - 1)
+        via_dma_flush(v);
+    return NIC_OK;
+}
+
+int via_dma_read_scatter(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va,
+                         const struct iovec *local, unsigned n)
+{
+    size_t total = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        total += local[i].iov_len;
+    if (e->map != NULL) {
+        const uint8_t *src = e->map + (va - e->va);
+        for (unsigned i = 0; i < n; i++) {
+            memcpy(local[i].iov_base, src, local[i].iov_len);
+            src += local[i].iov_len;
+        }
+        return NIC_OK;
+    }
+    struct iovec r = { (void *)(uintptr_t)va, total };
+    ssize_t got = process_vm_readv(e->pid, local, n, &r, 1, 0);
+    if (got == (ssize_t)total)
+        return NIC_OK;
+    v->c.dma_errors += got < 0;
+    return NIC_ERR_IO;                  /* the caller takes the slow path */
+}
+
 /* Walk the data segments from byte off, calling the engine on each piece. */
 static int dma_segments(via_fw_t *v, const via_work_t *w, uint32_t ptag, uint64_t off,
                         uint8_t *buf, size_t len, int write)

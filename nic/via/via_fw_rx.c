@@ -30,6 +30,7 @@ static int can_reply(via_fw_t *v, const struct sockaddr_in *to)
 static void send_placed(via_fw_t *v, via_vi_t *vi, uint32_t msg_id, uint32_t status)
 {
     via_hdr_t h;
+    via_dma_flush(v);                    /* placed means placed */
     memset(&h, 0, sizeof(h));
     h.op = VIA_OP_PLACED;
     h.level = (uint8_t)vi->level;
@@ -148,7 +149,7 @@ static void rx_write(via_fw_t *v, via_vi_t *vi, const via_hdr_t *h, const uint8_
         rx_fail(v, vi, VIA_AERR_RDMAW_PROT, VIA_STATUS_RDMA_PROT_ERROR);
         return;
     }
-    if (h->len > 0 && via_dma_write(v, e, h->raddr + h->offset, payload, h->len) != NIC_OK) {
+    if (h->len > 0 && via_dma_write_frame(v, e, h->raddr + h->offset, payload, h->len) != NIC_OK) {
         rx_fail(v, vi, VIA_AERR_RDMAW_DATA, VIA_STATUS_TRANSPORT_ERROR);
         return;
     }

@@ -262,10 +262,17 @@ static int rank_anysource(vh_rank_t *r)
     int v = r->rank, got[4] = { -1, -1, -1, -1 };
     md_request_t q[4], s;
 
+    /* Ranks 1 and 3 send first, rank 2 only once rank 0 has their
+     * messages: so which receive each message matches is determined. */
     if (r->rank != 0) {
         vh_barrier(r);                     /* receives are posted */
+        if (r->rank == 2)
+            vh_barrier(r);
         vh_send(r, &s, 0, 1, &v, sizeof(v), 0);
-        return vh_wait(r, &s, 10000) == MD_OK ? 0 : 1;
+        int rc = vh_wait(r, &s, 10000) == MD_OK ? 0 : 1;
+        if (r->rank != 2)
+            vh_barrier(r);
+        return rc;
     }
     /* Two wildcard receives and one specific in between: a message
      * matches the earliest posted receive that accepts it. */
@@ -273,13 +280,17 @@ static int rank_anysource(vh_rank_t *r)
     vh_recv(r, &q[1], 2, 1, &got[1], sizeof(int));
     vh_recv(r, &q[2], MD_ANY_SOURCE, 1, &got[2], sizeof(int));
     vh_barrier(r);
-    for (int i = 0; i < 3; i++)
-        if (vh_wait(r, &q[i], 10000) != MD_OK)
-            return 2;
-    /* q[1] has rank 2's message; q[0] whichever came first, q[2] the other */
+    if (vh_wait(r, &q[0], 10000) != MD_OK || vh_wait(r, &q[2], 10000) != MD_OK)
+        return 2;
+    if (q[1].complete)
+        return 3;                          /* rank 1's or 3's took the specific one */
+    vh_barrier(r);
+    if (vh_wait(r, &q[1], 10000) != MD_OK)
+        return 4;
+    /* q[0] whichever of 1 and 3 came first, q[2] the other, q[1] rank 2's */
     if (got[1] != 2 || got[0] == got[2] || (got[0] != 1 && got[0] != 3) ||
         (got[2] != 1 && got[2] != 3))
-        return 3;
+        return 5;
     return 0;
 }
 

@@ -108,6 +108,13 @@ static int vh_rank(vh_job_t *j, int rank, int (*fn)(vh_rank_t *r))
     memset(&r, 0, sizeof(r));
     r.rank = rank;
     r.job = j;
+    if (j->pin) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(ncpu > 0 ? rank % ncpu : 0, &set);
+        sched_setaffinity(0, sizeof(set), &set);
+    }
     r.host = (md_sdi_host_t){ h_complete, h_arrival_ok, h_arrived, h_sysmsg, h_log };
     if (via_LoadDevicePtr(&r.ops) != MD_OK)
         return 20;

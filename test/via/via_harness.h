@@ -25,6 +25,8 @@ typedef struct vh_job {
     size_t      nparams;
     int         timeout_s;                  /* whole run; 0: 60 */
     int         serve_self;                 /* 1: the subdevice also serves its own rank */
+    int         pin;                        /* 1: rank r on CPU r before init, so the
+                                               nicd it starts shares that CPU */
 } vh_job_t;
 
 typedef struct vh_rank {
