@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md_cookie.h"
 #include "md_mq.h"
 #include "md_sdi.h"
 #include "via/vipl.h"
@@ -180,9 +181,7 @@ typedef struct vsd_ctx {
     uint32_t             nbusy, nheld;
     md_mq_t              mq;
     vsd_reqlist_t        done;
-    md_request_t       **cookies;
-    uint32_t             ncookies, cookie_free;
-    uint32_t            *cookie_next_free;
+    md_cookies_t         cookies;
     via_rcache_t         rc;
     int                  dead;
     /* the pool shared with the NIC */
@@ -245,9 +244,6 @@ void vsd_flush_done(vsd_ctx_t *ctx);
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status);
 void vsd_fail_all(vsd_ctx_t *ctx, int status);
 /* via_util.c */
-uint32_t      vsd_cookie_new(vsd_ctx_t *ctx, md_request_t *req);
-md_request_t *vsd_cookie_take(vsd_ctx_t *ctx, uint64_t cookie);
-md_request_t *vsd_cookie_peek(vsd_ctx_t *ctx, uint64_t cookie);
 void          vsd_reqlist_append(vsd_reqlist_t *l, md_request_t *r);
 md_request_t *vsd_reqlist_pop(vsd_reqlist_t *l);
 void          vsd_recv_status(vsd_ctx_t *ctx, md_request_t *req, const md_envelope_t *env,

@@ -105,6 +105,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->me = args->world_rank;
     ctx->world_size = args->world_size;
     md_mq_init(&ctx->mq);
+    md_cookies_init(&ctx->cookies);
     nic_log_set_sink(vsd_nic_log, ctx);
     if ((rc = vsd_params(ctx, args)) != MD_OK)
         goto err;
@@ -243,8 +244,7 @@ int vsd_finalize(md_subdev_t *sd)
     free(ctx->peers);
     free(ctx->busy);
     free(ctx->heldp);
-    free(ctx->cookies);
-    free(ctx->cookie_next_free);
+    md_cookies_fini(&ctx->cookies);
     free(ctx);
     sd->priv = NULL;
     return MD_OK;

@@ -20,25 +20,6 @@ void vsd_complete(vsd_ctx_t *ctx, md_request_t *req)
     vsd_reqlist_append(&ctx->done, req);
 }
 
-static void count_completion(vsd_ctx_t *ctx, md_request_t *req)
-{
-    md_subdev_counters_t *c = &ctx->sd->counters;
-
-    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
-        return;
-    if (req->kind == MD_REQ_SEND) {
-        if (req->env.tag < 0) {
-            c->sysmsgs_sent++;
-        } else {
-            c->msgs_sent++;
-            c->bytes_sent += req->len;
-        }
-    } else {
-        c->msgs_recvd++;
-        c->bytes_recvd += req->status.size;
-    }
-}
-
 void vsd_flush_done(vsd_ctx_t *ctx)
 {
     md_request_t *req;
@@ -58,7 +39,7 @@ void vsd_flush_done(vsd_ctx_t *ctx)
             free(req);
             continue;
         }
-        count_completion(ctx, req);
+        md_counters_complete(&ctx->sd->counters, req);
         ctx->host->complete(ctx->sd, req);
     }
 }
@@ -70,7 +51,8 @@ static void fail_req(vsd_ctx_t *ctx, md_request_t *req, int status)
     if (rp->state == VSD_RS_DONE)
         return;
     if (rp->cookie)
-        vsd_cookie_take(ctx, rp->cookie);
+        md_cookie_take(&ctx->cookies, rp->cookie);
+    rp->cookie = 0;
     if (rp->rc != NULL) {
         via_rc_release(&ctx->rc, rp->rc);
         rp->rc = NULL;
@@ -80,9 +62,26 @@ static void fail_req(vsd_ctx_t *ctx, md_request_t *req, int status)
     vsd_complete(ctx, req);
 }
 
+typedef struct fail_arg {
+    vsd_ctx_t *ctx;
+    int32_t    peer;
+    int        status;
+} fail_arg_t;
+
+/* A request with a live cookie waits on the peer it talks to. */
+static void fail_cookie(void *arg, md_request_t *req)
+{
+    fail_arg_t *a = arg;
+    int32_t who = req->kind == MD_REQ_SEND ? req->peer_world : vsd_rp(req)->src;
+    if (a->peer < 0 || who == a->peer)
+        fail_req(a->ctx, req, a->status);
+}
+
 /* Every request that waits on peer (or on anyone, peer < 0) fails. */
 static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
 {
+    fail_arg_t fa = { ctx, peer, status };
+
     for (int32_t q = 0; q < ctx->world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         vsd_op_t *op;
@@ -105,14 +104,7 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
             if (p->sctx[i].req != NULL)
                 fail_req(ctx, p->sctx[i].req, status);
     }
-    for (uint32_t i = 1; i < ctx->ncookies; i++) {
-        md_request_t *req = ctx->cookies[i];
-        if (req == NULL)
-            continue;
-        int32_t who = req->kind == MD_REQ_SEND ? req->peer_world : vsd_rp(req)->src;
-        if (peer < 0 || who == peer)
-            fail_req(ctx, req, status);
-    }
+    md_cookie_foreach(&ctx->cookies, fail_cookie, &fa);
     /* Posted receives that can only be satisfied by the lost peer. */
     md_request_t *req = ctx->mq.posted_head;
     while (req != NULL) {

@@ -47,7 +47,7 @@ static void rndv_accept(vsd_ctx_t *ctx, md_request_t *req, int32_t src, const md
         return;
     }
     rp->rc = via_rc_acquire(&ctx->rc, req->buf, n, VIA_MR_RDMA_WRITE, VIA_RC_ONESHOT);
-    rp->cookie = rp->rc ? vsd_cookie_new(ctx, req) : 0;
+    rp->cookie = rp->rc ? md_cookie_new(&ctx->cookies, req) : 0;
     if (rp->cookie == 0) {
         VSD_LOG(ctx, 0, "via: cannot register a %llu-byte receive buffer for rank %d",
                 (unsigned long long)n, src);
@@ -203,10 +203,11 @@ int vsd_held_retry(vsd_ctx_t *ctx)
 
 void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)
 {
-    md_request_t *req = vsd_cookie_take(ctx, rcookie);
+    md_request_t *req = md_cookie_take(&ctx->cookies, rcookie);
 
     if (req == NULL || vsd_rp(req)->state != VSD_RS_WAIT_DATA)
         return;
+    vsd_rp(req)->cookie = 0;
     via_rc_release(&ctx->rc, vsd_rp(req)->rc);
     vsd_rp(req)->rc = NULL;
     vsd_complete(ctx, req);

@@ -207,7 +207,7 @@ static int op_emit(vsd_ctx_t *ctx, int32_t q, vsd_op_t *op)
         return rc;
     case VSD_EAGER_SYNC:
     case VSD_RTS: {
-        uint32_t cookie = vsd_cookie_new(ctx, req);
+        uint32_t cookie = md_cookie_new(&ctx->cookies, req);
         if (cookie == 0)
             return MD_ERR_NO_MEMORY;
         vsd_rp(req)->cookie = cookie;
@@ -216,7 +216,7 @@ static int op_emit(vsd_ctx_t *ctx, int32_t q, vsd_op_t *op)
         rc = emit_msg(ctx, q, &h, op->type == VSD_RTS ? NULL : req->buf,
                       op->type == VSD_RTS ? 0 : (uint32_t)req->len);
         if (rc != 1) {
-            vsd_cookie_take(ctx, cookie);
+            md_cookie_take(&ctx->cookies, cookie);
             return rc;
         }
         vsd_rp(req)->state = op->type == VSD_RTS ? VSD_RS_WAIT_CTS : VSD_RS_WAIT_ACK;
@@ -296,13 +296,14 @@ int vsd_ops_drain(vsd_ctx_t *ctx)
 
 void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
 {
-    md_request_t *req = vsd_cookie_take(ctx, m->u.cts.scookie);
+    md_request_t *req = md_cookie_take(&ctx->cookies, m->u.cts.scookie);
     via_rpriv_t *rp;
     vsd_op_t *op;
 
     if (req == NULL || vsd_rp(req)->state != VSD_RS_WAIT_CTS)
         return;
     rp = vsd_rp(req);
+    rp->cookie = 0;
     if (m->u.cts.len == 0) {
         req->status.error = MD_OK;        /* the receiver takes nothing */
         vsd_complete(ctx, req);
@@ -333,7 +334,9 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
 
 void vsd_on_sync_ack(vsd_ctx_t *ctx, const via_msg_t *m)
 {
-    md_request_t *req = vsd_cookie_take(ctx, m->u.ack.scookie);
+    md_request_t *req = md_cookie_take(&ctx->cookies, m->u.ack.scookie);
+    if (req != NULL)
+        vsd_rp(req)->cookie = 0;
     if (req != NULL && vsd_rp(req)->state == VSD_RS_WAIT_ACK) {
         req->status.error = MD_OK;
         vsd_complete(ctx, req);

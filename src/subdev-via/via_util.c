@@ -1,5 +1,4 @@
-/* via_util.c - cookies (request handles that travel to the peer and back),
- * the done list, receive status, string parameters. */
+/* via_util.c - the done list, receive status, string parameters. */
 #include "config.h"
 
 #include <ctype.h>
@@ -8,56 +7,6 @@
 #include <string.h>
 
 #include "via_impl.h"
-
-/* A cookie is a slot number; the request remembers its slot, so a stale
- * or forged cookie from the wire finds nothing. */
-uint32_t vsd_cookie_new(vsd_ctx_t *ctx, md_request_t *req)
-{
-    uint32_t slot = ctx->cookie_free;
-
-    if (slot == 0) {
-        uint32_t n = ctx->ncookies ? ctx->ncookies * 2 : 64;
-        md_request_t **c = realloc(ctx->cookies, n * sizeof(*c));
-        if (c == NULL)
-            return 0;
-        ctx->cookies = c;
-        uint32_t *f = realloc(ctx->cookie_next_free, n * sizeof(*f));
-        if (f == NULL)
-            return 0;
-        ctx->cookie_next_free = f;
-        for (uint32_t i = ctx->ncookies ? ctx->ncookies : 1; i < n; i++) {
-            c[i] = NULL;
-            f[i] = i + 1 < n ? i + 1 : 0;
-        }
-        slot = ctx->ncookies ? ctx->ncookies : 1;
-        ctx->ncookies = n;
-    }
-    ctx->cookie_free = ctx->cookie_next_free[slot];
-    ctx->cookies[slot] = req;
-    return slot;
-}
-
-md_request_t *vsd_cookie_peek(vsd_ctx_t *ctx, uint64_t cookie)
-{
-    uint32_t slot = (uint32_t)cookie;
-    if (slot == 0 || slot >= ctx->ncookies || ctx->cookies[slot] == NULL)
-        return NULL;
-    md_request_t *r = ctx->cookies[slot];
-    return vsd_rp(r)->cookie == slot ? r : NULL;
-}
-
-md_request_t *vsd_cookie_take(vsd_ctx_t *ctx, uint64_t cookie)
-{
-    md_request_t *r = vsd_cookie_peek(ctx, cookie);
-    if (r != NULL) {
-        uint32_t slot = (uint32_t)cookie;
-        ctx->cookies[slot] = NULL;
-        ctx->cookie_next_free[slot] = ctx->cookie_free;
-        ctx->cookie_free = slot;
-        vsd_rp(r)->cookie = 0;
-    }
-    return r;
-}
 
 void vsd_reqlist_append(vsd_reqlist_t *l, md_request_t *r)
 {
