@@ -126,6 +126,12 @@ vipl_result_t vipl_destroy_cq(vipl_cq_t *cq);
 vipl_result_t vipl_cq_done(vipl_cq_t *cq, vipl_vi_t **vi, int *is_recv);
 vipl_result_t vipl_cq_wait(vipl_cq_t *cq, int timeout_ms, vipl_vi_t **vi, int *is_recv);
 
+/* A descriptor that becomes readable once the CQ holds an entry (for
+ * poll(): a progress thread sleeping while idle), -1 if none; call
+ * vipl_cq_wake_done() when awake again. */
+int           vipl_cq_wake_fd(vipl_cq_t *cq);
+void          vipl_cq_wake_done(vipl_cq_t *cq);
+
 /* VIP_VI_ATTRIBUTES (+ queue depths, powers of two) */
 typedef struct vipl_vi_attr {
     uint32_t    reliability;       /* VIA_UNRELIABLE, _RELIABLE_DELIVERY, ... */

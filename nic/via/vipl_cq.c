@@ -69,6 +69,22 @@ vipl_result_t vipl_cq_done(vipl_cq_t *cq, vipl_vi_t **vi, int *is_recv)
     return VIPL_SUCCESS;
 }
 
+int vipl_cq_wake_fd(vipl_cq_t *cq)
+{
+    int fd;
+    pthread_mutex_lock(&cq->lock);
+    fd = nic_ep_wake_arm(cq->ep);
+    pthread_mutex_unlock(&cq->lock);
+    return fd;
+}
+
+void vipl_cq_wake_done(vipl_cq_t *cq)
+{
+    pthread_mutex_lock(&cq->lock);
+    nic_ep_wake_disarm(cq->ep);
+    pthread_mutex_unlock(&cq->lock);
+}
+
 vipl_result_t vipl_cq_wait(vipl_cq_t *cq, int timeout_ms, vipl_vi_t **vi, int *is_recv)
 {
     uint64_t end = timeout_ms < 0 ? UINT64_MAX : vipl_now_ns() + (uint64_t)timeout_ms * 1000000ull;

@@ -239,6 +239,7 @@ void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie);
 int  vsd_held_retry(vsd_ctx_t *ctx);
 /* via_progress.c */
 int  vsd_progress(md_subdev_t *sd);
+int  vsd_wait_fd(md_subdev_t *sd);
 void vsd_complete(vsd_ctx_t *ctx, md_request_t *req);
 void vsd_flush_done(vsd_ctx_t *ctx);
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status);

@@ -266,5 +266,6 @@ MD_LOAD_DEVICE_PTR(via)
     ops->improbe = vsd_improbe;
     ops->imrecv = vsd_imrecv;
     ops->progress = vsd_progress;
+    ops->wait_fd = vsd_wait_fd;
     return MD_OK;
 }

@@ -215,6 +215,18 @@ static int poll_cq(vsd_ctx_t *ctx)
     return n;
 }
 
+/* The multidevice's progress thread sleeps on this while idle: the NIC
+ * writes it after a completion-queue entry.  Work no completion announces
+ * (messages waiting for credits, which come back by RDMA write; held
+ * arrivals) keeps it polling. */
+int vsd_wait_fd(md_subdev_t *sd)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0 || ctx->done.head != NULL)
+        return -1;
+    return vipl_cq_wake_fd(ctx->cq);
+}
+
 int vsd_progress(md_subdev_t *sd)
 {
     vsd_ctx_t *ctx = sd->priv;
@@ -224,6 +236,7 @@ int vsd_progress(md_subdev_t *sd)
         vsd_flush_done(ctx);
         return ctx->dead;
     }
+    vipl_cq_wake_done(ctx->cq);
     n = poll_cq(ctx);
     if (n == 0 && (rc = vipl_nic_check(ctx->nic)) != MD_OK)
         n = rc;

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +400,38 @@ Test(subdev, all_to_all_two_ranks_per_node_and_self)
 {
     vh_job_t j = { .n = 4, .node_of = { 0, 0, 1, 1 }, .serve_self = 1 };
     cr_assert_eq(vh_run(&j, rank_alltoall), 0);
+}
+
+static int rank_wait_fd(vh_rank_t *r)
+{
+    int v = 5, w = 0;
+    md_request_t s, q;
+
+    if (r->rank == 0) {
+        vh_barrier(r);
+        vh_send(r, &s, 1, 9, &v, sizeof(v), 0);
+        return vh_wait(r, &s, 10000) == MD_OK ? 0 : 1;
+    }
+    vh_recv(r, &q, 0, 9, &w, sizeof(w));
+    for (int i = 0; i < 100; i++)
+        r->ops.progress(&r->sd);
+    int fd = r->ops.wait_fd(&r->sd);
+    if (fd < 0)
+        return 2;
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    if (poll(&p, 1, 100) != 0)
+        return 3;                          /* idle: nothing to wake for */
+    vh_barrier(r);                         /* rank 0 sends now */
+    p.fd = r->ops.wait_fd(&r->sd);
+    if (p.fd < 0 || poll(&p, 1, 5000) != 1)
+        return 4;                          /* the arrival wakes the sleeper */
+    return vh_wait(r, &q, 5000) == MD_OK && w == 5 ? 0 : 5;
+}
+
+Test(subdev, an_idle_rank_sleeps_on_wait_fd_until_a_message_arrives)
+{
+    vh_job_t j = { .n = 2, .node_of = { 0, 1 } };
+    cr_assert_eq(vh_run(&j, rank_wait_fd), 0);
 }
 
 static int rank_lost_peer(vh_rank_t *r)
