@@ -28,8 +28,12 @@ typedef struct via_tpt_entry {
     uint32_t owner;          /* NIC handle endpoint id */
     uint32_t flags;          /* VIA_MR_* */
     uint64_t va, len;
-    uint8_t *map;            /* the NIC's own mapping of va, or NULL: DMA by
-                                cross-memory attach into process pid */
+    uint32_t core_key;       /* 0: DMA by cross-memory attach into process
+                                pid; else the owner's core region holding
+                                [va, va + len) at core_off, which the NIC has
+                                mapped (looked up at every access: the host
+                                may free the region under the entry) */
+    uint64_t core_off;
     pid_t    pid;
 } via_tpt_entry_t;
 
@@ -197,6 +201,10 @@ void via_tpt_reclaim(via_fw_t *v, uint32_t owner);
  * (PROTECTION_ERROR, or RDMA_PROT_ERROR when only the RDMA flag fails). */
 via_tpt_entry_t *via_tpt_check(via_fw_t *v, uint32_t handle, uint64_t va, uint64_t len,
                                uint32_t ptag, uint32_t need, uint32_t *status);
+
+/* The NIC's own mapping of a shared entry's va (NULL: not shared, or its
+ * region is gone); *gone is set when it is gone. */
+uint8_t *via_tpt_map(via_fw_t *v, const via_tpt_entry_t *e, int *gone);
 
 /* via_fw_dma.c: the NIC's access to host memory */
 int  via_dma_read(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, void *dst, size_t len);

@@ -121,8 +121,12 @@ void via_desc_complete(via_fw_t *v, via_vi_t *vi, const via_work_t *w, int is_re
     status |= VIA_STATUS_DONE;
     if (e != NULL) {
         uint64_t at = w->desc_va + offsetof(via_ctl_seg_t, immediate);
-        if (e->map != NULL) {
-            via_ctl_seg_t *cs = (via_ctl_seg_t *)(e->map + (w->desc_va - e->va));
+        int gone;
+        uint8_t *map = via_tpt_map(v, e, &gone);
+        if (gone) {
+            /* the host freed the memory holding the descriptor */
+        } else if (map != NULL) {
+            via_ctl_seg_t *cs = (via_ctl_seg_t *)(map + (w->desc_va - e->va));
             if (with_imm)
                 cs->immediate = w->immediate;
             cs->length = length;

@@ -42,24 +42,30 @@ static int dma_cma(via_fw_t *v, pid_t pid, uint64_t va, void *local, size_t len,
 
 int via_dma_read(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, void *dst, size_t len)
 {
+    int gone;
+    uint8_t *map;
+
     if (len == 0)
         return NIC_OK;
-    if (e->map != NULL) {
-        memcpy(dst, e->map + (va - e->va), len);
+    if ((map = via_tpt_map(v, e, &gone)) != NULL) {
+        memcpy(dst, map + (va - e->va), len);
         return NIC_OK;
     }
-    return dma_cma(v, e->pid, va, dst, len, 0);
+    return gone ? NIC_ERR_PROTECTION : dma_cma(v, e->pid, va, dst, len, 0);
 }
 
 int via_dma_write(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, const void *src, size_t len)
 {
+    int gone;
+    uint8_t *map;
+
     if (len == 0)
         return NIC_OK;
-    if (e->map != NULL) {
-        memcpy(e->map + (va - e->va), src, len);
+    if ((map = via_tpt_map(v, e, &gone)) != NULL) {
+        memcpy(map + (va - e->va), src, len);
         return NIC_OK;
     }
-    return dma_cma(v, e->pid, va, (void *)src, len, 1);
+    return gone ? NIC_ERR_PROTECTION : dma_cma(v, e->pid, va, (void *)src, len, 1);
 }
 
 void via_dma_flush(via_fw_t *v)
@@ -91,7 +97,7 @@ int via_dma_write_frame(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, cons
         return NIC_OK;
     /* Only payloads in the wire's receive buffers can wait (not the timing
      * model's delay queue, nor shared memory). */
-    if (e->map != NULL || v->timing.enabled || w->rx_bufs == NULL || src < w->rx_bufs ||
+    if (e->core_key != 0 || v->timing.enabled || w->rx_bufs == NULL || src < w->rx_bufs ||
         src >= w->rx_bufs + (size_t)NIC_WIRE_RX_BATCH * NIC_WIRE_MTU)
         return via_dma_write(v, e, va, src, len);
     if (wc->n > 0 && (wc->pid != e->pid || wc->va + wc->len != va || wc->n == VIA_WC_MAX))
@@ -117,10 +123,15 @@ int via_dma_read_scatter(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va,
 {
     size_t total = 0;
 
+    int gone;
+    uint8_t *map;
+
     for (unsigned i = 0; i < n; i++)
         total += local[i].iov_len;
-    if (e->map != NULL) {
-        const uint8_t *src = e->map + (va - e->va);
+    if ((map = via_tpt_map(v, e, &gone)) != NULL || gone) {
+        if (gone)
+            return NIC_ERR_PROTECTION;
+        const uint8_t *src = map + (va - e->va);
         for (unsigned i = 0; i < n; i++) {
             memcpy(local[i].iov_base, src, local[i].iov_len);
             src += local[i].iov_len;

@@ -57,7 +57,6 @@ uint32_t via_ptag_owner(const via_fw_t *v, uint32_t ptag)
 int via_tpt_register(via_fw_t *v, nic_fw_ep_t *nic_ep, const via_ctl_mem_reg_t *r,
                      uint32_t *handle)
 {
-    uint8_t *map = NULL;
     unsigned slot;
 
     if (r->len == 0 || r->va + r->len < r->va || (r->flags & ~(VIA_MR_RDMA_WRITE | VIA_MR_RDMA_READ)))
@@ -69,8 +68,7 @@ int via_tpt_register(via_fw_t *v, nic_fw_ep_t *nic_ep, const via_ctl_mem_reg_t *
     if (r->core_key != 0) {
         /* Memory the host shares with the NIC: reached without a system
          * call.  The core checks that the region is this endpoint's. */
-        map = nic_fw_mr_lookup(nic_ep, r->core_key, r->core_off, r->len, 0);
-        if (map == NULL)
+        if (nic_fw_mr_lookup(nic_ep, r->core_key, r->core_off, r->len, 0) == NULL)
             return NIC_ERR_PROTECTION;
     }
     for (slot = 1; slot < VIA_TPT_MAX && v->tpt[slot].handle != 0; slot++)
@@ -88,10 +86,24 @@ int via_tpt_register(via_fw_t *v, nic_fw_ep_t *nic_ep, const via_ctl_mem_reg_t *
     e->flags = r->flags;
     e->va = r->va;
     e->len = r->len;
-    e->map = map;
+    e->core_key = r->core_key;
+    e->core_off = r->core_off;
     e->pid = via_ep(nic_ep)->pid;
     *handle = e->handle;
     return NIC_OK;
+}
+
+uint8_t *via_tpt_map(via_fw_t *v, const via_tpt_entry_t *e, int *gone)
+{
+    uint8_t *base;
+
+    *gone = 0;
+    if (e->core_key == 0)
+        return NULL;
+    nic_fw_ep_t *owner = nic_fw_ep_lookup(v->fw, e->owner);
+    base = owner ? nic_fw_mr_lookup(owner, e->core_key, e->core_off, e->len, 0) : NULL;
+    *gone = base == NULL;
+    return base;
 }
 
 static via_tpt_entry_t *tpt_slot(via_fw_t *v, uint32_t handle)

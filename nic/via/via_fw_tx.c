@@ -120,7 +120,7 @@ static int tx_data_batch(via_fw_t *v, via_vi_t *vi, via_work_t *w, uint64_t now,
         (p = nic_rel_peer(v->rel, &vi->raddr, 1)) == NULL)
         return 0;
     e = via_tpt_check(v, w->seg[0].handle, w->seg[0].va + off, left, vi->ptag, 0, &st);
-    if (e == NULL || e->map != NULL)
+    if (e == NULL || e->core_key != 0)
         return 0;                          /* refused or shared: the usual path */
     for (uint64_t o = off; n < VIA_TX_BATCH && o < w->total; n++, o += mtu) {
         if ((buf[n] = nic_rel_tx_buf_ahead(v->rel, p, n)) == NULL)

@@ -143,11 +143,13 @@ vipl_result_t vipl_close_nic(vipl_nic_t *nic)
 {
     if (nic == NULL)
         return VIPL_INVALID_PARAMETER;
+    /* The NIC handle first: the firmware drops our TPT entries and tags and
+     * unmaps the shared regions; then our side of them. */
+    if (nic->ep != NULL)
+        nic_ep_close(nic->ep);
     for (unsigned i = 0; i < VIPL_MAX_SHARED; i++)
         if (nic->shared[i].mr.addr != NULL)
-            nic_mr_free(nic->ep, &nic->shared[i].mr);
-    if (nic->ep != NULL)
-        nic_ep_close(nic->ep);     /* the firmware drops our TPT entries and tags */
+            nic_mr_free(NULL, &nic->shared[i].mr);
     if (nic->host != NULL)
         nic_host_detach(nic->host);
     via_lmm_fini(&nic->lmm);
