@@ -37,7 +37,7 @@
 
 typedef struct {
     md_t *md;                   /* NULL until init_world */
-    int yield_after;            /* MULTIDEV_YIELD_AFTER empty polls */
+    int spin_polls;             /* MULTIDEV_SPIN_POLLS (threaded MPI only) */
     int idle_polls;             /* consecutive polls that found nothing */
     md_request_t *spare_msg;    /* one cached improbe handle */
     int pending_error;          /* error met inside a callback, reported by
@@ -92,15 +92,26 @@ MPL_STATIC_INLINE_PREFIX md_request_t *MPIDI_MULTI_md_req_init(MPIR_Request * re
     return mdr;
 }
 
-/* Called when a poll found nothing to do: after MULTIDEV_YIELD_AFTER such
- * polls in a row give the core away, since jobs here routinely run more
- * ranks than there are cores. */
+/* Called when a poll found nothing to do.  Jobs here routinely run more
+ * ranks than there are cores, so a rank waiting for a message must let
+ * the rank it waits for run.  libmultidev's md_idle() decides how: spin
+ * for MULTIDEV_SPIN_POLLS empty polls, then yield, or - on a host with
+ * more ranks than processing units - sleep on the subdevices' wait
+ * descriptors until something arrives (MULTIDEV_IDLE).
+ *
+ * With MPI_THREAD_MULTIPLE we are inside MPICH's global critical section,
+ * and sleeping there would lock every other thread of the process out of
+ * MPI for the length of the sleep; MPICH releases the lock between polls,
+ * so after the same number of empty polls we only yield the core. */
 MPL_STATIC_INLINE_PREFIX void MPIDI_MULTI_idle(void)
 {
-    if (MPIDI_MULTI_global.idle_polls >= MPIDI_MULTI_global.yield_after)
+    if (likely(!MPIR_ThreadInfo.isThreaded)) {
+        md_idle(MPIDI_MULTI_global.md);
+    } else if (MPIDI_MULTI_global.idle_polls >= MPIDI_MULTI_global.spin_polls) {
         sched_yield();
-    else
+    } else {
         MPIDI_MULTI_global.idle_polls++;
+    }
 }
 
 #endif /* MULTI_IMPL_H_INCLUDED */

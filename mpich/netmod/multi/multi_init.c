@@ -12,9 +12,10 @@
 
 MPIDI_MULTI_global_t MPIDI_MULTI_global;
 
-/* Default of MULTIDEV_YIELD_AFTER: empty polls in a row before a rank
- * starts giving its core away with sched_yield(). */
-#define MPIDI_MULTI_YIELD_AFTER_DEFAULT 64
+/* Default of MULTIDEV_SPIN_POLLS, libmultidev's (md_idle) and ours for
+ * threaded MPI (MPIDI_MULTI_idle): empty polls in a row before a waiting
+ * rank gives its core away. */
+#define MPIDI_MULTI_SPIN_POLLS_DEFAULT 64
 
 static int bootstrap_allgather(void *ctx, const void *in, void *out, size_t len)
 {
@@ -45,8 +46,8 @@ static int env_int(const char *name, int def, int min)
 int MPIDI_MULTI_init_local(int *tag_bits)
 {
     memset(&MPIDI_MULTI_global, 0, sizeof(MPIDI_MULTI_global));
-    MPIDI_MULTI_global.yield_after =
-        env_int("MULTIDEV_YIELD_AFTER", MPIDI_MULTI_YIELD_AFTER_DEFAULT, 0);
+    MPIDI_MULTI_global.spin_polls =
+        env_int("MULTIDEV_SPIN_POLLS", MPIDI_MULTI_SPIN_POLLS_DEFAULT, 0);
     /* The envelope carries a full 32-bit signed tag and matches it exactly:
      * take every bit ch4 allows. */
     *tag_bits = MPIR_TAG_BITS_DEFAULT;
