@@ -158,6 +158,7 @@ static void via_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
         free(e->u.vi.rq);
         free(e->u.vi.sq);
         free(e->u.vi.rd);
+        free(e->u.vi.owed_placed);
         break;
     case VIA_EP_CQ: {
         uint32_t id = ep->id;

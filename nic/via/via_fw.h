@@ -99,6 +99,11 @@ typedef struct via_vi {
     /* RDMA reads of the peer to answer, oldest first */
     via_rdresp_t    *rd;
     uint32_t         rd_cap, rd_head, rd_tail;
+    /* replies owed while the stream back was full: placement reports
+     * (reliable reception) in order, and the cause of a break */
+    uint32_t        *owed_placed;
+    uint32_t         owed_n, owed_cap;
+    uint32_t         break_owed;            /* 0: none; else status | 1u << 31 */
 } via_vi_t;
 
 typedef struct via_cq {
@@ -241,8 +246,11 @@ void via_desc_complete(via_fw_t *v, via_vi_t *vi, const via_work_t *w, int is_re
 int  via_sq_retire(via_fw_t *v, via_vi_t *vi, uint64_t now);
 /* Flush every descriptor of both queues with DESC_FLUSHED_ERROR. */
 void via_vi_flush(via_fw_t *v, via_vi_t *vi);
+/* Send the replies owed to the peer while the stream was full; 0 when
+ * nothing is owed any more. */
+int  via_vi_send_owed(via_fw_t *v, via_vi_t *vi);
 /* The VI's connection broke: state ERROR, async error, flush; tell the peer
- * (if tell) with a BREAK of cause status. */
+ * (if tell) with a BREAK of cause status, later if the stream is full. */
 void via_vi_break(via_fw_t *v, via_vi_t *vi, uint32_t aerr, uint32_t status, int tell);
 
 /* via_fw_tx.c: the send side */

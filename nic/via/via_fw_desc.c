@@ -223,24 +223,56 @@ void via_vi_flush(via_fw_t *v, via_vi_t *vi)
     }
 }
 
+static int send_break(via_fw_t *v, via_vi_t *vi, uint32_t status)
+{
+    via_hdr_t h;
+    memset(&h, 0, sizeof(h));
+    h.op = VIA_OP_BREAK;
+    h.dst_vi = vi->rvi;
+    h.src_vi = vi->ep->id;
+    h.conn_id = vi->conn_id;
+    h.level = (uint8_t)vi->level;
+    h.job_key = vi->ep->job_key;
+    h.status = status;
+    return via_tx_ctl(v, &vi->raddr, &h, NULL, 0);
+}
+
+int via_vi_send_owed(via_fw_t *v, via_vi_t *vi)
+{
+    if (vi->break_owed) {
+        if (send_break(v, vi, vi->break_owed & ~(1u << 31)) == NIC_ERR_NO_RESOURCE)
+            return 1;
+        vi->break_owed = 0;
+        vi->owed_n = 0;                  /* placement reports are moot now */
+        return 0;
+    }
+    uint32_t i = 0;
+    for (; i < vi->owed_n; i++) {
+        via_hdr_t h;
+        memset(&h, 0, sizeof(h));
+        h.op = VIA_OP_PLACED;
+        h.level = (uint8_t)vi->level;
+        h.dst_vi = vi->rvi;
+        h.src_vi = vi->ep->id;
+        h.conn_id = vi->conn_id;
+        h.job_key = vi->ep->job_key;
+        h.msg_id = vi->owed_placed[i];
+        if (via_tx_ctl(v, &vi->raddr, &h, NULL, 0) == NIC_ERR_NO_RESOURCE)
+            break;
+    }
+    memmove(vi->owed_placed, vi->owed_placed + i, (vi->owed_n - i) * sizeof(uint32_t));
+    vi->owed_n -= i;
+    return vi->owed_n > 0;
+}
+
 void via_vi_break(via_fw_t *v, via_vi_t *vi, uint32_t aerr, uint32_t status, int tell)
 {
     uint32_t state = atomic_load(&vi->sh->state);
 
     if (state != VIA_VI_CONNECTED && state != VIA_VI_CONNECT_PENDING)
         return;
-    if (tell && state == VIA_VI_CONNECTED) {
-        via_hdr_t h;
-        memset(&h, 0, sizeof(h));
-        h.op = VIA_OP_BREAK;
-        h.dst_vi = vi->rvi;
-        h.src_vi = vi->ep->id;
-        h.conn_id = vi->conn_id;
-        h.level = (uint8_t)vi->level;
-        h.job_key = vi->ep->job_key;
-        h.status = status;
-        via_tx_ctl(v, &vi->raddr, &h, NULL, 0);
-    }
+    if (tell && state == VIA_VI_CONNECTED && send_break(v, vi, status) == NIC_ERR_NO_RESOURCE)
+        vi->break_owed = status | 1u << 31;      /* the stream is full: later */
     if (state == VIA_VI_CONNECT_PENDING && v->connecting > 0)
         v->connecting--;
     v->c.breaks++;

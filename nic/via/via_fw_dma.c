@@ -91,7 +91,6 @@ int via_dma_write_frame(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, cons
 {
     via_wcomb_t *wc = &v->wc;
     const nic_wire_t *w = nic_fw_wire(v->fw);
-    size_t slot;
 
     if (len == 0)
         return NIC_OK;
@@ -110,11 +109,6 @@ int via_dma_write_frame(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, cons
     wc->local[wc->n].iov_len = len;
     wc->n++;
     wc->len += len;
-    /* The last buffer of a full batch: the wire may receive into all of
-     * them again before we hear of it. */
-    slot = (size_t)(src - w->rx_bufs) / NIC_WIRE_MTU;
-    if (slot == NIC_WIRE_RX_BATCH - 1)
-        via_dma_flush(v);
     return NIC_OK;
 }
 

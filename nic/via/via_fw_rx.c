@@ -31,6 +31,20 @@ static void send_placed(via_fw_t *v, via_vi_t *vi, uint32_t msg_id, uint32_t sta
 {
     via_hdr_t h;
     via_dma_flush(v);                    /* placed means placed */
+    if (vi->owed_n > 0 || !can_reply(v, &vi->raddr)) {
+        /* The stream back is full (it carries our own data): report later,
+         * in order, rather than refuse the data and stall both streams. */
+        if (vi->owed_n == vi->owed_cap) {
+            uint32_t cap = vi->owed_cap ? vi->owed_cap * 2 : 16;
+            uint32_t *o = realloc(vi->owed_placed, cap * sizeof(*o));
+            if (o == NULL)
+                return;
+            vi->owed_placed = o;
+            vi->owed_cap = cap;
+        }
+        vi->owed_placed[vi->owed_n++] = msg_id;
+        return;
+    }
     memset(&h, 0, sizeof(h));
     h.op = VIA_OP_PLACED;
     h.level = (uint8_t)vi->level;
@@ -275,8 +289,6 @@ static int via_rx_place(via_fw_t *v, const struct sockaddr_in *from, uint8_t *fr
     nic_fw_ep_t *ep;
     via_vi_t *vi;
 
-    if (reliable && !can_reply(v, from))
-        return NIC_ERR_NO_RESOURCE;
     v->c.rx_bytes += h->len;
     if (h->op >= VIA_OP_CONN_REQ) {
         if (reliable)
@@ -365,9 +377,24 @@ int via_rx_delayed(via_fw_t *v, uint64_t now, uint64_t *next)
     return n;
 }
 
+static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+
 void via_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
 {
     via_fw_t *v = via_state(fw);
+    const nic_wire_t *w = nic_fw_wire(fw);
+
+    rx_frame(v, from, frame, len);
+    /* The last buffer of the wire's receive batch, whatever it held: the
+     * wire may receive into all of them again before we hear of it, so the
+     * RDMA-write data held back in them goes now. */
+    if (w->rx_bufs != NULL &&
+        frame == w->rx_bufs + (size_t)(NIC_WIRE_RX_BATCH - 1) * NIC_WIRE_MTU)
+        via_dma_flush(v);
+}
+
+static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+{
     via_hdr_t *h = (via_hdr_t *)frame;
     uint64_t sum;
 

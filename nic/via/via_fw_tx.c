@@ -360,11 +360,15 @@ int via_vi_service(via_fw_t *v, via_vi_t *vi)
                       (vi->rq_cap && nic_ring_peek(&vi->ep->rq) != NULL);
         if (pending)
             via_vi_flush(v, vi);
+        if (vi->break_owed)
+            via_vi_send_owed(v, vi);
         return pending;
     }
     n = take_tokens(v, vi, state);
     if (state != VIA_VI_CONNECTED)
         return n;
+    if (vi->owed_n > 0)
+        via_vi_send_owed(v, vi);
     n += tx_read_responses(v, vi, now);
     while (vi->sq_cur != vi->sq_tail) {
         via_work_t *w = &vi->sq[vi->sq_cur % vi->sq_cap];

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,9 +35,16 @@ static int check(const uint8_t *b, size_t n, unsigned seed)
 
 static const size_t sizes[] = { 0, 1, 100, 8192, 8193, 70000, 1u << 20, 5u << 20 };
 
+static int pp_fail(vh_rank_t *r, int code, size_t n, int iter, int rc)
+{
+    fprintf(stderr, "rank %d: ping-pong of %zu bytes, iteration %d: %s (step %d)\n", r->rank, n,
+            iter, md_status_string(rc), code);
+    return code;
+}
+
 static int rank_pingpong(vh_rank_t *r)
 {
-    int other = 1 - r->rank;
+    int other = 1 - r->rank, rc;
     uint8_t *buf = malloc(5u << 20), *in = malloc(5u << 20);
 
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
@@ -45,23 +53,25 @@ static int rank_pingpong(vh_rank_t *r)
         for (int iter = 0; iter < 3; iter++) {
             if (r->rank == 0) {
                 pattern(buf, n, (unsigned)(k + iter));
-                if (vh_send(r, &s, other, 5, buf, n, 0) != MD_OK || vh_wait(r, &s, 20000) != MD_OK)
-                    return 1;
+                if ((rc = vh_send(r, &s, other, 5, buf, n, 0)) != MD_OK ||
+                    (rc = vh_wait(r, &s, 20000)) != MD_OK)
+                    return pp_fail(r, 1, n, iter, rc);
                 memset(in, 0, n);
                 vh_recv(r, &q, other, 6, in, n);
-                if (vh_wait(r, &q, 20000) != MD_OK || q.status.size != n ||
+                if ((rc = vh_wait(r, &q, 20000)) != MD_OK || q.status.size != n ||
                     !check(in, n, (unsigned)(k + iter + 1)))
-                    return 2;
+                    return pp_fail(r, 2, n, iter, rc);
             } else {
                 memset(in, 0, n);
                 vh_recv(r, &q, other, 5, in, n);
-                if (vh_wait(r, &q, 20000) != MD_OK || q.status.size != n ||
+                if ((rc = vh_wait(r, &q, 20000)) != MD_OK || q.status.size != n ||
                     q.status.src_rank != 0 || q.status.tag != 5 ||
                     !check(in, n, (unsigned)(k + iter)))
-                    return 3;
+                    return pp_fail(r, 3, n, iter, rc);
                 pattern(buf, n, (unsigned)(k + iter + 1));
-                if (vh_send(r, &s, other, 6, buf, n, 0) != MD_OK || vh_wait(r, &s, 20000) != MD_OK)
-                    return 4;
+                if ((rc = vh_send(r, &s, other, 6, buf, n, 0)) != MD_OK ||
+                    (rc = vh_wait(r, &s, 20000)) != MD_OK)
+                    return pp_fail(r, 4, n, iter, rc);
             }
         }
     }
@@ -84,6 +94,46 @@ Test(subdev, pingpong_reliable_reception_small_switch_point)
                    .params = { { "level", "rr" }, { "eager_limit", "1k" }, { "credits", "4" } },
                    .nparams = 3 };
     cr_assert_eq(vh_run(&j, rank_pingpong), 0);
+}
+
+static int rank_stream_check(vh_rank_t *r)
+{
+    enum { W = 8, N = 40, LEN = 1 << 20 };
+    static uint8_t bufs[W][LEN];
+    md_request_t q[W];
+
+    /* Windows of rendezvous messages in flight both ways at once: every
+     * byte checked (many frames per receive batch of the wire). */
+    int other = 1 - r->rank;
+    for (int base = 0; base < N; base += W) {
+        md_request_t s[W];
+        static uint8_t out[W][LEN];
+        for (int j = 0; j < W; j++) {
+            vh_recv(r, &q[j], other, 7, bufs[j], LEN);
+            pattern(out[j], LEN, (unsigned)(base + j + r->rank * 100));
+            vh_send(r, &s[j], other, 7, out[j], LEN, 0);
+        }
+        for (int j = 0; j < W; j++) {
+            if (vh_wait(r, &s[j], 30000) != MD_OK || vh_wait(r, &q[j], 30000) != MD_OK)
+                return 1;
+            if (!check(bufs[j], LEN, (unsigned)(base + j + other * 100)))
+                return 2;
+        }
+    }
+    return 0;
+}
+
+Test(subdev, streaming_rendezvous_both_ways_every_byte_checked)
+{
+    vh_job_t j = { .n = 2, .node_of = { 0, 1 } };
+    cr_assert_eq(vh_run(&j, rank_stream_check), 0);
+}
+
+Test(subdev, streaming_both_ways_under_reliable_reception)
+{
+    /* placement reports owed while the stream back is full of data */
+    vh_job_t j = { .n = 2, .node_of = { 0, 1 }, .params = { { "level", "rr" } }, .nparams = 1 };
+    cr_assert_eq(vh_run(&j, rank_stream_check), 0);
 }
 
 static int rank_truncate(vh_rank_t *r)
