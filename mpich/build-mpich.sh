@@ -172,7 +172,7 @@ if [ "$USE_CACHE" = 1 ] && [ "$FORCE" = 0 ] && [ "$INCREMENTAL" = 0 ]; then
   if [ -f "$CACHE_FILE" ]; then
     t0=$SECONDS
     say "cache HIT: $CACHE_FILE"
-    tar -xzf "$CACHE_FILE" -C "$PREFIX" || die "cannot unpack $CACHE_FILE (delete it to rebuild)"
+    tar --unlink-first -xzf "$CACHE_FILE" -C "$PREFIX" || die "cannot unpack $CACHE_FILE (delete it to rebuild)"
     mkdir -p "$(dirname "$STAMP")" && echo "$KEY" > "$STAMP"
     say "restored MPICH into $PREFIX in $((SECONDS - t0)) s"
     "$PREFIX/bin/mpichversion" | sed -n 's/^/build-mpich:   /; /Version:\|Device:/p'
@@ -297,14 +297,17 @@ install_mpich() {
   rm -rf "$STAGE"
   make -C "$BUILD" install DESTDIR="$STAGE"
   [ -x "$STAGE$PREFIX/bin/mpicc" ] || { echo "make install left no $STAGE$PREFIX/bin/mpicc"; return 1; }
-  cp -a "$STAGE$PREFIX/." "$PREFIX/"
+  # --remove-destination: programs of the prefix may be running (another
+  # job's mpiexec); replacing the directory entry leaves them alone, while
+  # writing into a running executable fails with "Text file busy".
+  cp -a --remove-destination "$STAGE$PREFIX/." "$PREFIX/"
 }
 
 # MPICH's examples/cpi, compiled from the fetched source with the installed
 # wrapper; it goes into the staged tree too, so the cache carries it.
 build_cpi() {
   "$PREFIX/bin/mpicc" -O2 -o "$STAGE$PREFIX/bin/cpi" "$TREE/examples/cpi.c" -lm
-  cp -a "$STAGE$PREFIX/bin/cpi" "$PREFIX/bin/cpi"
+  cp -a --remove-destination "$STAGE$PREFIX/bin/cpi" "$PREFIX/bin/cpi"
 }
 
 check_install() {

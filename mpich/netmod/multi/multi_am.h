@@ -8,8 +8,9 @@
  *     MPIDI_MULTI_am_wire_t | MPIDIG header (padded to 8) | data
  *
  * and is handed to MPIDIG's target callback on arrival (multi_am.c).  The
- * data is always copied into the message, so the origin callback runs as
- * soon as libmultidev has taken the system message.
+ * data is always copied into the message, so MPIDIG's buffer is free at
+ * once; its origin callback runs when libmultidev completes the system
+ * message (at once for a small one, after the transfer for a large one).
  */
 #ifndef MULTI_AM_H_INCLUDED
 #define MULTI_AM_H_INCLUDED

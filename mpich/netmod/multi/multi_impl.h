@@ -30,9 +30,12 @@
  * partitioned communication); libmultidev reserves -1..-63 for itself. */
 #define MPIDI_MULTI_AM_SYSTAG     (MD_SYSTAG_USER_FIRST)
 
-/* Active messages are always sent eagerly in one system message of at most
- * this many bytes (our header + MPIDIG header + data); MPIDIG pipelines
- * anything larger.  Must stay below MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE. */
+/* What MPIDIG may send eagerly: an active message of at most this many
+ * bytes (our header + MPIDIG header + data).  Above it MPIDIG first
+ * exchanges a request-to-send and a clear-to-send; the data then still
+ * travels as one system message of any size (libmultidev's subdevices
+ * fragment large system messages themselves).  Must stay below
+ * MPIR_CVAR_CH4_AM_PACK_BUFFER_SIZE (MPIDIG checks at init). */
 #define MPIDI_MULTI_AM_BUF_LIMIT  (16 * 1024)
 
 typedef struct {
