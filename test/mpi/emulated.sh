@@ -22,7 +22,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${MULTIDEV_WORK_DIR:-$ROOT/_work}/emulated
 TESTS=(pingpong_check pingpong_anysrc anysource anymix anytag probe cancel
-       truncate ssend datatype order coll cpi)
+       truncate ssend datatype order coll rma cpi)
 
 # setup NAME -> "description nodes np map"
 declare -A SETUPS=(

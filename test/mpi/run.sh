@@ -48,6 +48,7 @@ TESTS=(
   "order            2 order"
   "coll             4 coll"
   "coll3            3 coll"
+  "rma              4 rma"
   "cpi              4 cpi"
 )
 

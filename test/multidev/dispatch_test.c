@@ -159,9 +159,10 @@ Test(dispatch, cancel_after_match_is_too_late)
 
 Test(dispatch, probe_reports_a_senders_earliest_message)
 {
-    md_request_t s1 = {0}, s2 = {0}, r = {0};
+    md_request_t s1 = {0}, s2 = {0}, msg = {0}, r = {0}, r2 = {0};
     md_recv_status_t st;
     int flag = 0;
+    static char in[LARGE];
 
     send_to_self(&s1, small_buf, SMALL, 6);
     send_to_self(&s2, large_buf, LARGE, 6);
@@ -173,9 +174,18 @@ Test(dispatch, probe_reports_a_senders_earliest_message)
     cr_assert_eq(st.size, SMALL);
     cr_assert_eq(st.tag, 6);
 
-    cr_assert_eq(md_improbe(md, &r, 0, 0, 6, CTX, NULL, &flag), MD_OK);
+    cr_assert_eq(md_improbe(md, &msg, 0, 0, 6, CTX, NULL, &flag), MD_OK);
     cr_assert_eq(flag, 1);
+    cr_assert_eq(msg.status.size, SMALL);
+
+    /* A matched message must be received: take both, in order. */
+    cr_assert_eq(md_imrecv(md, &msg, &r, in, sizeof(in)), MD_OK);
+    wait_for(&r);
     cr_assert_eq(r.status.size, SMALL);
+    cr_assert_eq(md_irecv(md, &r2, in, sizeof(in), 0, 0, 6, CTX, NULL), MD_OK);
+    wait_for(&r2);
+    cr_assert_eq(r2.status.size, LARGE);
+    cr_assert_eq(memcmp(in, large_buf, LARGE), 0);
 }
 
 Test(dispatch, mprobe_then_mrecv_delivers_that_message)

@@ -263,9 +263,13 @@ Test(vi_prot, descriptors_must_be_aligned_and_registered)
 
     cr_assert_eq(vipl_create_vi(p.node[0].nic, &aa, NULL, NULL, &a), VIPL_SUCCESS);
     cr_assert_eq(vi_buf_make(&p.node[0], 4096, 1, 0, 0, &da), VIPL_SUCCESS);
-    via_desc_t *mis = (via_desc_t *)(da.mem + 32);
-    vipl_desc_init(mis, 0);
-    cr_assert_eq(vipl_post_recv(a, mis, da.h), VIPL_DESCRIPTOR_ERROR);
+    /* a well-formed descriptor copied to a misaligned address (built in
+     * place it would be undefined behaviour in the test itself) */
+    via_desc_t good;
+    vipl_desc_init(&good, 0);
+    memcpy(da.mem + 32, &good, sizeof(good));
+    cr_assert_eq(vipl_post_recv(a, (via_desc_t *)(void *)(da.mem + 32), da.h),
+                 VIPL_DESCRIPTOR_ERROR);
     vipl_desc_init(&loose, 0);
     cr_assert_eq(vipl_post_recv(a, &loose, da.h), VIPL_DESCRIPTOR_ERROR);
     cr_assert_eq(vipl_post_recv(a, vi_desc(&da, 1), da.h ^ 0x10000), VIPL_DESCRIPTOR_ERROR);
