@@ -11,6 +11,11 @@
 # Usage: mpich/run-pt2pt-suite.sh [options]
 #   --baseline        also run the suite on Debian's MPICH (mpicc.mpich, mpiexec.mpich)
 #   --baseline-only   run it on Debian's MPICH only
+#   --emulated        also run it on ours with the ranks spread cyclically over
+#                     two emulated nodes (examples/emulated-4node.net through
+#                     mdconfig): every rank of a test with 3 or more ranks has
+#                     peers on shm and on myri, so two subdevices are active
+#   --emulated-only   only that run
 #   --timeout S       per-test time limit in seconds (MPITEST_TIMEOUT; default 120)
 #   --tests FILE      a testlist of your own instead of pt2pt/testlist
 #                     (format: "name nprocs [arg=..] [env=..]", one per line)
@@ -31,6 +36,7 @@ NOTES=$ROOT/mpich/pt2pt-notes.txt
 TIMEOUT=${MPITEST_TIMEOUT:-120}
 RUN_OURS=1
 RUN_BASE=0
+RUN_EMU=0
 REPORT_ONLY=0
 TESTLIST=""
 
@@ -42,6 +48,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --baseline) RUN_BASE=1; shift ;;
     --baseline-only) RUN_BASE=1; RUN_OURS=0; shift ;;
+    --emulated) RUN_EMU=1; shift ;;
+    --emulated-only) RUN_EMU=1; RUN_OURS=0; shift ;;
     --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; TIMEOUT=$2; shift 2 ;;
     --timeout=*) TIMEOUT=${1#--timeout=}; shift ;;
     --tests) [ $# -ge 2 ] || die "--tests needs a file"; TESTLIST=$(realpath "$2"); shift 2 ;;
@@ -58,7 +66,7 @@ case "$TIMEOUT" in ''|*[!0-9]*) die "--timeout wants seconds, not '$TIMEOUT'" ;;
 
 [ -f "$SRC/test/mpi/configure" ] ||
   die "no MPICH source in $SRC: run mpich/build-mpich.sh first (it fetches it)"
-if [ "$RUN_OURS" = 1 ]; then
+if [ "$RUN_OURS" = 1 ] || [ "$RUN_EMU" = 1 ]; then
   [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mpiexec" ] ||
     die "no MPICH in $PREFIX: run mpich/build-mpich.sh first"
 fi
@@ -107,9 +115,20 @@ run_suite() {
 if [ "$REPORT_ONLY" = 1 ]; then
   [ -f "$WORK/pt2pt-debian/summary-pt2pt.tap" ] && RUN_BASE=1
   [ -f "$WORK/pt2pt-ours/summary-pt2pt.tap" ] || RUN_OURS=0
-elif [ "$RUN_OURS" = 1 ]; then
+  [ -f "$WORK/pt2pt-emulated/summary-pt2pt.tap" ] && RUN_EMU=1
+else
   export PATH=$PREFIX/bin:$PATH
-  run_suite ours "$PREFIX/bin/mpicc" "$PREFIX/bin/mpiexec"
+  [ "$RUN_OURS" = 0 ] || run_suite ours "$PREFIX/bin/mpicc" "$PREFIX/bin/mpiexec"
+fi
+if [ "$RUN_EMU" = 1 ] && [ "$REPORT_ONLY" = 0 ]; then
+  conf=$WORK/pt2pt-emulated-conf
+  rm -rf "$conf"
+  "$PREFIX/bin/mdconfig" "$ROOT/examples/emulated-4node.net" -o "$conf" >/dev/null ||
+    die "mdconfig failed on examples/emulated-4node.net"
+  rundir=$(mktemp -d /dev/shm/md-pt2pt-XXXXXX)
+  trap 'rm -rf "$rundir"' EXIT
+  MULTIDEV_CONFIG=$conf MULTIDEV_NIC_RUNDIR=$rundir NODES="node0 node1" NODE_MAP=cyclic \
+    run_suite emulated "$PREFIX/bin/mpicc" "$ROOT/mpich/mpiexec-nodes.sh"
 fi
 if [ "$RUN_BASE" = 1 ] && [ "$REPORT_ONLY" = 0 ]; then
   run_suite debian "$(command -v mpicc.mpich)" "$(command -v mpiexec.mpich)"
@@ -121,10 +140,14 @@ fi
 # with different arguments or environments).
 SUMMARY=$WORK/pt2pt-summary.txt
 rc=0
-python3 - "$WORK" "$NOTES" "$RUN_OURS" "$RUN_BASE" "$TIMEOUT" >"$SUMMARY" <<'PY' || rc=$?
+python3 - "$WORK" "$NOTES" "$RUN_OURS" "$RUN_BASE" "$TIMEOUT" "$RUN_EMU" >"$SUMMARY" <<'PY' || rc=$?
 import os, re, sys, textwrap
-work, notes_file, run_ours, run_base, timeout = sys.argv[1:6]
-runs = [n for n, on in (("ours", run_ours), ("debian", run_base)) if on == "1"]
+work, notes_file, run_ours, run_base, timeout, run_emu = sys.argv[1:7]
+runs = [n for n, on in (("ours", run_ours), ("emulated", run_emu), ("debian", run_base))
+        if on == "1"]
+LABELS = {"ours": "ours (ch4:multi, shm)",
+          "emulated": "ours on 2 emulated nodes (shm+myri)",
+          "debian": "Debian mpich 4.0.2 (ch4:ucx)"}
 
 def parse(name):
     res, order, seen, out = {}, [], {}, {}
@@ -175,19 +198,18 @@ for n in runs:
     res = data[n][0]
     run = [k for k in res if res[k] != "skip"]
     passed = [k for k in run if res[k] == "pass"]
-    label = "ours (ch4:multi)" if n == "ours" else "Debian mpich 4.0.2 (ch4:ucx)"
-    print("  %-30s passed %d/%d  (skipped %d xfail; %s s, MPITEST_TIMEOUT=%s s)"
+    label = LABELS[n]
+    print("  %-36s passed %d/%d  (skipped %d xfail; %s s, MPITEST_TIMEOUT=%s s)"
           % (label, len(passed), len(run), len(res) - len(run), runinfo(n, "elapsed"),
              runinfo(n, "timeout", timeout)))
 print()
-if len(runs) == 2:
-    print("%-34s %-6s %-6s" % ("test", "ours", "debian"))
+if len(runs) >= 2:
+    print("%-34s" % "test" + "".join(" %-9s" % n for n in runs))
     for k in order:
-        a = data["ours"][0].get(k, "-")
-        b = data["debian"][0].get(k, "-")
-        if a != "pass" or b != "pass":
-            print("%-34s %-6s %-6s" % (k, a, b))
-    print("(tests that pass on both are not listed)")
+        st = [data[n][0].get(k, "-") for n in runs]
+        if any(x != "pass" for x in st):
+            print("%-34s" % k + "".join(" %-9s" % x for x in st))
+    print("(tests that pass on all are not listed)")
     print()
 
 bad = 0
@@ -210,17 +232,17 @@ for n in runs:
             print("    | ... (%d more lines in pt2pt-%s/summary-pt2pt.tap)" % (len(out[k]) - 6, n))
     print()
 
-if "ours" in runs:
-    ours = data["ours"][0]
+for n in (r for r in runs if r != "debian"):
+    ours = data[n][0]
     if "debian" in runs:
         deb = data["debian"][0]
         regress = [k for k in order if deb.get(k) == "pass" and ours.get(k) != "pass"]
-        print("Pass on Debian's MPICH but not on ours: %d" % len(regress))
+        print("Pass on Debian's MPICH but not on %s: %d" % (LABELS[n], len(regress)))
         for k in regress:
             print("  " + k)
-        bad = len(regress)
+        bad += len(regress)
     else:
-        bad = len([k for k in ours if ours[k] == "FAIL"])
+        bad += len([k for k in ours if ours[k] == "FAIL"])
 sys.exit(1 if bad else 0)
 PY
 cat "$SUMMARY"

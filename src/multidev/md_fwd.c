@@ -183,6 +183,18 @@ void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
     }
 }
 
+void md_get_fwd_counters(const md_t *md, md_fwd_counters_t *out)
+{
+    const md_fwd_state_t *st = md->fwd;
+
+    *out = st ? st->counters : (md_fwd_counters_t){0};
+    if (md->fwd_index >= 0) {
+        const md_subdev_counters_t *c = &md->devs.subdevs[md->fwd_index].counters;
+        out->delivered_msgs = c->msgs_recvd;
+        out->delivered_bytes = c->bytes_recvd;
+    }
+}
+
 int md_indirect_in_flight(const md_t *md)
 {
     const md_fwd_state_t *st = md->fwd;

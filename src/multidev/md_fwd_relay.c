@@ -72,7 +72,10 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
                                .last_hop = next == hdr->env.dst_world,
                                .next = st->relays };
         st->relays = r;
+        st->counters.relayed_msgs++;
     }
+    st->counters.relayed_chunks++;
+    st->counters.relayed_bytes += hdr->len;
 
     /* P1 footnote 5: copy, so the subdevice's receive path is free again */
     s = malloc(sizeof(*s) + sizeof(out) + hdr->len);

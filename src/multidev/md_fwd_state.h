@@ -43,6 +43,7 @@ typedef struct md_fwd_state {
     md_fwd_params_t params;
     md_fwd_out_t   *out;
     md_fwd_relay_t *relays;
+    md_fwd_counters_t counters;
 } md_fwd_state_t;
 
 md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,

@@ -42,9 +42,9 @@ int md_route(const md_t *md, int32_t dst_world, size_t len,
     return c->subdev;
 }
 
-void md_print_stats(const md_t *md, void *f)
+void md_print_stats(const md_t *md, void *file)
 {
-    FILE *out = f;
+    FILE *out = file;
 
     for (int i = 0; i < md->devs.num; i++) {
         const md_subdev_t *sd = &md->devs.subdevs[i];
@@ -60,5 +60,16 @@ void md_print_stats(const md_t *md, void *f)
                 (unsigned long long)c->sysmsgs_sent,
                 (unsigned long long)c->sysmsgs_recvd);
     }
+    md_fwd_counters_t fw;
+
+    md_get_fwd_counters(md, &fw);
+    if (md->fwd_index >= 0 || fw.originated_msgs > 0 || fw.relayed_msgs > 0)
+        fprintf(out, "multidev[%d] stats forwarding: originated %llu msgs %llu B; "
+                "relayed %llu msgs in %llu chunks, %llu B; delivered %llu msgs %llu B\n",
+                md->rank, (unsigned long long)fw.originated_msgs,
+                (unsigned long long)fw.originated_bytes,
+                (unsigned long long)fw.relayed_msgs, (unsigned long long)fw.relayed_chunks,
+                (unsigned long long)fw.relayed_bytes, (unsigned long long)fw.delivered_msgs,
+                (unsigned long long)fw.delivered_bytes);
     fflush(out);
 }

@@ -151,6 +151,14 @@ int         md_route(const md_t *md, int32_t dst_world, size_t len,
 /* Forwarded messages this rank still tracks (its IndirectQueue: sends it
  * originated awaiting acknowledgement, flows it relays). */
 int         md_indirect_in_flight(const md_t *md);
+
+/* Indirect communication seen from this rank, since md_init. */
+typedef struct md_fwd_counters {
+    uint64_t originated_msgs, originated_bytes;   /**< sends that took a forwarded route */
+    uint64_t relayed_msgs, relayed_chunks, relayed_bytes;  /**< as an intermediate node */
+    uint64_t delivered_msgs, delivered_bytes;     /**< forwarded arrivals received here */
+} md_fwd_counters_t;
+void        md_get_fwd_counters(const md_t *md, md_fwd_counters_t *out);
 /* Writes the counters of every subdevice to f (a FILE *). */
 void        md_print_stats(const md_t *md, void *f);
 

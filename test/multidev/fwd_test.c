@@ -44,6 +44,33 @@ static int check(const uint8_t *buf, size_t len, unsigned seed)
 static const size_t sizes[] = { 0, 1, 1000, 300000, 1 << 20, 3 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
+static size_t sizes_total(void)
+{
+    size_t t = 0;
+    for (size_t i = 0; i < NSIZES; i++)
+        t += sizes[i];
+    return t;
+}
+
+/* The forwarding counters of rank 0 (origin), the relays 1..size-2 and the
+ * destination size-1 of a chain say that msgs messages of bytes in all
+ * went the forwarded way. */
+static int fwd_counted(md_t *md, int rank, uint64_t msgs, uint64_t bytes)
+{
+    md_fwd_counters_t c;
+    int last = md_world_size(md) - 1;
+
+    md_get_fwd_counters(md, &c);
+    if (rank == 0)
+        return c.originated_msgs == msgs && c.originated_bytes == bytes &&
+               c.relayed_msgs == 0;
+    if (rank == last)
+        return c.delivered_msgs == msgs && c.delivered_bytes == bytes &&
+               c.originated_msgs == 0;
+    return c.relayed_msgs == msgs && c.relayed_bytes == bytes &&
+           c.relayed_chunks >= msgs && c.originated_msgs == 0;
+}
+
 /* T-IND-1/2/3: A->B->C, blocking-style and nonblocking, data intact, C
  * sees source A and the tag, with a specific source and with ANY_SOURCE. */
 static int through_one_relay(md_t *md, int rank, int size,
@@ -89,6 +116,8 @@ static int through_one_relay(md_t *md, int rank, int size,
         rc = 98;    /* the relay saw the chunks */
     if (md_indirect_in_flight(md) != 0 && rc == 0)
         rc = 97;    /* every IndirectQueue is empty at the end */
+    if (rc == 0 && !fwd_counted(md, rank, NSIZES, sizes_total()))
+        rc = 96;
     return rc;
 }
 
@@ -212,6 +241,8 @@ static int two_relays(md_t *md, int rank, int size, forkjob_shared_t *sh,
         rc = 99;
     if ((rank == 1 || rank == 2) && md_subdev(md, 0)->counters.sysmsgs_recvd == 0)
         rc = 23;
+    if (rc == 0 && !fwd_counted(md, rank, 1, sizeof(buf)))
+        rc = 24;
     return rc;
 }
 
