@@ -118,7 +118,7 @@ static void struct_test(void)
         MPI_Recv(recs, 50, st_type, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         int bad = 0;
         for (int k = 0; k < 50; k++) {
-            char want[5];
+            char want[5] = {0};   /* the 5th byte is compared too */
             snprintf(want, sizeof want, "r%02d", k);
             bad += recs[k].id != k || recs[k].val != dval(k) ||
                    memcmp(recs[k].tagc, want, 5) != 0 || recs[k].big != (1L << 40 | k);
