@@ -1,5 +1,5 @@
-/* md_cookie.c - request cookies (slot and generation) and completion
- * counting, helpers for subdevices (see md_cookie.h). */
+/* md_cookie.c - request cookies (slot and generation), helpers for
+ * subdevices (see md_cookie.h). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -93,21 +93,4 @@ void md_cookie_foreach(const md_cookies_t *t, void (*fn)(void *, md_request_t *)
     for (uint32_t i = 1; i < t->cap; i++)
         if (t->req[i] != NULL)
             fn(arg, t->req[i]);
-}
-
-void md_counters_complete(md_subdev_counters_t *c, const md_request_t *req)
-{
-    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
-        return;
-    if (req->kind == MD_REQ_SEND) {
-        if (req->env.tag < 0) {
-            c->sysmsgs_sent++;
-        } else {
-            c->msgs_sent++;
-            c->bytes_sent += req->len;
-        }
-    } else {
-        c->msgs_recvd++;
-        c->bytes_recvd += req->status.size;
-    }
 }

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "md_complete.h"   /* md_counters_complete, once declared here */
 #include "md_sdi.h"
 
 typedef struct md_cookies {
@@ -31,9 +32,5 @@ md_request_t *md_cookie_take(md_cookies_t *t, uint64_t cookie);
 /* Live cookies' requests, for failing them: calls fn(arg, req) for each. */
 void          md_cookie_foreach(const md_cookies_t *t, void (*fn)(void *, md_request_t *),
                                 void *arg);
-
-/* Counts a finished request in the per-subdevice counters (successes and
- * truncations; sends by user or system message). */
-void md_counters_complete(md_subdev_counters_t *c, const md_request_t *req);
 
 #endif /* MD_COOKIE_H */

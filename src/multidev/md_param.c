@@ -17,12 +17,13 @@ const char *md_param_get(const md_subdev_init_args_t *args, const char *key)
     return NULL;
 }
 
-int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
-                  const char *key, size_t def, size_t *value)
+/* MULTIDEV_<SUBDEV>_<KEY> (upper case), then the device line; NULL if
+ * neither gives the parameter. */
+static const char *param_text(const md_subdev_init_args_t *args, const char *subdev,
+                              const char *key)
 {
     char env_name[128];
     const char *text;
-    size_t parsed;
 
     snprintf(env_name, sizeof(env_name), "MULTIDEV_%s_%s", subdev, key);
     for (char *c = env_name; *c != '\0'; c++)
@@ -31,6 +32,15 @@ int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
     text = getenv(env_name);
     if (text == NULL && args != NULL)
         text = md_param_get(args, key);
+    return text;
+}
+
+int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
+                  const char *key, size_t def, size_t *value)
+{
+    const char *text = param_text(args, subdev, key);
+    size_t parsed;
+
     if (text == NULL) {
         *value = def;
         return MD_OK;
@@ -42,4 +52,13 @@ int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
     }
     *value = parsed;
     return MD_OK;
+}
+
+int md_param_str(const md_subdev_init_args_t *args, const char *subdev,
+                 const char *key, const char *def, char *out, size_t len)
+{
+    const char *text = param_text(args, subdev, key);
+
+    snprintf(out, len, "%s", text != NULL ? text : def);
+    return text != NULL;
 }

@@ -386,6 +386,11 @@ const char *md_param_get(const md_subdev_init_args_t *args, const char *key);
  * sizes accept suffixes k, m, g (powers of 1024). */
 int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
                   const char *key, size_t def, size_t *value);
+/* String parameter, looked up the same way: copies it, or def, into out
+ * (len bytes, truncated); returns 1 if the environment or the device line
+ * gave it, 0 if def was used. */
+int md_param_str(const md_subdev_init_args_t *args, const char *subdev,
+                 const char *key, const char *def, char *out, size_t len);
 
 #ifdef __cplusplus
 }

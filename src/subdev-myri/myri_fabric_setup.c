@@ -41,10 +41,7 @@ static int cmp_name(const void *a, const void *b)
 
 static const myri_card_t *card_of(const md_card_table_t *cards, int32_t r)
 {
-    const myri_card_t *c = (const myri_card_t *)cards->card[r];
-    if (cards->len[r] != sizeof(myri_card_t) || c == NULL || c->magic != MYRI_CARD_MAGIC)
-        return NULL;
-    return c;
+    return md_card_find(cards, r, sizeof(myri_card_t), MYRI_CARD_MAGIC);
 }
 
 /* "a:1-b:2" -> names and ports */

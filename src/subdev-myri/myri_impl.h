@@ -28,6 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md_card.h"
+#include "md_complete.h"
+#include "md_cookie.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "myri/myri_gam.h"
@@ -66,7 +69,7 @@ enum myri_rstate {
 typedef struct myri_rpriv {
     md_request_t *next, *prev;     /* posted/done lists */
     uint32_t      state;
-    uint32_t      cookie;          /* slot in the cookie table, 0: none */
+    uint32_t      cookie;          /* its md_cookie, 0: none */
     uint64_t      remote_cookie;   /* the peer's cookie (rendezvous) */
     uint64_t      sent, expected;  /* DATA bytes sent or expected */
     void         *unexp;           /* improbe: the bound unexpected entry */
@@ -123,9 +126,7 @@ typedef struct myri_ctx {
     uint32_t            nheld;
     myri_reqlist_t      posted, done;
     myri_msgq_t         unexp;
-    md_request_t      **cookies;   /* [ncookies]; slot 0 unused */
-    uint32_t            ncookies, cookie_free;
-    uint32_t           *cookie_next_free;
+    md_cookies_t        cookies;   /* requests waiting for a peer's answer */
     size_t              eager_limit;
     int                 dead;      /* status once the firmware died */
     uint64_t            probe_ms;  /* last liveness probe of awaited peers */
@@ -173,9 +174,6 @@ void myri_fail_all(myri_ctx_t *ctx, int status);
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status);
 void myri_install_handlers(myri_ctx_t *ctx);
 /* myri_util.c */
-uint32_t      myri_cookie_new(myri_ctx_t *ctx, md_request_t *req);
-md_request_t *myri_cookie_take(myri_ctx_t *ctx, uint64_t cookie);
-md_request_t *myri_cookie_peek(myri_ctx_t *ctx, uint64_t cookie);
 void          myri_reqlist_append(myri_reqlist_t *l, md_request_t *r);
 void          myri_reqlist_remove(myri_reqlist_t *l, md_request_t *r);
 md_request_t *myri_reqlist_pop(myri_reqlist_t *l);

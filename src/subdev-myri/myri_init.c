@@ -12,23 +12,6 @@
 #include "myri/myri_timing.h"
 #include "myri_impl.h"
 
-/* String parameter: MULTIDEV_MYRI_<KEY>, then the device line, then def. */
-static void param_str(const md_subdev_init_args_t *args, const char *key, const char *def,
-                      char *out, size_t len)
-{
-    char env[64];
-    const char *v;
-
-    snprintf(env, sizeof(env), "MULTIDEV_MYRI_%s", key);
-    for (char *c = env; *c; c++)
-        if (*c >= 'a' && *c <= 'z')
-            *c = (char)(*c - 'a' + 'A');
-    v = getenv(env);
-    if (v == NULL)
-        v = md_param_get(args, key);
-    snprintf(out, len, "%s", v != NULL ? v : def);
-}
-
 static uint64_t job_key_of(const char *job_id)
 {
     uint64_t h = 1469598103934665603ull;   /* FNV-1a */
@@ -66,11 +49,11 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
                  args->node_name, MYRI_SWITCH_PORTS);
         return MD_ERR_CONFIG;
     }
-    param_str(args, "switch", "sw0", ctx->sw, sizeof(ctx->sw));
-    param_str(args, "links", "", ctx->links, sizeof(ctx->links));
-    param_str(args, "nic", "myri0", ctx->nic_name, sizeof(ctx->nic_name));
-    param_str(args, "addr", "", ctx->addr, sizeof(ctx->addr));
-    param_str(args, "timing", "off", ctx->timing, sizeof(ctx->timing));
+    md_param_str(args, "myri", "switch", "sw0", ctx->sw, sizeof(ctx->sw));
+    md_param_str(args, "myri", "links", "", ctx->links, sizeof(ctx->links));
+    md_param_str(args, "myri", "nic", "myri0", ctx->nic_name, sizeof(ctx->nic_name));
+    md_param_str(args, "myri", "addr", "", ctx->addr, sizeof(ctx->addr));
+    md_param_str(args, "myri", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && myri_timing_profile(ctx->timing, NULL, NULL) != 0) {
         MYRI_LOG(ctx, 0, "myri: unknown timing model '%s' (off or hplam)", ctx->timing);
         return MD_ERR_CONFIG;
@@ -97,6 +80,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     ctx->host = sd->host;
     ctx->me = args->world_rank;
     ctx->world_size = args->world_size;
+    md_cookies_init(&ctx->cookies);
     nic_log_set_sink(myri_nic_log, ctx);
     if ((rc = myri_params(ctx, args)) != MD_OK)
         goto err;
@@ -221,8 +205,7 @@ int myri_finalize(md_subdev_t *sd)
     free(ctx->busy);
     free(ctx->heldp);
     free(ctx->probed);
-    free(ctx->cookies);
-    free(ctx->cookie_next_free);
+    md_cookies_fini(&ctx->cookies);
     free(ctx);
     sd->priv = NULL;
     return MD_OK;

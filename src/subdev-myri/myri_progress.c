@@ -15,61 +15,45 @@ void myri_complete(myri_ctx_t *ctx, md_request_t *req)
     myri_reqlist_append(&ctx->done, req);
 }
 
-static void count_completion(myri_ctx_t *ctx, md_request_t *req)
-{
-    md_subdev_counters_t *c = &ctx->sd->counters;
-
-    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
-        return;
-    if (req->kind == MD_REQ_SEND) {
-        if (req->env.tag < 0) {
-            c->sysmsgs_sent++;
-        } else {
-            c->msgs_sent++;
-            c->bytes_sent += req->len;
-        }
-    } else {
-        c->msgs_recvd++;
-        c->bytes_recvd += req->status.size;
-    }
-}
-
 void myri_flush_done(myri_ctx_t *ctx)
 {
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = myri_reqlist_pop(&ctx->done)) != NULL) {
-        if (myri_rp(req)->flags & MYRI_RF_SYSMSG) {
-            if (req->status.error == MD_OK) {
-                ctx->sd->counters.sysmsgs_recvd++;
-                ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
-            } else {
-                MYRI_LOG(ctx, 0, "myri: system message (tag %d) from rank %d lost: %s",
-                         (int)req->env.tag, (int)req->peer_world,
-                         md_status_string(req->status.error));
-            }
-            free(req->buf);
-            free(req);
-            continue;
-        }
-        count_completion(ctx, req);
-        ctx->host->complete(ctx->sd, req);
-    }
+    while ((req = myri_reqlist_pop(&ctx->done)) != NULL)
+        md_complete_hand(ctx->sd, req, myri_rp(req)->flags & MYRI_RF_SYSMSG, req->peer_world,
+                         "myri");
 }
 
 static void fail_req(myri_ctx_t *ctx, md_request_t *req, int status)
 {
     if (myri_rp(req)->cookie)
-        myri_cookie_take(ctx, myri_rp(req)->cookie);
+        md_cookie_take(&ctx->cookies, myri_rp(req)->cookie);
+    myri_rp(req)->cookie = 0;
     req->status.error = status;
     req->status.size = 0;
     myri_complete(ctx, req);
 }
 
+typedef struct fail_arg {
+    myri_ctx_t *ctx;
+    int32_t     peer;
+    int         status;
+} fail_arg_t;
+
+/* A request with a live cookie waits on its peer. */
+static void fail_cookie(void *arg, md_request_t *req)
+{
+    fail_arg_t *a = arg;
+    if (a->peer < 0 || req->peer_world == a->peer)
+        fail_req(a->ctx, req, a->status);
+}
+
 /* Every request that waits on peer (or on anyone, peer < 0) fails. */
 static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
 {
+    fail_arg_t fa = { ctx, peer, status };
+
     for (int32_t q = 0; q < ctx->world_size; q++) {
         myri_peer_t *p = &ctx->peers[q];
         if (peer >= 0 && q != peer)
@@ -88,11 +72,7 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
             free(m);
         }
     }
-    for (uint32_t i = 1; i < ctx->ncookies; i++) {
-        md_request_t *req = ctx->cookies[i];
-        if (req != NULL && (peer < 0 || req->peer_world == peer))
-            fail_req(ctx, req, status);
-    }
+    md_cookie_foreach(&ctx->cookies, fail_cookie, &fa);
     md_request_t *req = ctx->posted.head;
     while (req != NULL) {
         md_request_t *next = myri_rp(req)->next;
@@ -178,6 +158,13 @@ void myri_install_handlers(myri_ctx_t *ctx)
 
 #define MYRI_PROBE_MS 250
 
+static void mark_awaited(void *arg, md_request_t *req)
+{
+    myri_ctx_t *ctx = arg;
+    if (req->peer_world >= 0)
+        ctx->probed[req->peer_world] = 1;
+}
+
 /* A request waiting for a peer's answer (CTS, SYNC_ACK, DATA, or a message
  * on a posted receive) learns of the peer's death only through traffic:
  * every MYRI_PROBE_MS, send each awaited peer an empty request.  Its
@@ -194,9 +181,7 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
         return;
     ctx->probe_ms = now;
     memset(ctx->probed, 0, (size_t)ctx->world_size);
-    for (uint32_t i = 1; i < ctx->ncookies; i++)
-        if (ctx->cookies[i] != NULL && ctx->cookies[i]->peer_world >= 0)
-            ctx->probed[ctx->cookies[i]->peer_world] = 1;
+    md_cookie_foreach(&ctx->cookies, mark_awaited, ctx);
     for (md_request_t *r = ctx->posted.head; r != NULL; r = myri_rp(r)->next)
         if (r->peer_world >= 0 && r->peer_world < ctx->world_size)
             ctx->probed[r->peer_world] = 1;

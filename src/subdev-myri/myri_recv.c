@@ -13,20 +13,6 @@
 
 #include "myri_impl.h"
 
-static void recv_status(myri_ctx_t *ctx, md_request_t *req, const md_envelope_t *env,
-                        uint64_t delivered)
-{
-    req->status.src_rank = env->src_rank;
-    req->status.src_world = env->src_world;
-    req->status.tag = env->tag;
-    req->status.msg_size = env->size;
-    req->status.size = delivered;
-    req->status.error = delivered < env->size ? MD_ERR_TRUNCATE : MD_OK;
-    req->status.cancelled = 0;
-    req->status.subdev = ctx->sd->index;
-    req->status.seq = env->seq;
-}
-
 /* Hand an arrival (eager bytes, or an RTS) to a matched receive. */
 static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32_t handler,
                          const md_envelope_t *env, uint64_t cookie, const void *data,
@@ -38,7 +24,7 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
         uint64_t n = len < req->len ? len : req->len;
         if (n)
             memcpy(req->buf, data, n);
-        recv_status(ctx, req, env, n);
+        md_recv_status_set(req, env, n, ctx->sd->index);
         if (handler == MYRI_H_EAGER_SYNC)
             myri_op_ctl(ctx, src, MYRI_H_SYNC_ACK, cookie, 0, 0);
         myri_complete(ctx, req);
@@ -46,13 +32,13 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
     }
     rp->expected = env->size < req->len ? env->size : req->len;
     rp->sent = 0;
-    recv_status(ctx, req, env, rp->expected);
+    md_recv_status_set(req, env, rp->expected, ctx->sd->index);
     if (rp->expected == 0) {
         myri_op_ctl(ctx, src, MYRI_H_CTS, cookie, 0, 0);
         myri_complete(ctx, req);
         return;
     }
-    rp->cookie = myri_cookie_new(ctx, req);
+    rp->cookie = md_cookie_new(&ctx->cookies, req);
     if (rp->cookie == 0) {
         req->status.error = MD_ERR_NO_MEMORY;
         myri_complete(ctx, req);
@@ -121,21 +107,13 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
 static void recv_sysmsg_rndv(myri_ctx_t *ctx, int32_t src, const md_envelope_t *env,
                              uint64_t cookie)
 {
-    md_request_t *req = calloc(1, sizeof(*req));
-    void *buf = malloc(env->size ? env->size : 1);
+    md_request_t *req = md_sysmsg_recv_new(env, src);
 
-    if (req == NULL || buf == NULL) {
-        free(req);
-        free(buf);
+    if (req == NULL) {
         MYRI_LOG(ctx, 0, "myri: no memory for a %llu-byte system message from rank %d",
                  (unsigned long long)env->size, src);
         return;
     }
-    req->kind = MD_REQ_RECV;
-    req->buf = buf;
-    req->len = env->size;
-    req->env = *env;
-    req->peer_world = src;
     myri_rp(req)->flags = MYRI_RF_SYSMSG;
     recv_deliver(ctx, req, src, MYRI_H_RTS, env, cookie, NULL, 0);
 }
@@ -191,7 +169,7 @@ int myri_held_retry(myri_ctx_t *ctx)
 
 void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint32_t len)
 {
-    md_request_t *req = myri_cookie_peek(ctx, args[0]);
+    md_request_t *req = md_cookie_peek(&ctx->cookies, args[0]);
     myri_rpriv_t *rp;
     uint64_t off = args[1];
 
@@ -204,7 +182,8 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
         rp->sent += n;
     }
     if (rp->sent >= rp->expected) {
-        myri_cookie_take(ctx, args[0]);
+        md_cookie_take(&ctx->cookies, args[0]);
+        rp->cookie = 0;
         myri_complete(ctx, req);
     }
 }

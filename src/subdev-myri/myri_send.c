@@ -98,7 +98,7 @@ static int op_emit(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
         return 1;
     case MYRI_H_EAGER_SYNC:
     case MYRI_H_RTS: {
-        uint32_t cookie = myri_cookie_new(ctx, req);
+        uint32_t cookie = md_cookie_new(&ctx->cookies, req);
         uint64_t c64 = cookie;
         uint32_t len = 8;
         if (cookie == 0)
@@ -112,7 +112,8 @@ static int op_emit(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
         myri_env_pack(&req->env, args);
         rc = myri_gam_request(ctx->gam, peer, op->handler, args, piece, len);
         if (rc != NIC_OK) {
-            myri_cookie_take(ctx, cookie);
+            md_cookie_take(&ctx->cookies, cookie);
+            rp->cookie = 0;
             return rc == NIC_ERR_NO_RESOURCE ? 0 : rc;
         }
         rp->state = op->handler == MYRI_H_RTS ? MYRI_RS_WAIT_CTS : MYRI_RS_WAIT_ACK;
@@ -177,10 +178,13 @@ int myri_ops_drain(myri_ctx_t *ctx)
 
 void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args)
 {
-    md_request_t *req = myri_cookie_take(ctx, args[0]);
+    md_request_t *req = md_cookie_take(&ctx->cookies, args[0]);
     myri_op_t *op;
 
-    if (req == NULL || myri_rp(req)->state != MYRI_RS_WAIT_CTS)
+    if (req == NULL)
+        return;
+    myri_rp(req)->cookie = 0;
+    if (myri_rp(req)->state != MYRI_RS_WAIT_CTS)
         return;
     myri_rp(req)->remote_cookie = args[1];
     myri_rp(req)->expected = args[2] < req->len ? args[2] : req->len;
@@ -199,7 +203,11 @@ void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args)
 
 void myri_on_sync_ack(myri_ctx_t *ctx, const uint64_t *args)
 {
-    md_request_t *req = myri_cookie_take(ctx, args[0]);
-    if (req != NULL && myri_rp(req)->state == MYRI_RS_WAIT_ACK)
+    md_request_t *req = md_cookie_take(&ctx->cookies, args[0]);
+
+    if (req == NULL)
+        return;
+    myri_rp(req)->cookie = 0;
+    if (myri_rp(req)->state == MYRI_RS_WAIT_ACK)
         send_done(ctx, req);
 }

@@ -46,7 +46,7 @@ void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelo
 {
     uint64_t n = env->size < req->len ? env->size : req->len;
 
-    sci_recv_status(ctx, req, env, n);
+    md_recv_status_set(req, env, n, ctx->sd->index);
     if (proto == SCI_P_TRANSPORT) {
         sci_tp_recv_start(ctx, src, req, id, rdv, n);
         return;
@@ -86,22 +86,14 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
 static void sysmsg_transport(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env,
                              uint32_t rdv, uint64_t id)
 {
-    md_request_t *req = calloc(1, sizeof(*req));
-    void *buf = malloc(env->size ? env->size : 1);
+    md_request_t *req = md_sysmsg_recv_new(env, src);
 
-    if (req == NULL || buf == NULL) {
-        free(req);
-        free(buf);
+    if (req == NULL) {
         SCI_LOG(ctx, 0, "sci: no memory for a %llu-byte system message from rank %d",
                 (unsigned long long)env->size, src);
         sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
         return;
     }
-    req->kind = MD_REQ_RECV;
-    req->buf = buf;
-    req->len = env->size;
-    req->env = *env;
-    req->peer_world = src;
     sci_rp(req)->flags = SCI_RF_SYSMSG;
     sci_deliver(ctx, req, src, env, SCI_P_TRANSPORT, rdv, id, NULL);
 }

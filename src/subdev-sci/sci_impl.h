@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md_complete.h"
 #include "md_mq.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
@@ -206,7 +207,5 @@ int  sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c);
 void          sci_reqq_push(sci_reqq_t *q, md_request_t *r);
 md_request_t *sci_reqq_pop(sci_reqq_t *q);
 void          sci_env_from_info(const sci_msg_info_t *in, md_envelope_t *env);
-void          sci_recv_status(sci_ctx_t *ctx, md_request_t *req, const md_envelope_t *env,
-                              uint64_t delivered);
 
 #endif /* SCI_IMPL_H */

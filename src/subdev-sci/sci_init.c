@@ -12,23 +12,6 @@
 #include "sci/sci_timing.h"
 #include "sci_impl.h"
 
-/* String parameter: MULTIDEV_SCI_<KEY>, then the device line, then def. */
-static void param_str(const md_subdev_init_args_t *args, const char *key, const char *def,
-                      char *out, size_t len)
-{
-    char env[64];
-    const char *v;
-
-    snprintf(env, sizeof(env), "MULTIDEV_SCI_%s", key);
-    for (char *c = env; *c; c++)
-        if (*c >= 'a' && *c <= 'z')
-            *c = (char)(*c - 'a' + 'A');
-    v = getenv(env);
-    if (v == NULL)
-        v = md_param_get(args, key);
-    snprintf(out, len, "%s", v != NULL ? v : def);
-}
-
 /* The bridge isolates jobs by a 64-bit key; every rank of a job derives
  * the same one from the job id (SplitMix64 over its bytes). */
 static uint64_t sci_job_key(const char *job_id)
@@ -89,9 +72,9 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     pp->nchunk = (uint32_t)nchunk;
     pp->nstage = (uint32_t)nstage;
     pp->world_size = (uint32_t)args->world_size;
-    param_str(args, "nic", "sci0", ctx->nic_name, sizeof(ctx->nic_name));
-    param_str(args, "addr", "", ctx->addr, sizeof(ctx->addr));
-    param_str(args, "timing", "off", ctx->timing, sizeof(ctx->timing));
+    md_param_str(args, "sci", "nic", "sci0", ctx->nic_name, sizeof(ctx->nic_name));
+    md_param_str(args, "sci", "addr", "", ctx->addr, sizeof(ctx->addr));
+    md_param_str(args, "sci", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && sci_timing_profile(ctx->timing, NULL) != 0) {
         SCI_LOG(ctx, 0, "sci: unknown timing model '%s' (off or d310)", ctx->timing);
         return MD_ERR_CONFIG;

@@ -15,47 +15,14 @@ void sci_complete(sci_ctx_t *ctx, md_request_t *req)
     sci_reqq_push(&ctx->done, req);
 }
 
-static void count_completion(sci_ctx_t *ctx, md_request_t *req)
-{
-    md_subdev_counters_t *c = &ctx->sd->counters;
-
-    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
-        return;
-    if (req->kind == MD_REQ_SEND) {
-        if (req->env.tag < 0) {
-            c->sysmsgs_sent++;
-        } else {
-            c->msgs_sent++;
-            c->bytes_sent += req->len;
-        }
-    } else {
-        c->msgs_recvd++;
-        c->bytes_recvd += req->status.size;
-    }
-}
-
 void sci_flush_done(sci_ctx_t *ctx)
 {
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = sci_reqq_pop(&ctx->done)) != NULL) {
-        if (sci_rp(req)->flags & SCI_RF_SYSMSG) {
-            if (req->status.error == MD_OK) {
-                ctx->sd->counters.sysmsgs_recvd++;
-                ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
-            } else {
-                SCI_LOG(ctx, 0, "sci: system message (tag %d) from rank %d lost: %s",
-                        (int)req->env.tag, (int)req->peer_world,
-                        md_status_string(req->status.error));
-            }
-            free(req->buf);
-            free(req);
-            continue;
-        }
-        count_completion(ctx, req);
-        ctx->host->complete(ctx->sd, req);
-    }
+    while ((req = sci_reqq_pop(&ctx->done)) != NULL)
+        md_complete_hand(ctx->sd, req, sci_rp(req)->flags & SCI_RF_SYSMSG, req->peer_world,
+                         "sci");
 }
 
 static void fail_req(sci_ctx_t *ctx, md_request_t *req, int status)

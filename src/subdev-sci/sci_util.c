@@ -1,4 +1,4 @@
-/* sci_util.c - request queues, envelopes and receive status. */
+/* sci_util.c - request queues and envelopes. */
 #include "config.h"
 
 #include "sci_impl.h"
@@ -35,18 +35,4 @@ void sci_env_from_info(const sci_msg_info_t *in, md_envelope_t *env)
     env->flags = in->env_flags;
     env->seq = in->seq;
     env->size = in->size;
-}
-
-void sci_recv_status(sci_ctx_t *ctx, md_request_t *req, const md_envelope_t *env,
-                     uint64_t delivered)
-{
-    req->status.src_rank = env->src_rank;
-    req->status.src_world = env->src_world;
-    req->status.tag = env->tag;
-    req->status.msg_size = env->size;
-    req->status.size = delivered;
-    req->status.error = delivered < env->size ? MD_ERR_TRUNCATE : MD_OK;
-    req->status.cancelled = 0;
-    req->status.subdev = ctx->sd->index;
-    req->status.seq = env->seq;
 }

@@ -16,10 +16,7 @@
 
 static const via_card_t *card_of(const md_card_table_t *cards, int32_t r)
 {
-    const via_card_t *c = (const via_card_t *)cards->card[r];
-    if (cards->len[r] != sizeof(via_card_t) || c == NULL || c->magic != VIA_CARD_MAGIC)
-        return NULL;
-    return c;
+    return md_card_find(cards, r, sizeof(via_card_t), VIA_CARD_MAGIC);
 }
 
 static void discriminator(const vsd_ctx_t *ctx, int32_t client, int32_t server,

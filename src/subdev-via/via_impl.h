@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md_card.h"
+#include "md_complete.h"
 #include "md_cookie.h"
 #include "md_mq.h"
 #include "md_sdi.h"
@@ -247,9 +249,5 @@ void vsd_fail_all(vsd_ctx_t *ctx, int status);
 /* via_util.c */
 void          vsd_reqlist_append(vsd_reqlist_t *l, md_request_t *r);
 md_request_t *vsd_reqlist_pop(vsd_reqlist_t *l);
-void          vsd_recv_status(vsd_ctx_t *ctx, md_request_t *req, const md_envelope_t *env,
-                              uint64_t delivered);
-int           vsd_param_str(const md_subdev_init_args_t *args, const char *key, const char *def,
-                            char *out, size_t len);
 
 #endif /* VIA_IMPL_H */

@@ -50,7 +50,7 @@ static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
     ctx->credits = pow2_ceil(ctx->credits);
     ctx->sdepth = pow2_ceil(ctx->credits + 8);
     ctx->slot = (VIA_HDR_BYTES + ctx->eager_limit + 63) & ~(size_t)63;
-    vsd_param_str(args, "level", "rd", level, sizeof(level));
+    md_param_str(args, "via", "level", "rd", level, sizeof(level));
     if (strcmp(level, "rd") == 0) {
         ctx->level = VIA_RELIABLE_DELIVERY;
     } else if (strcmp(level, "rr") == 0) {
@@ -60,9 +60,9 @@ static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
                 "reception); MPI needs one of them", level);
         return MD_ERR_CONFIG;
     }
-    vsd_param_str(args, "nic", "via0", ctx->nic_name, sizeof(ctx->nic_name));
-    vsd_param_str(args, "addr", "", ctx->addr, sizeof(ctx->addr));
-    vsd_param_str(args, "timing", "off", ctx->timing, sizeof(ctx->timing));
+    md_param_str(args, "via", "nic", "via0", ctx->nic_name, sizeof(ctx->nic_name));
+    md_param_str(args, "via", "addr", "", ctx->addr, sizeof(ctx->addr));
+    md_param_str(args, "via", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && via_timing_profile(ctx->timing, NULL, NULL) != 0) {
         VSD_LOG(ctx, 0, "via: unknown timing model '%s' (off, lanai7 or clan)", ctx->timing);
         return MD_ERR_CONFIG;

@@ -25,23 +25,9 @@ void vsd_flush_done(vsd_ctx_t *ctx)
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = vsd_reqlist_pop(&ctx->done)) != NULL) {
-        if (vsd_rp(req)->flags & VSD_RF_SYSMSG) {
-            if (req->status.error == MD_OK) {
-                ctx->sd->counters.sysmsgs_recvd++;
-                ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
-            } else {
-                VSD_LOG(ctx, 0, "via: system message (tag %d) from rank %d lost: %s",
-                        (int)req->env.tag, (int)vsd_rp(req)->src,
-                        md_status_string(req->status.error));
-            }
-            free(req->buf);
-            free(req);
-            continue;
-        }
-        md_counters_complete(&ctx->sd->counters, req);
-        ctx->host->complete(ctx->sd, req);
-    }
+    while ((req = vsd_reqlist_pop(&ctx->done)) != NULL)
+        md_complete_hand(ctx->sd, req, vsd_rp(req)->flags & VSD_RF_SYSMSG, vsd_rp(req)->src,
+                         "via");
 }
 
 static void fail_req(vsd_ctx_t *ctx, md_request_t *req, int status)

@@ -40,7 +40,7 @@ static void rndv_accept(vsd_ctx_t *ctx, md_request_t *req, int32_t src, const md
     via_rpriv_t *rp = vsd_rp(req);
     uint64_t n = env->size < req->len ? env->size : req->len;
 
-    vsd_recv_status(ctx, req, env, n);
+    md_recv_status_set(req, env, n, ctx->sd->index);
     if (n == 0) {
         vsd_op_ctl(ctx, src, VSD_CTS, cookie, 0, 0, 0, 0);
         vsd_complete(ctx, req);
@@ -75,7 +75,7 @@ static void deliver(vsd_ctx_t *ctx, md_request_t *req, int32_t src, uint32_t typ
         uint64_t n = local->len < req->len ? local->len : req->len;
         if (n)
             memcpy(req->buf, local->buf, n);
-        vsd_recv_status(ctx, req, env, n);
+        md_recv_status_set(req, env, n, ctx->sd->index);
         vsd_complete(ctx, req);
         local->status.error = MD_OK;
         vsd_complete(ctx, local);
@@ -88,7 +88,7 @@ static void deliver(vsd_ctx_t *ctx, md_request_t *req, int32_t src, uint32_t typ
     uint64_t n = len < req->len ? len : req->len;
     if (n)
         memcpy(req->buf, data, n);
-    vsd_recv_status(ctx, req, env, n);
+    md_recv_status_set(req, env, n, ctx->sd->index);
     if (type == VSD_EAGER_SYNC)
         vsd_op_ctl(ctx, src, VSD_SYNC_ACK, cookie, 0, 0, 0, 0);
     vsd_complete(ctx, req);
@@ -121,20 +121,13 @@ static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope
 /* A large system message: receive it into a buffer of our own. */
 static void sysmsg_rndv(vsd_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint64_t cookie)
 {
-    md_request_t *req = calloc(1, sizeof(*req));
-    void *buf = malloc(env->size ? env->size : 1);
+    md_request_t *req = md_sysmsg_recv_new(env, src);
 
-    if (req == NULL || buf == NULL) {
-        free(req);
-        free(buf);
+    if (req == NULL) {
         VSD_LOG(ctx, 0, "via: no memory for a %llu-byte system message from rank %d",
                 (unsigned long long)env->size, src);
         return;
     }
-    req->kind = MD_REQ_RECV;
-    req->buf = buf;
-    req->len = env->size;
-    req->env = *env;
     rndv_accept(ctx, req, src, env, cookie);
     vsd_rp(req)->flags |= VSD_RF_SYSMSG;
 }

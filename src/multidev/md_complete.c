@@ -1,0 +1,76 @@
+/* md_complete.c - finishing a subdevice's requests: receive status,
+ * counters, hand-off to the host, system-message receives (see
+ * md_complete.h). */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "md_complete.h"
+
+void md_recv_status_set(md_request_t *req, const md_envelope_t *env, uint64_t delivered,
+                        int32_t subdev)
+{
+    req->status.src_rank = env->src_rank;
+    req->status.src_world = env->src_world;
+    req->status.tag = env->tag;
+    req->status.msg_size = env->size;
+    req->status.size = delivered;
+    req->status.error = delivered < env->size ? MD_ERR_TRUNCATE : MD_OK;
+    req->status.cancelled = 0;
+    req->status.subdev = subdev;
+    req->status.seq = env->seq;
+}
+
+void md_counters_complete(md_subdev_counters_t *c, const md_request_t *req)
+{
+    if (req->status.error != MD_OK && req->status.error != MD_ERR_TRUNCATE)
+        return;
+    if (req->kind == MD_REQ_SEND) {
+        if (req->env.tag < 0) {
+            c->sysmsgs_sent++;
+        } else {
+            c->msgs_sent++;
+            c->bytes_sent += req->len;
+        }
+    } else {
+        c->msgs_recvd++;
+        c->bytes_recvd += req->status.size;
+    }
+}
+
+md_request_t *md_sysmsg_recv_new(const md_envelope_t *env, int32_t src)
+{
+    md_request_t *req = calloc(1, sizeof(*req));
+    void *buf = malloc(env->size ? env->size : 1);
+
+    if (req == NULL || buf == NULL) {
+        free(req);
+        free(buf);
+        return NULL;
+    }
+    req->kind = MD_REQ_RECV;
+    req->buf = buf;
+    req->len = env->size;
+    req->env = *env;
+    req->peer_world = src;
+    return req;
+}
+
+void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t src,
+                      const char *subdev)
+{
+    if (!sysmsg) {
+        md_counters_complete(&sd->counters, req);
+        sd->host->complete(sd, req);
+        return;
+    }
+    if (req->status.error == MD_OK) {
+        sd->counters.sysmsgs_recvd++;
+        sd->host->sysmsg(sd, &req->env, req->buf);
+    } else {
+        sd->host->log(sd, 0, "%s: system message (tag %d) from rank %d lost: %s", subdev,
+                      (int)req->env.tag, (int)src, md_status_string(req->status.error));
+    }
+    free(req->buf);
+    free(req);
+}
