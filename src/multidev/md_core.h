@@ -86,6 +86,10 @@ typedef struct md_thread_state {
     /* caller-side work, protected by lock */
     md_request_t     *done_head, *done_tail;
     md_deferred_sys_t *sys_head, *sys_tail;
+    /* a caller blocked in md_idle sleeps on wake_fd (an eventfd) and says
+     * so in caller_waiting; both under lock */
+    int               wake_fd;
+    int               caller_waiting;
 } md_thread_state_t;
 
 struct md_comm {

@@ -84,6 +84,11 @@ void md_idle(md_t *md)
         sched_yield();
         return;
     }
+    if (md->thr.enabled) {
+        /* the progress thread watches the subdevices and wakes us */
+        md_thread_caller_wait(md, MD_IDLE_BLOCK_MS);
+        return;
+    }
     md_api_enter(md);
     all = md_wait_fds(md, fds, &nfds);
     md_api_leave(md);

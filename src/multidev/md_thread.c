@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "md_log.h"
 #include "md_sysmsg.h"
@@ -78,6 +80,43 @@ static void md_thread_idle(struct pollfd *fds, int nfds, int all_have_fds,
         *pause_us *= 2;
 }
 
+static void md_thread_wake_caller(md_t *md)
+{
+    uint64_t one = 1;
+
+    if (write(md->thr.wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        md_log_warn("progress thread: waking the caller: %s", strerror(errno));
+}
+
+int md_thread_caller_wait(md_t *md, int timeout_ms)
+{
+    struct pollfd pfd = { .fd = md->thr.wake_fd, .events = POLLIN };
+    uint64_t n;
+    int idle;
+
+    pthread_mutex_lock(&md->thr.lock);
+    idle = md->thr.done_head == NULL && md->thr.sys_head == NULL;
+    md->thr.caller_waiting = idle;
+    if (idle) {
+        /* Our own progress may have disarmed the descriptors the thread
+         * sleeps on (a subdevice disarms when it polls): arm them again,
+         * or an arrival would wake nobody. */
+        struct pollfd fds[MD_MAX_SUBDEVS];
+        int nfds;
+        md_wait_fds(md, fds, &nfds);
+    }
+    pthread_mutex_unlock(&md->thr.lock);
+    if (!idle)
+        return 0;           /* the caller's next call runs what is queued */
+    poll(&pfd, 1, timeout_ms);
+    if (read(md->thr.wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+        md_log_warn("idle wait: %s", strerror(errno));
+    pthread_mutex_lock(&md->thr.lock);
+    md->thr.caller_waiting = 0;
+    pthread_mutex_unlock(&md->thr.lock);
+    return 0;
+}
+
 static void *md_thread_main(void *arg)
 {
     md_t *md = arg;
@@ -94,7 +133,13 @@ static void *md_thread_main(void *arg)
         events = md_progress_locked(md);
         if (events == 0)
             all_fds = md_wait_fds(md, fds, &nfds);
+        int wake = md->thr.caller_waiting &&
+                   (md->thr.done_head != NULL || md->thr.sys_head != NULL);
+        if (wake)
+            md->thr.caller_waiting = 0;
         pthread_mutex_unlock(&md->thr.lock);
+        if (wake)
+            md_thread_wake_caller(md);
         if (events < 0) {
             md_log_error("progress thread: %s; it stops",
                          md_status_string(events));
@@ -114,6 +159,14 @@ int md_thread_start(md_t *md)
 
     if (!md->thr.enabled)
         return MD_OK;
+    md->thr.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (md->thr.wake_fd < 0) {
+        md_log_error("cannot create the progress thread's wake-up eventfd: %s",
+                     strerror(errno));
+        md->thr.enabled = 0;
+        return MD_ERR_IO;
+    }
+    md->thr.caller_waiting = 0;
     pthread_mutex_init(&md->thr.lock, NULL);
     atomic_init(&md->thr.stop, 0);
     rc = pthread_create(&md->thr.thread, NULL, md_thread_main, md);
@@ -121,6 +174,7 @@ int md_thread_start(md_t *md)
         md_log_error("cannot start the progress thread: %s", strerror(rc));
         md->thr.enabled = 0;
         pthread_mutex_destroy(&md->thr.lock);
+        close(md->thr.wake_fd);
         return MD_ERR_IO;
     }
     md_log_info("progress thread started");
@@ -135,6 +189,7 @@ void md_thread_stop(md_t *md)
     pthread_join(md->thr.thread, NULL);
     md->thr.enabled = 0;
     pthread_mutex_destroy(&md->thr.lock);
+    close(md->thr.wake_fd);
     md_api_leave_slow(md);      /* run whatever was still queued */
 }
 

@@ -32,6 +32,9 @@ int  md_wait_fds(md_t *md, struct pollfd *fds, int *nfds);
 int  md_idle_setup(md_t *md);
 int  md_thread_start(md_t *md);
 void md_thread_stop(md_t *md);
+/* A caller with nothing to do sleeps until the progress thread queues a
+ * completion or a handler for it (or timeout_ms pass). */
+int  md_thread_caller_wait(md_t *md, int timeout_ms);
 
 /* Entry and exit of every public call. */
 static inline void md_api_enter(md_t *md)
