@@ -86,7 +86,8 @@ void md_idle(md_t *md)
     }
     if (md->thr.enabled) {
         /* the progress thread watches the subdevices and wakes us */
-        md_thread_caller_wait(md, MD_IDLE_BLOCK_MS);
+        if (md_thread_caller_wait(md, MD_IDLE_BLOCK_MS) != 0)
+            sched_yield();
         return;
     }
     md_api_enter(md);

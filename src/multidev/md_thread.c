@@ -91,23 +91,24 @@ static void md_thread_wake_caller(md_t *md)
 int md_thread_caller_wait(md_t *md, int timeout_ms)
 {
     struct pollfd pfd = { .fd = md->thr.wake_fd, .events = POLLIN };
+    struct pollfd fds[MD_MAX_SUBDEVS];
     uint64_t n;
-    int idle;
+    int queued, can_sleep = 0, nfds;
 
     pthread_mutex_lock(&md->thr.lock);
-    idle = md->thr.done_head == NULL && md->thr.sys_head == NULL;
-    md->thr.caller_waiting = idle;
-    if (idle) {
-        /* Our own progress may have disarmed the descriptors the thread
-         * sleeps on (a subdevice disarms when it polls): arm them again,
-         * or an arrival would wake nobody. */
-        struct pollfd fds[MD_MAX_SUBDEVS];
-        int nfds;
-        md_wait_fds(md, fds, &nfds);
-    }
+    queued = md->thr.done_head != NULL || md->thr.sys_head != NULL;
+    /* Our own progress may have disarmed the descriptors the thread
+     * sleeps on (a subdevice disarms when it polls): arm them again, or an
+     * arrival would wake nobody.  A subdevice without one is polled by a
+     * thread that naps between polls: then we had better poll too. */
+    if (!queued)
+        can_sleep = md_wait_fds(md, fds, &nfds) && nfds > 0;
+    md->thr.caller_waiting = can_sleep;
     pthread_mutex_unlock(&md->thr.lock);
-    if (!idle)
-        return 0;           /* the caller's next call runs what is queued */
+    if (queued)
+        return 0;           /* the caller's next call runs it */
+    if (!can_sleep)
+        return -1;
     poll(&pfd, 1, timeout_ms);
     if (read(md->thr.wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
         md_log_warn("idle wait: %s", strerror(errno));

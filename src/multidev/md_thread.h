@@ -33,7 +33,9 @@ int  md_idle_setup(md_t *md);
 int  md_thread_start(md_t *md);
 void md_thread_stop(md_t *md);
 /* A caller with nothing to do sleeps until the progress thread queues a
- * completion or a handler for it (or timeout_ms pass). */
+ * completion or a handler for it (or timeout_ms pass), or returns at once
+ * when one is queued already: 0.  -1 without sleeping when a subdevice has
+ * no wait descriptor (the caller had better poll). */
 int  md_thread_caller_wait(md_t *md, int timeout_ms);
 
 /* Entry and exit of every public call. */
