@@ -10,8 +10,11 @@
 #include "md_fwd_state.h"
 #include "md_log.h"
 
-#define MD_FWD_DEFAULT_CHUNK  (256 * 1024)
-#define MD_FWD_DEFAULT_WINDOW 4
+/* 8 x 64 KiB: smaller chunks let the relay copy and send one while the
+ * next arrives (4 MiB through a relay on emulated myri + sci: 350 MB/s
+ * against 195-235 with 4 x 256 KiB), and it holds half the memory. */
+#define MD_FWD_DEFAULT_CHUNK  (64 * 1024)
+#define MD_FWD_DEFAULT_WINDOW 8
 
 static int md_fwd_env_size(const char *name, size_t def, size_t *value)
 {
