@@ -72,10 +72,14 @@ static void md_thread_idle(struct pollfd *fds, int nfds, int all_have_fds,
             md_log_warn("progress thread: poll: %s", strerror(errno));
         return;
     }
+    /* some subdevice must be polled: nap for the pause (to the
+     * microsecond: poll()'s milliseconds made every nap at least 1 ms),
+     * waking early for those that have a descriptor */
+    struct timespec nap = { 0, (long)*pause_us * 1000 };
     if (nfds > 0)
-        poll(fds, (nfds_t)nfds, *pause_us / 1000 ? *pause_us / 1000 : 1);
+        ppoll(fds, (nfds_t)nfds, &nap, NULL);
     else
-        nanosleep(&(struct timespec){ 0, (long)*pause_us * 1000 }, NULL);
+        nanosleep(&nap, NULL);
     if (*pause_us < MD_THREAD_PAUSE_MAX_US)
         *pause_us *= 2;
 }
