@@ -59,6 +59,15 @@ static void h_ping(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, co
     myri_gam_reply(g, src, H_PONG, NULL, NULL, 0);
 }
 
+/* A failed request never returns its credit (GAM): say so, it would
+ * stall the measurement. */
+static void h_error(myri_gam_t *g, void *a, const myri_desc_t *d, int status)
+{
+    (void)g; (void)a;
+    fprintf(stderr, "hplam: request to node %d (handler %u) failed: %s\n", (int)d->peer,
+            (unsigned)d->handler, nic_status_str(status));
+}
+
 static void h_pong(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
 {
     pongs++;
@@ -143,6 +152,7 @@ static int hplam_rank(int rank, const bench_opts_t *o)
         myri_gam_timing(g, &t) != NIC_OK)
         return 3;
     myri_gam_set_host_timing(g, &ht);
+    myri_gam_set_error(g, h_error, NULL);
     myri_gam_set_handler(g, H_PING, h_ping, NULL);
     myri_gam_set_handler(g, H_PONG, h_pong, NULL);
     myri_gam_set_handler(g, H_BULK, h_bulk, NULL);
