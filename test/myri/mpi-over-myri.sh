@@ -51,6 +51,6 @@ for k in 2 4; do
     --env MULTIDEV_CONFIG="$cfg" --env MULTIDEV_MODULE_PATH="$modpath" \
     --env MULTIDEV_NICD="$nicd" --env MULTIDEV_NIC_RUNDIR="$work/run" \
     --env MULTIDEV_STATS=1 pingpong_check coll || fail=1
-  grep -h "stats myri" "$work/b$k/logs/coll.log" | sed 's/^/   /' || true
+  grep -h "stats myri" "$work/b$k/logs/latest/coll.log" | sed 's/^/   /' || true
 done
 exit $fail
