@@ -296,6 +296,14 @@ static void rel_peer_fail(nic_rel_t *rel, nic_rel_peer_t *p)
     p->tx_first = p->tx_next;     /* a later stream starts with a new SYN */
 }
 
+/* Time from then to now; 0 when then is later (a caller's now may be
+ * older than a stamp taken during the same firmware turn: unsigned
+ * subtraction would make that look like an age of centuries). */
+static uint64_t rel_since(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
+}
+
 int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
 {
     int events = 0;
@@ -314,13 +322,13 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
         }
         if (p->tx_una == p->tx_next)
             continue;
-        if (now - p->progress_ns >= rel->cfg.peer_timeout_ns) {
+        if (rel_since(now, p->progress_ns) >= rel->cfg.peer_timeout_ns) {
             rel_peer_fail(rel, p);
             events++;
             continue;
         }
         nic_rel_frame_t *oldest = &p->win[p->tx_una % NIC_REL_WINDOW];
-        if (p->dupacks >= 3 || now - oldest->sent_ns >= p->rto_ns) {
+        if (p->dupacks >= 3 || rel_since(now, oldest->sent_ns) >= p->rto_ns) {
             if (p->dupacks < 3)
                 p->rto_ns = p->rto_ns * 2 < rel->cfg.rto_max_ns ? p->rto_ns * 2
                                                                   : rel->cfg.rto_max_ns;
@@ -374,7 +382,7 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, 
     }
     if (h.seq != p->rx_next) {
         rel->c.out_of_order++;
-        if (now - p->dupack_ns > REL_DUPACK_NS) {
+        if (rel_since(now, p->dupack_ns) > REL_DUPACK_NS) {
             p->dupack_ns = now;
             rel_send_ack(rel, p);          /* tells the sender where the gap is */
         }
