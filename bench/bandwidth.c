@@ -107,17 +107,6 @@ static void run_windows(struct bw_ctx *c, size_t size, long first_seq, long n)
     }
 }
 
-static void print_library(void)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    char *nl = strchr(lib, '\n');
-    if (nl)
-        *nl = '\0';
-    printf("# library: %s\n", lib);
-}
-
 int main(int argc, char **argv)
 {
     int rank, nprocs;
@@ -131,12 +120,8 @@ int main(int argc, char **argv)
     };
     int rc = bench_parse_opts(argc, argv, &o, rank == 0, "bandwidth",
                               "  --window W       nonblocking sends per window (default 64)\n");
-    if (rc == 0 && (o.rank_a >= nprocs || o.rank_b >= nprocs)) {
-        if (rank == 0)
-            fprintf(stderr, "bandwidth: needs ranks %d and %d but the job has %d rank(s)\n",
-                    o.rank_a, o.rank_b, nprocs);
-        rc = -1;
-    }
+    if (rc == 0)
+        rc = bench_check_pair(&o, nprocs, rank == 0, "bandwidth");
     if (rc != 0) {
         MPI_Finalize();
         return rc < 0 ? 2 : 0;
@@ -164,7 +149,7 @@ int main(int argc, char **argv)
         printf("# multidev bandwidth: ranks %d->%d of %d, window=%d any-source=%d any-tag=%d "
                "check=%d\n",
                o.rank_a, o.rank_b, nprocs, o.window, o.any_source, o.any_tag, o.check);
-        print_library();
+        bench_print_library();
         printf("# bandwidth in MB/s (10^6 bytes/s), isend window + ack\n");
         printf("# size bandwidth_MBps\n");
         fflush(stdout);

@@ -151,6 +151,27 @@ int bench_parse_opts(int argc, char **argv, struct bench_opts *o, int verbose,
     return 0;
 }
 
+int bench_check_pair(const struct bench_opts *o, int nprocs, int verbose, const char *prog)
+{
+    if (o->rank_a < nprocs && o->rank_b < nprocs)
+        return 0;
+    if (verbose)
+        fprintf(stderr, "%s: needs ranks %d and %d but the job has %d rank(s)\n", prog,
+                o->rank_a, o->rank_b, nprocs);
+    return -1;
+}
+
+void bench_print_library(void)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (nl)
+        *nl = '\0';
+    printf("# library: %s\n", lib);
+}
+
 int bench_size_list(const struct bench_opts *o, size_t *sizes)
 {
     int n = 0;

@@ -33,6 +33,13 @@ struct bench_opts {
 int bench_parse_opts(int argc, char **argv, struct bench_opts *o, int verbose,
                      const char *prog, const char *extra_usage);
 
+/* 0 if the job has both ranks of the measured pair, else -1 with a message
+ * (from rank 0 when verbose). */
+int bench_check_pair(const struct bench_opts *o, int nprocs, int verbose, const char *prog);
+
+/* Prints "# library: <first line of MPI_Get_library_version>". */
+void bench_print_library(void);
+
 /* Fills sizes[] with the sizes to measure; returns how many. */
 int bench_size_list(const struct bench_opts *o, size_t *sizes);
 

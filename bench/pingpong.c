@@ -115,17 +115,6 @@ static void pingpong_checked(struct pp_ctx *c, size_t size, long first_seq, long
     }
 }
 
-static void print_library(void)
-{
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(lib, &len);
-    char *nl = strchr(lib, '\n');
-    if (nl)
-        *nl = '\0';
-    printf("# library: %s\n", lib);
-}
-
 int main(int argc, char **argv)
 {
     int rank, nprocs;
@@ -138,12 +127,8 @@ int main(int argc, char **argv)
         .window = 0, .rank_a = 0, .rank_b = 1,
     };
     int rc = bench_parse_opts(argc, argv, &o, rank == 0, "pingpong", NULL);
-    if (rc == 0 && (o.rank_a >= nprocs || o.rank_b >= nprocs)) {
-        if (rank == 0)
-            fprintf(stderr, "pingpong: needs ranks %d and %d but the job has %d rank(s)\n",
-                    o.rank_a, o.rank_b, nprocs);
-        rc = -1;
-    }
+    if (rc == 0)
+        rc = bench_check_pair(&o, nprocs, rank == 0, "pingpong");
     if (rc != 0) {
         MPI_Finalize();
         return rc < 0 ? 2 : 0;
@@ -163,7 +148,7 @@ int main(int argc, char **argv)
     if (c.initiator) {
         printf("# multidev pingpong: ranks %d<->%d of %d, any-source=%d any-tag=%d check=%d\n",
                o.rank_a, o.rank_b, nprocs, o.any_source, o.any_tag, o.check);
-        print_library();
+        bench_print_library();
         printf("# latency = half the mean round trip, blocking send/recv\n");
         printf("# size latency_us\n");
         fflush(stdout);
