@@ -56,8 +56,7 @@ md_request_t *md_sysmsg_recv_new(const md_envelope_t *env, int32_t src)
     return req;
 }
 
-void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t src,
-                      const char *subdev)
+void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t src)
 {
     if (!sysmsg) {
         md_counters_complete(&sd->counters, req);
@@ -68,7 +67,7 @@ void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t sr
         sd->counters.sysmsgs_recvd++;
         sd->host->sysmsg(sd, &req->env, req->buf);
     } else {
-        sd->host->log(sd, 0, "%s: system message (tag %d) from rank %d lost: %s", subdev,
+        sd->host->log(sd, 0, "%s: system message (tag %d) from rank %d lost: %s", sd->name,
                       (int)req->env.tag, (int)src, md_status_string(req->status.error));
     }
     free(req->buf);

@@ -29,10 +29,8 @@ md_request_t *md_sysmsg_recv_new(const md_envelope_t *env, int32_t src);
 
 /* Hands a finished request to the host.  sysmsg: req came from
  * md_sysmsg_recv_new(); its payload goes to host->sysmsg() (or, if it
- * failed, its loss is logged as from rank src, prefixed by the subdevice
- * name subdev) and it is freed.  Otherwise req is counted and goes to
- * host->complete(). */
-void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t src,
-                      const char *subdev);
+ * failed, its loss is logged as from rank src) and it is freed.
+ * Otherwise req is counted and goes to host->complete(). */
+void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t src);
 
 #endif /* MD_COMPLETE_H */

@@ -84,6 +84,12 @@ static void md_thread_idle(struct pollfd *fds, int nfds, int all_have_fds,
         *pause_us *= 2;
 }
 
+/* Completions or handlers queued for the caller (under lock). */
+static int md_thread_caller_work(const md_t *md)
+{
+    return md->thr.done_head != NULL || md->thr.sys_head != NULL;
+}
+
 static void md_thread_wake_caller(md_t *md)
 {
     uint64_t one = 1;
@@ -100,7 +106,7 @@ int md_thread_caller_wait(md_t *md, int timeout_ms)
     int queued, can_sleep = 0, nfds;
 
     pthread_mutex_lock(&md->thr.lock);
-    queued = md->thr.done_head != NULL || md->thr.sys_head != NULL;
+    queued = md_thread_caller_work(md);
     /* Our own progress may have disarmed the descriptors the thread
      * sleeps on (a subdevice disarms when it polls): arm them again, or an
      * arrival would wake nobody.  A subdevice without one is polled by a
@@ -138,8 +144,7 @@ static void *md_thread_main(void *arg)
         events = md_progress_locked(md);
         if (events == 0)
             all_fds = md_wait_fds(md, fds, &nfds);
-        int wake = md->thr.caller_waiting &&
-                   (md->thr.done_head != NULL || md->thr.sys_head != NULL);
+        int wake = md->thr.caller_waiting && md_thread_caller_work(md);
         if (wake)
             md->thr.caller_waiting = 0;
         pthread_mutex_unlock(&md->thr.lock);

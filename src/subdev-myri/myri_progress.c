@@ -21,8 +21,7 @@ void myri_flush_done(myri_ctx_t *ctx)
 
     /* One at a time: the host may call back into us, which flushes too. */
     while ((req = myri_reqlist_pop(&ctx->done)) != NULL)
-        md_complete_hand(ctx->sd, req, myri_rp(req)->flags & MYRI_RF_SYSMSG, req->peer_world,
-                         "myri");
+        md_complete_hand(ctx->sd, req, myri_rp(req)->flags & MYRI_RF_SYSMSG, req->peer_world);
 }
 
 static void fail_req(myri_ctx_t *ctx, md_request_t *req, int status)

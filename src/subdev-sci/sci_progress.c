@@ -21,8 +21,7 @@ void sci_flush_done(sci_ctx_t *ctx)
 
     /* One at a time: the host may call back into us, which flushes too. */
     while ((req = sci_reqq_pop(&ctx->done)) != NULL)
-        md_complete_hand(ctx->sd, req, sci_rp(req)->flags & SCI_RF_SYSMSG, req->peer_world,
-                         "sci");
+        md_complete_hand(ctx->sd, req, sci_rp(req)->flags & SCI_RF_SYSMSG, req->peer_world);
 }
 
 static void fail_req(sci_ctx_t *ctx, md_request_t *req, int status)

@@ -26,8 +26,7 @@ void vsd_flush_done(vsd_ctx_t *ctx)
 
     /* One at a time: the host may call back into us, which flushes too. */
     while ((req = vsd_reqlist_pop(&ctx->done)) != NULL)
-        md_complete_hand(ctx->sd, req, vsd_rp(req)->flags & VSD_RF_SYSMSG, vsd_rp(req)->src,
-                         "via");
+        md_complete_hand(ctx->sd, req, vsd_rp(req)->flags & VSD_RF_SYSMSG, vsd_rp(req)->src);
 }
 
 static void fail_req(vsd_ctx_t *ctx, md_request_t *req, int status)
