@@ -26,9 +26,13 @@ unit_tests() {   # DIR [configure args]
   md_configure_build "$dir" "$@" || return 1
   ( cd "$MD_ROOT/$dir" && make -j"$MD_JOBS" check >check.out 2>&1 ) || {
     grep -E '^(FAIL|ERROR)' "$MD_ROOT/$dir/check.out"
-    find "$MD_ROOT/$dir" -name '*.log' -newer "$MD_ROOT/$dir/Makefile" \
-      -exec grep -l -E 'FAIL|CRASH|ERROR' {} + 2>/dev/null | head -5 |
-      while read -r f; do echo "--- $f"; tail -40 "$f"; done
+    # The log of each failed test (its .trs says FAIL or ERROR), not the
+    # suite summaries, which all mention FAIL.
+    find "$MD_ROOT/$dir" -name '*.trs' -newer "$MD_ROOT/$dir/Makefile" \
+      -exec grep -l -E '^:test-result: (FAIL|ERROR)' {} + 2>/dev/null |
+      head -5 | while read -r t; do
+        echo "--- ${t%.trs}.log"; tail -60 "${t%.trs}.log"
+      done
     return 1
   }
   grep -E '^# (PASS|FAIL|ERROR):' "$MD_ROOT/$dir/check.out" | paste -sd' '

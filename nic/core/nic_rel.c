@@ -130,7 +130,7 @@ unsigned nic_rel_peer_count(const nic_rel_t *rel)
     return n;
 }
 
-static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p)
+static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags)
 {
     uint8_t buf[256];
     size_t len;
@@ -145,7 +145,7 @@ static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p)
     h->seq = 0;
     h->ack = p->rx_next;
     h->kind = NIC_REL_KIND_ACK;
-    h->flags = 0;
+    h->flags = flags;
     rel->ops.seal(rel->arg, buf, len, nic_now_ns(), NIC_REL_SEAL_ACK);
     struct iovec iov = { buf, len };
     nic_wire_send(nic_fw_wire(rel->fw), &p->addr, &iov, 1);
@@ -314,7 +314,7 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
             continue;
         if (p->ack_owed > 0) {
             if (now >= p->ack_due_ns) {
-                rel_send_ack(rel, p);
+                rel_send_ack(rel, p, 0);
                 events++;
             } else if (p->ack_due_ns < *next) {
                 *next = p->ack_due_ns;
@@ -358,6 +358,13 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, 
     now = nic_now_ns();
     if (h.kind == NIC_REL_KIND_ACK) {
         rel->c.rx_acks++;
+        if (h.flags & NIC_REL_F_BUSY) {
+            /* Its firmware is alive and its host is slow to drain: keep
+             * retransmitting (backpressure), and do not declare it dead. */
+            rel_acked(rel, p, h.ack, 0);
+            p->progress_ns = now;
+            return;
+        }
         rel_acked(rel, p, h.ack, 1);
         return;
     }
@@ -377,24 +384,31 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, 
     rel_acked(rel, p, h.ack, 0);
     if (seq_before(h.seq, p->rx_next)) {
         rel->c.duplicates++;
-        rel_send_ack(rel, p);              /* our ack may have been lost */
+        rel_send_ack(rel, p, 0);           /* our ack may have been lost */
         return;
     }
     if (h.seq != p->rx_next) {
         rel->c.out_of_order++;
         if (rel_since(now, p->dupack_ns) > REL_DUPACK_NS) {
             p->dupack_ns = now;
-            rel_send_ack(rel, p);          /* tells the sender where the gap is */
+            rel_send_ack(rel, p, 0);       /* tells the sender where the gap is */
         }
         return;
     }
     if (rel->ops.deliver(rel->arg, p, from, frame, len) != NIC_OK) {
-        rel->c.backpressure++;             /* not taken: no ack, so it comes again */
+        /* Not taken, so not acknowledged: it comes again.  The sender
+         * learns that we are alive, so a host that drains slowly is never
+         * mistaken for a dead node. */
+        rel->c.backpressure++;
+        if (rel_since(now, p->dupack_ns) > REL_DUPACK_NS) {
+            p->dupack_ns = now;
+            rel_send_ack(rel, p, NIC_REL_F_BUSY);
+        }
         return;
     }
     p->rx_next++;
     if (p->ack_owed++ == 0)
         p->ack_due_ns = now + rel->cfg.ack_delay_ns;
     if (p->ack_owed >= REL_ACK_EVERY)
-        rel_send_ack(rel, p);
+        rel_send_ack(rel, p, 0);
 }

@@ -12,9 +12,11 @@
  * number; duplicates and frames after a gap are dropped and re-acknowledged,
  * so delivery is exactly once and in order.  A frame the personality cannot
  * take now (deliver() returns NIC_ERR_NO_RESOURCE) is not acknowledged and
- * comes again: back-pressure, never loss.  A peer that acknowledges nothing
- * for peer_timeout is dead: every frame still unacknowledged is handed to
- * lost() with NIC_ERR_PEER_FAILED, and a later stream to it starts afresh.
+ * comes again: back-pressure, never loss; the receiver answers it with an
+ * ack flagged BUSY, which tells the sender that its firmware is alive.  A
+ * peer that answers nothing for peer_timeout is dead: every frame still
+ * unacknowledged is handed to lost() with NIC_ERR_PEER_FAILED, and a later
+ * stream to it starts afresh.
  *
  * Each firmware has an incarnation number (random, never 0) that its frames
  * carry; a receiver that sees a new incarnation accepts only a frame flagged
@@ -39,6 +41,7 @@
 
 enum { NIC_REL_KIND_DATA = 1, NIC_REL_KIND_ACK = 2 };
 #define NIC_REL_F_SYN 0x1u        /* first frame of a sender incarnation */
+#define NIC_REL_F_BUSY 0x2u       /* ACK: alive, but the next frame was not taken */
 
 /* The module's part of a frame (16 bytes, 4-byte aligned in the frame). */
 typedef struct nic_rel_hdr {

@@ -172,6 +172,7 @@ void myri_complete(myri_ctx_t *ctx, md_request_t *req);
 void myri_flush_done(myri_ctx_t *ctx);
 void myri_fail_all(myri_ctx_t *ctx, int status);
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status);
+void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status);
 void myri_install_handlers(myri_ctx_t *ctx);
 /* myri_util.c */
 void          myri_reqlist_append(myri_reqlist_t *l, md_request_t *r);

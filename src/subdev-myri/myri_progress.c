@@ -48,7 +48,10 @@ static void fail_cookie(void *arg, md_request_t *req)
         fail_req(a->ctx, req, a->status);
 }
 
-/* Every request that waits on peer (or on anyone, peer < 0) fails. */
+/* Every request that waits on peer (or on anyone, peer < 0) fails.  A
+ * single peer's arrivals that are still held back (arrival_ok) stay: the
+ * peer sent them before it went, and receives posted for it fail only once
+ * they have drained (myri_fail_posted from myri_held_retry). */
 static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
 {
     fail_arg_t fa = { ctx, peer, status };
@@ -65,13 +68,19 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
             free(op);
         }
         p->ops_tail = NULL;
-        while (p->held.head != NULL) {
+        while (peer < 0 && p->held.head != NULL) {
             myri_msg_t *m = p->held.head;
             myri_msgq_remove(&p->held, m);
             free(m);
         }
     }
     md_cookie_foreach(&ctx->cookies, fail_cookie, &fa);
+    if (peer < 0 || ctx->peers[peer].held.head == NULL)
+        myri_fail_posted(ctx, peer, status);
+}
+
+void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status)
+{
     md_request_t *req = ctx->posted.head;
     while (req != NULL) {
         md_request_t *next = myri_rp(req)->next;
@@ -87,7 +96,11 @@ void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
 {
     if (peer < 0 || peer >= ctx->world_size)
         return;
-    if (!ctx->peers[peer].failed)
+    if (ctx->peers[peer].failed)
+        return;
+    if (status == MD_ERR_NOT_FOUND)
+        MYRI_LOG(ctx, 2, "myri: rank %d has closed its endpoint (finalized or exited)", peer);
+    else
         MYRI_LOG(ctx, 0, "myri: rank %d is unreachable: %s", peer, md_status_string(status));
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);

@@ -162,6 +162,8 @@ int myri_held_retry(myri_ctx_t *ctx)
         }
         if (p->held.head != NULL)
             ctx->heldp[keep++] = src;
+        else if (p->failed)
+            myri_fail_posted(ctx, src, p->failed);   /* nothing more will come */
     }
     ctx->nheld = keep;
     return events;
@@ -211,6 +213,13 @@ int myri_irecv(md_subdev_t *sd, md_request_t *req)
     }
     myri_rp(req)->state = MYRI_RS_POSTED;
     myri_reqlist_append(&ctx->posted, req);
+    if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
+        myri_peer_t *p = &ctx->peers[req->peer_world];
+        if (p->failed && p->held.head == NULL) {   /* it will never be matched */
+            myri_fail_posted(ctx, req->peer_world, p->failed);
+            myri_flush_done(ctx);
+        }
+    }
     return MD_OK;
 }
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_idle.h"
 #include "core/nic_host.h"
 #include "myri_harness.h"
 
@@ -77,10 +78,13 @@ void mh_barrier(mh_rank_t *r)
         atomic_fetch_add(&mh_sh->generation, 1);
         return;
     }
+    test_idle_t idle = { 0 };
     while (atomic_load(&mh_sh->generation) == gen) {
         /* keep the NIC traffic moving while others catch up */
-        r->ops.progress(&r->sd);
-        sched_yield();
+        if (r->ops.progress(&r->sd) > 0)
+            test_idle_busy(&idle);
+        else
+            test_idle_wait(&idle);
     }
 }
 

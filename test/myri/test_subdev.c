@@ -340,6 +340,52 @@ Test(subdev, arrival_ok_holds_messages_in_order, .timeout = 60)
     RUN(w, rank_held);
 }
 
+/* Rank 0 sends and leaves at once (its endpoint closes).  What it sent
+ * before is still received, in order, although rank 1 held it back past
+ * several liveness probes; a receive that nothing can match any more then
+ * fails instead of hanging. */
+static int rank_sender_gone(mh_rank_t *r)
+{
+    md_request_t req[5];
+    uint32_t v[5] = { 0 };
+
+    if (r->rank == 0) {
+        mh_barrier(r);
+        for (uint32_t i = 0; i < 4; i++) {
+            v[i] = i + 10;
+            mh_isend(r, &req[i], 1, 1, &v[i], 4, 0);
+            if (mh_wait(r, &req[i], 5000) != MD_OK)
+                return 1;
+        }
+        mh_barrier(r);
+        return 0;                 /* finalize: the endpoint closes */
+    }
+    r->hold_arrivals = 1;
+    for (int i = 0; i < 4; i++)
+        mh_irecv(r, &req[i], 0, 1, &v[i], 4);
+    mh_barrier(r);
+    mh_barrier(r);
+    uint64_t end = mh_now_us() + 1000000;    /* four probe intervals */
+    while (mh_now_us() < end)
+        r->ops.progress(&r->sd);
+    for (int i = 0; i < 4; i++)
+        if (req[i].complete)
+            return 2;
+    r->hold_arrivals = 0;
+    for (int i = 0; i < 4; i++)
+        if (mh_wait(r, &req[i], 5000) != MD_OK || v[i] != (uint32_t)i + 10)
+            return 3;
+    mh_irecv(r, &req[4], 0, 1, &v[4], 4);
+    int rc = mh_wait(r, &req[4], 5000);
+    return rc == MD_OK || rc == MD_ERR_TIMEOUT ? 4 : 0;
+}
+
+Test(subdev, a_finalized_senders_messages_are_still_received, .timeout = 60)
+{
+    mh_world_t w = two_nodes();
+    RUN(w, rank_sender_gone);
+}
+
 /* ------------------------------------------------------------------ */
 
 #define FLOOD 400

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_idle.h"
 #include "sci_impl.h"
 #include "sci_job.h"
 
@@ -58,10 +59,13 @@ void sj_barrier(sj_rank_t *r)
         atomic_store(&board->sense, !sense);
         return;
     }
+    test_idle_t idle = { 0 };
     while (atomic_load(&board->sense) == sense) {
-        if (r->sd.priv != NULL)
-            r->ops.progress(&r->sd);   /* peers may wait on our flags */
-        sched_yield();
+        /* peers may wait on our flags */
+        if (r->sd.priv != NULL && r->ops.progress(&r->sd) > 0)
+            test_idle_busy(&idle);
+        else
+            test_idle_wait(&idle);
     }
 }
 
@@ -234,6 +238,7 @@ int sj_wait(sj_rank_t *r, md_request_t *req, int timeout_ms)
 {
     uint64_t end = sj_now_us() + (uint64_t)timeout_ms * 1000;
 
+    test_idle_t idle = { 0 };
     while (!atomic_load(&req->complete)) {
         int rc = r->ops.progress(&r->sd);
         if (rc < 0)
@@ -241,7 +246,9 @@ int sj_wait(sj_rank_t *r, md_request_t *req, int timeout_ms)
         if (sj_now_us() > end)
             return MD_ERR_TIMEOUT;
         if (rc == 0)
-            sched_yield();
+            test_idle_wait(&idle);
+        else
+            test_idle_busy(&idle);
     }
     return req->status.error;
 }

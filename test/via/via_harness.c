@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_idle.h"
 #include "core/nic_host.h"
 #include "via_harness.h"
 
@@ -50,9 +51,13 @@ void vh_barrier(vh_rank_t *r)
         atomic_fetch_add(&board->phase, 1);
         return;
     }
+    test_idle_t idle = { 0 };
     while (atomic_load(&board->phase) == phase) {
-        r->ops.progress(&r->sd);      /* keep our side of the traffic moving */
-        sched_yield();
+        /* keep our side of the traffic moving */
+        if (r->ops.progress(&r->sd) > 0)
+            test_idle_busy(&idle);
+        else
+            test_idle_wait(&idle);
     }
 }
 
@@ -209,6 +214,7 @@ int vh_run(vh_job_t *j, int (*fn)(vh_rank_t *r))
 int vh_wait(vh_rank_t *r, md_request_t *req, int timeout_ms)
 {
     uint64_t end = vh_usec() + (uint64_t)timeout_ms * 1000;
+    test_idle_t idle = { 0 };
     while (!atomic_load(&req->complete)) {
         int rc = r->ops.progress(&r->sd);
         if (rc < 0)
@@ -216,7 +222,9 @@ int vh_wait(vh_rank_t *r, md_request_t *req, int timeout_ms)
         if (vh_usec() > end)
             return MD_ERR_TIMEOUT;
         if (rc == 0)
-            sched_yield();
+            test_idle_wait(&idle);
+        else
+            test_idle_busy(&idle);
     }
     return req->status.error;
 }
