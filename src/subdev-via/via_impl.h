@@ -245,6 +245,7 @@ int  vsd_wait_fd(md_subdev_t *sd);
 void vsd_complete(vsd_ctx_t *ctx, md_request_t *req);
 void vsd_flush_done(vsd_ctx_t *ctx);
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status);
+void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status);
 void vsd_fail_all(vsd_ctx_t *ctx, int status);
 /* via_util.c */
 void          vsd_reqlist_append(vsd_reqlist_t *l, md_request_t *r);

@@ -62,7 +62,10 @@ static void fail_cookie(void *arg, md_request_t *req)
         fail_req(a->ctx, req, a->status);
 }
 
-/* Every request that waits on peer (or on anyone, peer < 0) fails. */
+/* Every request that waits on peer (or on anyone, peer < 0) fails.  A
+ * single peer's arrivals that are still held back (arrival_ok) stay: the
+ * peer sent them before it went, and receives posted for it fail only once
+ * they have drained (vsd_fail_posted from vsd_held_retry). */
 static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
 {
     fail_arg_t fa = { ctx, peer, status };
@@ -79,18 +82,25 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
             free(op);
         }
         p->ops_tail = NULL;
-        while (p->held_head != NULL) {
+        while (peer < 0 && p->held_head != NULL) {
             vsd_msg_t *m = p->held_head;
             p->held_head = m->next;
             free(m);
         }
-        p->held_tail = NULL;
+        if (p->held_head == NULL)
+            p->held_tail = NULL;
         for (uint32_t i = 0; p->sctx != NULL && i < ctx->sdepth; i++)
             if (p->sctx[i].req != NULL)
                 fail_req(ctx, p->sctx[i].req, status);
     }
     md_cookie_foreach(&ctx->cookies, fail_cookie, &fa);
-    /* Posted receives that can only be satisfied by the lost peer. */
+    if (peer < 0 || ctx->peers[peer].held_head == NULL)
+        vsd_fail_posted(ctx, peer, status);
+}
+
+/* Posted receives that can only be satisfied by the lost peer. */
+void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status)
+{
     md_request_t *req = ctx->mq.posted_head;
     while (req != NULL) {
         md_request_t *next = vsd_rp(req)->mq_link[0];

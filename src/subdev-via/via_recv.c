@@ -185,10 +185,13 @@ int vsd_held_retry(vsd_ctx_t *ctx)
             accept(ctx, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local, m);
             events++;
         }
-        if (p->held_head != NULL)
+        if (p->held_head != NULL) {
             ctx->heldp[keep++] = src;
-        else
+        } else {
             p->in_held = 0;
+            if (p->failed)
+                vsd_fail_posted(ctx, src, p->failed);   /* nothing more will come */
+        }
     }
     ctx->nheld = keep;
     return events;
@@ -228,6 +231,13 @@ int vsd_irecv(md_subdev_t *sd, md_request_t *req)
     }
     vsd_rp(req)->state = VSD_RS_POSTED;
     md_mq_post(&ctx->mq, req);
+    if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
+        vsd_peer_t *p = &ctx->peers[req->peer_world];
+        if (p->failed && p->held_head == NULL) {   /* it will never be matched */
+            vsd_fail_posted(ctx, req->peer_world, p->failed);
+            vsd_flush_done(ctx);
+        }
+    }
     return MD_OK;
 }
 
