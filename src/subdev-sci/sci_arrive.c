@@ -47,6 +47,12 @@ void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelo
     uint64_t n = env->size < req->len ? env->size : req->len;
 
     md_recv_status_set(req, env, n, ctx->sd->index);
+    if (proto == SCI_P_TRANSPORT && ctx->peers[src].failed) {
+        req->status.error = ctx->peers[src].failed;   /* its data never came */
+        req->status.size = 0;
+        sci_complete(ctx, req);
+        return;
+    }
     if (proto == SCI_P_TRANSPORT) {
         sci_tp_recv_start(ctx, src, req, id, rdv, n);
         return;
@@ -86,9 +92,14 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
 static void sysmsg_transport(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env,
                              uint32_t rdv, uint64_t id)
 {
-    md_request_t *req = md_sysmsg_recv_new(env, src);
+    md_request_t *req;
 
-    if (req == NULL) {
+    if (ctx->peers[src].failed) {
+        SCI_LOG(ctx, 1, "sci: a %llu-byte system message from rank %d is lost: the rank is gone",
+                (unsigned long long)env->size, src);
+        return;
+    }
+    if ((req = md_sysmsg_recv_new(env, src)) == NULL) {
         SCI_LOG(ctx, 0, "sci: no memory for a %llu-byte system message from rank %d",
                 (unsigned long long)env->size, src);
         sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
@@ -172,7 +183,7 @@ int sci_arrivals(sci_ctx_t *ctx, int32_t peer)
     const uint8_t *rx = sci_mem(ctx, sci_rx_block(l, peer));
     int n = 0;
 
-    while (n < SCI_ARRIVAL_BUDGET && !p->failed) {
+    while (n < SCI_ARRIVAL_BUDGET && !p->drained) {
         uint64_t id = p->rx_next;
         uint32_t slot = (uint32_t)((id - 1) % l->p.nmsg);
         const uint8_t *info_at = rx + l->rx_info + slot * l->info_size;
@@ -194,8 +205,9 @@ int sci_arrivals(sci_ctx_t *ctx, int32_t peer)
              : in.proto == SCI_P_EAGER  ? rx + l->rx_ring + in.ring_off : NULL;
         p->rx_next++;
         arrival(ctx, peer, &env, in.proto, in.rdv, id, data);
-        /* the slot and its ring bytes are free again */
-        sci_ctl_write(ctx, p->tx_win.addr + l->tx_ready + slot * 8u, &id, sizeof(id));
+        /* the slot and its ring bytes are free again (for a sender still there) */
+        if (!p->failed)
+            sci_ctl_write(ctx, p->tx_win.addr + l->tx_ready + slot * 8u, &id, sizeof(id));
         n++;
     }
     return n;

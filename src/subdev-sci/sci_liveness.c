@@ -6,7 +6,8 @@
  * ever makes, and only under suspicion): a read that fails (the segment is
  * gone: the process exited) or gets no answer (the bridge is gone, after
  * MULTIDEV_SCI_TIMEOUT_MS) fails everything waiting on that peer with
- * MD_ERR_PEER_FAILED. */
+ * MD_ERR_PEER_FAILED, except what it had already stored into our memory:
+ * that is still received (sci_peer_gone). */
 #include "config.h"
 
 #include <time.h>
@@ -84,7 +85,7 @@ int sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c)
         SCI_LOG(ctx, 0, "sci: rank %d does not answer (%s): its process or its node's bridge "
                 "is gone", q, c->status == NIC_ERR_PEER_FAILED ? "no bridge answers"
                                                               : "its segment is gone");
-        sci_fail_peer(ctx, q, MD_ERR_PEER_FAILED);
+        sci_peer_gone(ctx, q);
     }
     return 1;
 }

@@ -31,42 +31,10 @@ static void fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
     sci_complete(ctx, req);
 }
 
-/* Everything that waits on peer fails with status. */
-void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status)
+/* Receives that only peer can match fail with status. */
+void sci_fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
 {
-    sci_peer_t *p = &ctx->peers[peer];
-    md_request_t *req;
-
-    if (peer < 0 || peer >= ctx->world_size)
-        return;
-    if (!p->failed)
-        SCI_LOG(ctx, 0, "sci: rank %d is unreachable: %s", peer, md_status_string(status));
-    p->failed = status;
-    while ((req = sci_reqq_pop(&p->sendq)) != NULL)
-        fail_req(ctx, req, status);
-    for (uint32_t h = 0; p->rdv_req != NULL && h < ctx->lay.p.nrdv; h++) {
-        if ((req = p->rdv_req[h]) != NULL) {
-            p->rdv_req[h] = NULL;
-            fail_req(ctx, req, status);
-        }
-    }
-    p->rdv_used = 0;
-    p->tp_active = NULL;
-    while (p->tp_head != NULL) {
-        sci_tp_recv_t *t = p->tp_head;
-        p->tp_head = t->next;
-        fail_req(ctx, t->req, status);
-        free(t);
-    }
-    p->tp_tail = NULL;
-    while (p->held_head != NULL) {
-        sci_msg_t *m = p->held_head;
-        p->held_head = m->next;
-        free(m);
-    }
-    p->held_tail = NULL;
-    /* receives that can only be matched by this peer */
-    for (req = ctx->mq.posted_head; req != NULL;) {
+    for (md_request_t *req = ctx->mq.posted_head; req != NULL;) {
         md_request_t *next;
         memcpy(&next, &req->sd_priv[0], sizeof(next));
         if (req->match.src_rank != MD_ANY_SOURCE && req->peer_world == peer &&
@@ -76,6 +44,76 @@ void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status)
         }
         req = next;
     }
+}
+
+/* Everything that waits on peer fails with status; with keep_arrived,
+ * what peer sent before it failed stays to be received. */
+static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived)
+{
+    sci_peer_t *p = &ctx->peers[peer];
+    md_request_t *req;
+
+    if (!p->failed) {
+        SCI_LOG(ctx, keep_arrived ? 2 : 0, "sci: rank %d is %s: %s", peer,
+                keep_arrived ? "gone (what it sent before is still received)" : "unreachable",
+                md_status_string(status));
+        p->failed = status;
+        while ((req = sci_reqq_pop(&p->sendq)) != NULL)
+            fail_req(ctx, req, status);
+        for (uint32_t h = 0; p->rdv_req != NULL && h < ctx->lay.p.nrdv; h++) {
+            if ((req = p->rdv_req[h]) != NULL) {
+                p->rdv_req[h] = NULL;
+                fail_req(ctx, req, status);
+            }
+        }
+        p->rdv_used = 0;
+        p->tp_active = NULL;
+        while (p->tp_head != NULL) {
+            sci_tp_recv_t *t = p->tp_head;
+            p->tp_head = t->next;
+            fail_req(ctx, t->req, status);
+            free(t);
+        }
+        p->tp_tail = NULL;
+    }
+    if (keep_arrived || p->drained)
+        return;
+    while (p->held_head != NULL) {
+        sci_msg_t *m = p->held_head;
+        p->held_head = m->next;
+        free(m);
+    }
+    p->held_tail = NULL;
+    p->drained = 1;
+    sci_fail_posted(ctx, peer, status);
+}
+
+void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status)
+{
+    if (peer >= 0 && peer < ctx->world_size)
+        fail_peer(ctx, peer, status, 0);
+}
+
+void sci_peer_gone(sci_ctx_t *ctx, int32_t peer)
+{
+    if (peer >= 0 && peer < ctx->world_size)
+        fail_peer(ctx, peer, MD_ERR_PEER_FAILED, 1);
+}
+
+/* Take what a gone peer left in our memory; once nothing is left, the
+ * receives only it could match fail. */
+int sci_drain_gone_peer(sci_ctx_t *ctx, int32_t peer)
+{
+    sci_peer_t *p = &ctx->peers[peer];
+    int n = sci_arrivals(ctx, peer);
+
+    if (p->held_head != NULL)
+        n += sci_held_retry(ctx, peer);
+    if (n == 0 && p->held_head == NULL) {
+        p->drained = 1;
+        sci_fail_posted(ctx, peer, p->failed);
+    }
+    return n;
 }
 
 void sci_fail_all(sci_ctx_t *ctx, int status)
@@ -133,8 +171,12 @@ int sci_progress_inner(sci_ctx_t *ctx)
         int32_t peer = ctx->served[i];
         sci_peer_t *p = &ctx->peers[peer];
         int k = 0;
-        if (p->failed || !p->connected)
+        if (!p->connected || p->drained)
             continue;
+        if (p->failed) {
+            n += sci_drain_gone_peer(ctx, peer);
+            continue;
+        }
         k += sci_arrivals(ctx, peer);
         if (p->held_head != NULL)
             k += sci_held_retry(ctx, peer);

@@ -35,6 +35,9 @@ int sci_irecv(md_subdev_t *sd, md_request_t *req)
     } else {
         sci_rp(req)->state = SCI_RS_POSTED;
         md_mq_post(&ctx->mq, req);
+        if (req->match.src_rank != MD_ANY_SOURCE && req->peer_world >= 0 &&
+            req->peer_world < ctx->world_size && ctx->peers[req->peer_world].drained)
+            sci_fail_posted(ctx, req->peer_world, ctx->peers[req->peer_world].failed);
     }
     sci_flush_done(ctx);
     return MD_OK;

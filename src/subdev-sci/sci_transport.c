@@ -122,6 +122,8 @@ int sci_tp_send_progress(sci_ctx_t *ctx, int32_t peer)
 void sci_write_done(sci_ctx_t *ctx, int32_t peer, uint32_t rdv, uint64_t id)
 {
     const sci_layout_t *l = &ctx->lay;
+    if (ctx->peers[peer].failed)
+        return;   /* nobody waits for it any more */
     sci_ctl_write(ctx, ctx->peers[peer].tx_win.addr + l->tx_done + (uint64_t)(rdv - 1) * 8, &id,
                   sizeof(id));
 }

@@ -71,3 +71,61 @@ Test(fail, vanished_peer_fails_what_waits_on_it)
     sj_job_t j = { .n = 2, .node = { 0, 1 }, .timeout_s = 40 };
     cr_assert_eq(sj_run(&j, rank_peer_gone), 0);
 }
+
+/* Rank 0 sends (inline, eager and a ring-sized eager message) and leaves at
+ * once: its segment goes.  What it sent is in rank 1's memory and is still
+ * received, in order, although rank 1 held it back past the liveness probe
+ * that found rank 0 gone; a receive nothing can match any more then fails
+ * instead of hanging. */
+#define GONE_MSGS 3
+static const size_t gone_len[GONE_MSGS] = { 8, 4096, 60000 };
+
+static int rank_sender_gone(sj_rank_t *r)
+{
+    md_request_t q[GONE_MSGS + 1];
+    static uint8_t buf[GONE_MSGS][60000];
+    int rc;
+
+    if (r->rank == 0) {
+        for (int i = 0; i < GONE_MSGS; i++) {
+            sj_fill(buf[i], gone_len[i], (unsigned)i + 1);
+            sj_send(r, &q[i], 1, 7, buf[i], gone_len[i], 0);
+            if (sj_wait(r, &q[i], 5000) != MD_OK)
+                return 1;
+        }
+        sj_barrier(r);
+        r->ops.finalize(&r->sd);      /* as if the process had ended */
+        return 0;
+    }
+    r->hold = 1;
+    for (int i = 0; i < GONE_MSGS; i++)
+        sj_recv(r, &q[i], 0, 7, buf[i], sizeof(buf[i]));
+    sj_barrier(r);
+    uint64_t end = sj_now_us() + 3000000;    /* past the probe and its timeout */
+    while (sj_now_us() < end)
+        r->ops.progress(&r->sd);
+    for (int i = 0; i < GONE_MSGS; i++)
+        if (q[i].complete) {
+            fprintf(stderr, "rank 1: held message %d completed (%s)\n", i,
+                    md_status_string(q[i].status.error));
+            return 2;
+        }
+    r->hold = 0;
+    for (int i = 0; i < GONE_MSGS; i++) {
+        if ((rc = sj_wait(r, &q[i], 5000)) != MD_OK || q[i].status.size != gone_len[i] ||
+            !sj_check(buf[i], gone_len[i], (unsigned)i + 1)) {
+            fprintf(stderr, "rank 1: message %d: %s, %llu bytes\n", i, md_status_string(rc),
+                    (unsigned long long)q[i].status.size);
+            return 3;
+        }
+    }
+    sj_recv(r, &q[GONE_MSGS], 0, 7, buf[0], sizeof(buf[0]));
+    rc = sj_wait(r, &q[GONE_MSGS], 5000);
+    return rc == MD_ERR_PEER_FAILED ? 0 : 4;
+}
+
+Test(fail, a_gone_senders_messages_are_still_received)
+{
+    sj_job_t j = { .n = 2, .node = { 0, 1 }, .timeout_s = 40 };
+    cr_assert_eq(sj_run(&j, rank_sender_gone), 0);
+}
