@@ -116,7 +116,7 @@ static void drain(myri_gam_t *g)
 
 static int hplam_rank(int rank, const bench_opts_t *o)
 {
-    char node[16];
+    char node[24];   /* "hplam" and any int */
     myri_gam_t *g;
     nic_host_t *h;
     myri_timing_t t;
