@@ -139,6 +139,8 @@ struct md {
     int            idle_mode;           /**< md_idle_mode_t */
     int            idle_polls;          /**< idle md_progress calls in a row */
     int            spin_polls;          /**< MULTIDEV_SPIN_POLLS */
+    uint64_t       yield_ns;            /**< MULTIDEV_YIELD_US, before blocking */
+    uint64_t       yield_since_ns;      /**< when the yielding began */
     int            progress_rr;
     int            print_stats;
 };

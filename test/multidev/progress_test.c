@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "forkjob.h"
+#include "solo_bootstrap.h"
 
 #define CTX 4
 
@@ -199,4 +200,28 @@ Test(progress, an_idle_oversubscribed_rank_sleeps_until_a_message_comes,
     setenv("MULTIDEV_PROGRESS_THREAD", "off", 1);
     setenv("MULTIDEV_IDLE", "block", 1);
     cr_assert_eq(forkjob_run(2, nodes3, chain3, idle_blocks, NULL, 50), 0);
+}
+
+/* Idle settings that make no sense stop md_init with MD_ERR_CONFIG; sane
+ * ones (including a yield time of 0: sleep at once) are taken. */
+static int init_with(const char *var, const char *value)
+{
+    md_t *md = NULL;
+    setenv(var, value, 1);
+    int rc = solo_init(NULL, &md);
+    unsetenv(var);
+    if (md != NULL)
+        md_finalize(md);
+    return rc;
+}
+
+Test(progress, idle_settings_are_checked_at_init)
+{
+    cr_assert_eq(init_with("MULTIDEV_YIELD_US", "abc"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_YIELD_US", "-5"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_YIELD_US", "20ms"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_SPIN_POLLS", "-1"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_IDLE", "sometimes"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_YIELD_US", "0"), MD_OK);
+    cr_assert_eq(init_with("MULTIDEV_YIELD_US", "500"), MD_OK);
 }
