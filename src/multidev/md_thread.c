@@ -128,10 +128,18 @@ int md_thread_caller_wait(md_t *md, int timeout_ms)
     return 0;
 }
 
+static uint64_t md_thread_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void *md_thread_main(void *arg)
 {
     md_t *md = arg;
     int pause_us = MD_THREAD_PAUSE_MIN_US;
+    uint64_t last_event_ns = 0;
 
     while (!atomic_load_explicit(&md->thr.stop, memory_order_acquire)) {
         struct pollfd fds[MD_MAX_SUBDEVS];
@@ -155,10 +163,14 @@ static void *md_thread_main(void *arg)
                          md_status_string(events));
             break;
         }
-        if (events > 0)
+        if (events > 0) {
             pause_us = MD_THREAD_PAUSE_MIN_US;
-        else
+            last_event_ns = md->yield_ns > 0 ? md_thread_now_ns() : 0;
+        } else if (last_event_ns != 0 && md_thread_now_ns() - last_event_ns < md->yield_ns) {
+            sched_yield();  /* traffic is flowing: the answer is likely close */
+        } else {
             md_thread_idle(fds, nfds, all_fds, &pause_us);
+        }
     }
     return NULL;
 }
