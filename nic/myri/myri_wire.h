@@ -137,6 +137,8 @@ typedef struct myri_timing {
 } myri_timing_t;
 
 uint8_t myri_crc8(uint8_t crc, const void *data, size_t len);
+/* The same with the tables only (the reference for the carry-less path). */
+uint8_t myri_crc8_tables(uint8_t crc, const void *data, size_t len);
 
 /* Route byte for a port offset (-32..31). */
 static inline uint8_t myri_route_byte(int offset)
