@@ -14,7 +14,8 @@
  *      chunk on, by B's own connection table (so routes may have several
  *      intermediate nodes).  When that send completes B returns a credit
  *      to its upstream: B never holds more than window x chunk bytes of a
- *      flow.
+ *      flow.  A message of at most window chunks (every small one) needs
+ *      no credits: the origin says so in the header and B sends none.
  *   C  the multidevice's forwarding receiver ("fwd", a subdevice of the
  *      device list without a module) matches the first chunk like any
  *      arrival (posting order, ANY_SOURCE duplicates, sequence numbers for
@@ -43,7 +44,13 @@ typedef struct md_fwd_hdr {
     uint64_t      offset;   /**< of this chunk in the message */
     uint32_t      len;      /**< chunk bytes after the header */
     int32_t       hop_src;  /**< world rank that sent this chunk */
+    uint32_t      flags;    /**< MD_FWD_F_* */
+    uint32_t      reserved;
 } md_fwd_hdr_t;
+
+/* The whole message fits in the origin's window: the relays return no
+ * credits for it (the acknowledgement alone ends the flow). */
+#define MD_FWD_F_NO_CREDITS 0x1u
 
 /* Payload of FWD_CREDIT and FWD_ACK. */
 typedef struct md_fwd_ctl {

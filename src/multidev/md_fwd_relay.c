@@ -4,8 +4,9 @@
  * own connection table.  A credit goes back upstream when the chunk has
  * left for the destination (last relay) or when the next relay has passed
  * its credit back, so every relay holds at most window x chunk bytes of a
- * flow.  The destination's acknowledgement is passed upstream and the flow
- * forgotten.
+ * flow (none when the origin's header says the message fits in its
+ * window).  The destination's acknowledgement is passed upstream and the
+ * flow forgotten.
  */
 #include "config.h"
 
@@ -21,6 +22,7 @@ static void md_fwd_relay_credit_up(md_t *md, const md_fwd_relay_t *r)
                          .hop_src = md->rank, .credits = 1 };
 
     md_fwd_send_ctl(md, r->up_subdev, r->upstream, MD_SYSTAG_FWD_CREDIT, &ctl);
+    md->fwd->counters.credits_returned++;
 }
 
 static void md_fwd_relay_chunk_done(md_request_t *req)
@@ -34,7 +36,7 @@ static void md_fwd_relay_chunk_done(md_request_t *req)
         md_log_error("forwarding: relaying a chunk from rank %d to rank %d "
                      "failed: %s", s->ctl.origin, s->ctl.dst,
                      md_status_string(req->status.error));
-    else if (r != NULL && r->last_hop)
+    else if (r != NULL && r->last_hop && !r->no_credits)
         md_fwd_relay_credit_up(md, r);
     free(s);
 }
@@ -70,6 +72,7 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
                                .dst = hdr->env.dst_world, .seq = hdr->env.seq,
                                .upstream = hdr->hop_src, .up_subdev = sd->index,
                                .last_hop = next == hdr->env.dst_world,
+                               .no_credits = !!(hdr->flags & MD_FWD_F_NO_CREDITS),
                                .next = st->relays };
         st->relays = r;
         st->counters.relayed_msgs++;

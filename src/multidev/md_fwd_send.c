@@ -52,6 +52,12 @@ static void md_fwd_chunk_done(md_request_t *req)
     md_fwd_out_maybe_finish(md, o, error);
 }
 
+/* More chunks than the window holds: the relays must return credits. */
+static int md_fwd_needs_credits(const md_fwd_state_t *st, uint64_t size)
+{
+    return (size + st->params.chunk - 1) / st->params.chunk > (uint64_t)st->params.window;
+}
+
 static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
 {
     md_fwd_state_t *st = md->fwd;
@@ -69,7 +75,9 @@ static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
             return MD_ERR_NO_MEMORY;
         memset(s, 0, sizeof(*s));
         hdr = (md_fwd_hdr_t){ .env = o->env, .offset = o->sent,
-                              .len = (uint32_t)len, .hop_src = md->rank };
+                              .len = (uint32_t)len, .hop_src = md->rank,
+                              .flags = md_fwd_needs_credits(st, o->env.size)
+                                       ? 0 : MD_FWD_F_NO_CREDITS };
         memcpy(s->buf, &hdr, sizeof(hdr));
         memcpy(s->buf + sizeof(hdr), (const uint8_t *)o->user->buf + o->sent, len);
         s->md = md;

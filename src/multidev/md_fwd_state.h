@@ -25,6 +25,7 @@ typedef struct md_fwd_relay {
     int32_t              upstream;
     int                  up_subdev;
     int                  last_hop;   /**< the next hop is the destination */
+    int                  no_credits; /**< MD_FWD_F_NO_CREDITS */
     struct md_fwd_relay *next;
 } md_fwd_relay_t;
 

@@ -156,6 +156,7 @@ int         md_indirect_in_flight(const md_t *md);
 typedef struct md_fwd_counters {
     uint64_t originated_msgs, originated_bytes;   /**< sends that took a forwarded route */
     uint64_t relayed_msgs, relayed_chunks, relayed_bytes;  /**< as an intermediate node */
+    uint64_t credits_returned;                    /**< relay: credits sent upstream */
     uint64_t delivered_msgs, delivered_bytes;     /**< forwarded arrivals received here */
 } md_fwd_counters_t;
 void        md_get_fwd_counters(const md_t *md, md_fwd_counters_t *out);

@@ -71,6 +71,11 @@ static int fwd_counted(md_t *md, int rank, uint64_t msgs, uint64_t bytes)
            c.relayed_chunks >= msgs && c.originated_msgs == 0;
 }
 
+/* Credits a relay returns for sizes[]: only a message of more chunks than
+ * the window needs them, one per chunk (defaults: 64 KiB chunks, a window
+ * of 8; so only the 1 MiB message, 16 chunks). */
+#define SIZES_CREDITS 16
+
 /* T-IND-1/2/3: A->B->C, blocking-style and nonblocking, data intact, C
  * sees source A and the tag, with a specific source and with ANY_SOURCE. */
 static int through_one_relay(md_t *md, int rank, int size,
@@ -114,6 +119,12 @@ static int through_one_relay(md_t *md, int rank, int size,
         rc = 99;
     if (rank == 1 && md_subdev(md, 0)->counters.sysmsgs_recvd == 0)
         rc = 98;    /* the relay saw the chunks */
+    if (rank == 1 && rc == 0) {
+        md_fwd_counters_t c;
+        md_get_fwd_counters(md, &c);
+        if (c.credits_returned != SIZES_CREDITS)
+            rc = 95;    /* small messages need no credits, large ones do */
+    }
     if (md_indirect_in_flight(md) != 0 && rc == 0)
         rc = 97;    /* every IndirectQueue is empty at the end */
     if (rc == 0 && !fwd_counted(md, rank, NSIZES, sizes_total()))
