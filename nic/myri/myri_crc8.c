@@ -83,14 +83,20 @@ static inline uint8_t crc_step8(uint8_t crc, const uint8_t *p)
 static uint8_t crc_tables(uint8_t crc, const uint8_t *p, size_t len);
 
 #ifdef CRC_HAVE_CLMUL
+/* Byte order reversed: the first byte becomes the most significant. */
+__attribute__((target("pclmul,ssse3")))
+static inline __m128i clmul_bswap(__m128i v)
+{
+    return _mm_shuffle_epi8(v, _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+
 __attribute__((target("pclmul,ssse3")))
 static inline __m128i clmul_load(const uint8_t *p)
 {
-    const __m128i rev = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), rev);
+    return clmul_bswap(_mm_loadu_si128((const __m128i *)(const void *)p));
 }
 
-/* a x^(64 + 64) ... : H k_hi + L k_lo, with k = (k_hi, k_lo) */
+/* a = H x^64 + L moved on: H k_hi + L k_lo, with k = (k_hi, k_lo) */
 __attribute__((target("pclmul,ssse3")))
 static inline __m128i clmul_fold(__m128i a, __m128i k)
 {
@@ -121,8 +127,7 @@ static uint8_t crc_clmul(uint8_t crc, const uint8_t *p, size_t len)
     for (; len >= 16; p += 16, len -= 16)
         a0 = _mm_xor_si128(clmul_fold(a0, k16), clmul_load(p));
     /* back to bytes, most significant first */
-    const __m128i rev = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    _mm_storeu_si128((__m128i *)(void *)out, _mm_shuffle_epi8(a0, rev));
+    _mm_storeu_si128((__m128i *)(void *)out, clmul_bswap(a0));
     return crc_tables(crc_tables(0, out, sizeof(out)), p, len);
 }
 #endif

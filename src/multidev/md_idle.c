@@ -16,7 +16,6 @@
 #include <hwloc.h>
 #include <poll.h>
 #include <sched.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -97,16 +96,11 @@ void md_idle(md_t *md)
         sched_yield();
         return;
     }
-    if (md->yield_ns > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        if (md->idle_polls == md->spin_polls + 1)
-            md->yield_since_ns = now;
-        if (now - md->yield_since_ns < md->yield_ns) {
-            sched_yield();
-            return;
-        }
+    if (md->idle_polls == md->spin_polls + 1)
+        md->yield_since_ns = 0;     /* the yielding starts now */
+    if (md->yield_ns > 0 && md_yield_window(&md->yield_since_ns, md->yield_ns)) {
+        sched_yield();
+        return;
     }
     if (md->thr.enabled) {
         /* the progress thread watches the subdevices and wakes us */

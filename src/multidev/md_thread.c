@@ -128,18 +128,11 @@ int md_thread_caller_wait(md_t *md, int timeout_ms)
     return 0;
 }
 
-static uint64_t md_thread_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void *md_thread_main(void *arg)
 {
     md_t *md = arg;
     int pause_us = MD_THREAD_PAUSE_MIN_US;
-    uint64_t last_event_ns = 0;
+    uint64_t idle_since = 1;    /* no traffic yet: no window to yield through */
 
     while (!atomic_load_explicit(&md->thr.stop, memory_order_acquire)) {
         struct pollfd fds[MD_MAX_SUBDEVS];
@@ -165,8 +158,8 @@ static void *md_thread_main(void *arg)
         }
         if (events > 0) {
             pause_us = MD_THREAD_PAUSE_MIN_US;
-            last_event_ns = md->yield_ns > 0 ? md_thread_now_ns() : 0;
-        } else if (last_event_ns != 0 && md_thread_now_ns() - last_event_ns < md->yield_ns) {
+            idle_since = 0;
+        } else if (md->yield_ns > 0 && md_yield_window(&idle_since, md->yield_ns)) {
             sched_yield();  /* traffic is flowing: the answer is likely close */
         } else {
             md_thread_idle(fds, nfds, all_fds, &pause_us);

@@ -23,6 +23,7 @@
 #include "md_core.h"
 
 #include <poll.h>
+#include <time.h>
 
 int  md_thread_setup(md_t *md);       /* decides, does not start */
 /* Arms and collects the subdevices' wait descriptors (caller holds the
@@ -37,6 +38,20 @@ void md_thread_stop(md_t *md);
  * when one is queued already: 0.  -1 without sleeping when a subdevice has
  * no wait descriptor (the caller had better poll). */
 int  md_thread_caller_wait(md_t *md, int timeout_ms);
+
+/* Idle waits (md_idle, the progress thread) keep yielding for a window
+ * after the traffic stopped before they sleep.  *since_ns marks the start
+ * of the current idle stretch (0: it starts now); 1 while inside the
+ * window. */
+static inline int md_yield_window(uint64_t *since_ns, uint64_t window_ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (*since_ns == 0)
+        *since_ns = now;
+    return now - *since_ns < window_ns;
+}
 
 /* Entry and exit of every public call. */
 static inline void md_api_enter(md_t *md)

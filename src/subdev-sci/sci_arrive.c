@@ -47,14 +47,11 @@ void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelo
     uint64_t n = env->size < req->len ? env->size : req->len;
 
     md_recv_status_set(req, env, n, ctx->sd->index);
-    if (proto == SCI_P_TRANSPORT && ctx->peers[src].failed) {
-        req->status.error = ctx->peers[src].failed;   /* its data never came */
-        req->status.size = 0;
-        sci_complete(ctx, req);
-        return;
-    }
     if (proto == SCI_P_TRANSPORT) {
-        sci_tp_recv_start(ctx, src, req, id, rdv, n);
+        if (ctx->peers[src].failed)
+            sci_fail_req(ctx, req, ctx->peers[src].failed);   /* its data never came */
+        else
+            sci_tp_recv_start(ctx, src, req, id, rdv, n);
         return;
     }
     if (n)

@@ -194,13 +194,13 @@ int  sci_progress(md_subdev_t *sd);
 int  sci_progress_inner(sci_ctx_t *ctx);
 void sci_complete(sci_ctx_t *ctx, md_request_t *req);
 void sci_flush_done(sci_ctx_t *ctx);
+/* req completes with status and no data. */
+void sci_fail_req(sci_ctx_t *ctx, md_request_t *req, int status);
 void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status);
 /* The peer's process or bridge is gone: what it sent is in our memory and
- * is still received, in order; receives posted for it fail once that has
- * drained (sci_drain_gone_peer). */
+ * is still received, in order (progress drains it); receives posted for it
+ * fail once that has drained. */
 void sci_peer_gone(sci_ctx_t *ctx, int32_t peer);
-int  sci_drain_gone_peer(sci_ctx_t *ctx, int32_t peer);
-void sci_fail_posted(sci_ctx_t *ctx, int32_t peer, int status);
 void sci_fail_all(sci_ctx_t *ctx, int status);
 /* sci_ctlq.c: control stores, in order, never lost */
 int  sci_ctl_write(sci_ctx_t *ctx, uint64_t addr, const void *data, uint32_t len);

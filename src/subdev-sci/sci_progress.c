@@ -24,7 +24,7 @@ void sci_flush_done(sci_ctx_t *ctx)
         md_complete_hand(ctx->sd, req, sci_rp(req)->flags & SCI_RF_SYSMSG, req->peer_world);
 }
 
-static void fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
+void sci_fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
 {
     req->status.error = status;
     req->status.size = 0;
@@ -32,7 +32,7 @@ static void fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
 }
 
 /* Receives that only peer can match fail with status. */
-void sci_fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
+static void fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
 {
     for (md_request_t *req = ctx->mq.posted_head; req != NULL;) {
         md_request_t *next;
@@ -40,7 +40,7 @@ void sci_fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
         if (req->match.src_rank != MD_ANY_SOURCE && req->peer_world == peer &&
             md_request_claim(req, ctx->sd->index)) {
             md_mq_cancel_posted(&ctx->mq, req);
-            fail_req(ctx, req, status);
+            sci_fail_req(ctx, req, status);
         }
         req = next;
     }
@@ -59,11 +59,11 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
                 md_status_string(status));
         p->failed = status;
         while ((req = sci_reqq_pop(&p->sendq)) != NULL)
-            fail_req(ctx, req, status);
+            sci_fail_req(ctx, req, status);
         for (uint32_t h = 0; p->rdv_req != NULL && h < ctx->lay.p.nrdv; h++) {
             if ((req = p->rdv_req[h]) != NULL) {
                 p->rdv_req[h] = NULL;
-                fail_req(ctx, req, status);
+                sci_fail_req(ctx, req, status);
             }
         }
         p->rdv_used = 0;
@@ -71,7 +71,7 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
         while (p->tp_head != NULL) {
             sci_tp_recv_t *t = p->tp_head;
             p->tp_head = t->next;
-            fail_req(ctx, t->req, status);
+            sci_fail_req(ctx, t->req, status);
             free(t);
         }
         p->tp_tail = NULL;
@@ -85,7 +85,7 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
     }
     p->held_tail = NULL;
     p->drained = 1;
-    sci_fail_posted(ctx, peer, status);
+    fail_posted(ctx, peer, status);
 }
 
 void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status)
@@ -102,7 +102,7 @@ void sci_peer_gone(sci_ctx_t *ctx, int32_t peer)
 
 /* Take what a gone peer left in our memory; once nothing is left, the
  * receives only it could match fail. */
-int sci_drain_gone_peer(sci_ctx_t *ctx, int32_t peer)
+static int drain_gone_peer(sci_ctx_t *ctx, int32_t peer)
 {
     sci_peer_t *p = &ctx->peers[peer];
     int n = sci_arrivals(ctx, peer);
@@ -111,7 +111,7 @@ int sci_drain_gone_peer(sci_ctx_t *ctx, int32_t peer)
         n += sci_held_retry(ctx, peer);
     if (n == 0 && p->held_head == NULL) {
         p->drained = 1;
-        sci_fail_posted(ctx, peer, p->failed);
+        fail_posted(ctx, peer, p->failed);
     }
     return n;
 }
@@ -125,7 +125,7 @@ void sci_fail_all(sci_ctx_t *ctx, int status)
     while ((req = ctx->mq.posted_head) != NULL) {
         md_mq_cancel_posted(&ctx->mq, req);
         if (md_request_claim(req, ctx->sd->index))
-            fail_req(ctx, req, status);
+            sci_fail_req(ctx, req, status);
     }
     sci_ctl_drop_all(ctx);
 }
@@ -174,7 +174,7 @@ int sci_progress_inner(sci_ctx_t *ctx)
         if (!p->connected || p->drained)
             continue;
         if (p->failed) {
-            n += sci_drain_gone_peer(ctx, peer);
+            n += drain_gone_peer(ctx, peer);
             continue;
         }
         k += sci_arrivals(ctx, peer);

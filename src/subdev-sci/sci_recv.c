@@ -15,6 +15,13 @@ static void take_unexpected(sci_ctx_t *ctx, md_request_t *req, sci_msg_t *m)
     free(m);
 }
 
+/* A receive that only a gone peer, with nothing of it left, could match. */
+static int from_drained_peer(const sci_ctx_t *ctx, const md_request_t *req)
+{
+    return req->match.src_rank != MD_ANY_SOURCE && req->peer_world >= 0 &&
+           req->peer_world < ctx->world_size && ctx->peers[req->peer_world].drained;
+}
+
 int sci_irecv(md_subdev_t *sd, md_request_t *req)
 {
     sci_ctx_t *ctx = sd->priv;
@@ -32,12 +39,15 @@ int sci_irecv(md_subdev_t *sd, md_request_t *req)
             md_mq_remove_unexpected(&ctx->mq, mm);
             take_unexpected(ctx, req, (sci_msg_t *)mm);
         }
+    } else if (from_drained_peer(ctx, req)) {
+        /* nothing can match it any more */
+        if (md_request_claim(req, sd->index))
+            sci_fail_req(ctx, req, ctx->peers[req->peer_world].failed);
+        else
+            sci_rp(req)->state = SCI_RS_DROPPED;
     } else {
         sci_rp(req)->state = SCI_RS_POSTED;
         md_mq_post(&ctx->mq, req);
-        if (req->match.src_rank != MD_ANY_SOURCE && req->peer_world >= 0 &&
-            req->peer_world < ctx->world_size && ctx->peers[req->peer_world].drained)
-            sci_fail_posted(ctx, req->peer_world, ctx->peers[req->peer_world].failed);
     }
     sci_flush_done(ctx);
     return MD_OK;
