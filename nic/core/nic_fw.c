@@ -63,6 +63,7 @@ void nic_fw_config_defaults(nic_fw_config_t *cfg)
     cfg->bind_port = (uint16_t)env_long("MULTIDEV_NIC_PORT", 0);
     cfg->idle_exit_ms = (int)env_long("MULTIDEV_NIC_IDLE_MS", 2000);
     cfg->spin_us = (int)env_long("MULTIDEV_NIC_SPIN_US", 200);
+    cfg->offload = env_long("MULTIDEV_NIC_OFFLOAD", 1) != 0;
     cfg->fault.drop = env_double("MULTIDEV_NIC_FAULT_DROP", 0);
     cfg->fault.dup = env_double("MULTIDEV_NIC_FAULT_DUP", 0);
     cfg->fault.reorder = env_double("MULTIDEV_NIC_FAULT_REORDER", 0);
@@ -152,6 +153,7 @@ int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
     }
     if ((rc = nic_wire_open(&fw->wire, cfg->bind_ip, cfg->bind_port, &cfg->fault)) != NIC_OK)
         goto err;
+    nic_wire_set_offload(&fw->wire, cfg->offload);
     if ((rc = fw->pers->fw_init(fw, &fw->pers_state)) != NIC_OK)
         goto err;
     if ((rc = fw_listen(fw)) != NIC_OK)
@@ -211,6 +213,13 @@ static void fw_rx_one(void *arg, const struct sockaddr_in *from, uint8_t *frame,
 {
     nic_fw_t *fw = arg;
     fw->pers->rx_frame(fw, from, frame, len);
+}
+
+static void fw_rx_batch_end(void *arg)
+{
+    nic_fw_t *fw = arg;
+    if (fw->pers->rx_batch_end != NULL)
+        fw->pers->rx_batch_end(fw);
 }
 
 /* One pass over the doorbells of every endpoint. */
@@ -290,7 +299,7 @@ int nic_fw_run(nic_fw_t *fw)
         uint64_t now, next = UINT64_MAX;
         int events = 0;
 
-        events += nic_wire_recv(&fw->wire, NIC_FW_RX_PER_LOOP, fw_rx_one, fw);
+        events += nic_wire_recv(&fw->wire, NIC_FW_RX_PER_LOOP, fw_rx_one, fw_rx_batch_end, fw);
         events += fw_service_eps(fw);
         now = nic_now_ns();
         events += fw->pers->poll(fw, now, &next);

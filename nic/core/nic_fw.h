@@ -62,6 +62,7 @@ typedef struct nic_fw_config {
     uint16_t    bind_port;     /* 0: any */
     int         idle_exit_ms;  /* exit after this long with no process; <0 never */
     int         spin_us;       /* busy-poll this long before blocking */
+    int         offload;       /* UDP GSO/GRO where the kernel has them */
     nic_fault_t fault;         /* fault injection on transmit */
 } nic_fw_config_t;
 
@@ -84,9 +85,12 @@ struct nic_pers_ops {
                    const void *in, size_t in_len, void *out, size_t *out_len);
     /* Look at the endpoint's SQ/RQ; return the number of entries handled. */
     int  (*ep_service)(nic_fw_t *fw, nic_fw_ep_t *ep);
-    /* One datagram from the wire. */
+    /* One frame from the wire. */
     void (*rx_frame)(nic_fw_t *fw, const struct sockaddr_in *from,
                      uint8_t *frame, size_t len);
+    /* Optional: the frames handed to rx_frame since the last call are
+     * about to be overwritten (the wire receives into its buffers again). */
+    void (*rx_batch_end)(nic_fw_t *fw);
     /* Timers and queued work; return events handled.  *next_ns: absolute
      * CLOCK_MONOTONIC time of the next timer (UINT64_MAX: none). */
     int  (*poll)(nic_fw_t *fw, uint64_t now_ns, uint64_t *next_ns);

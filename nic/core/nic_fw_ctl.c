@@ -282,6 +282,9 @@ void nic_fw_status_text(nic_fw_t *fw, char *buf, size_t len)
             (unsigned long long)fw->wire.st.tx_frames, (unsigned long long)fw->wire.st.tx_bytes,
             (unsigned long long)fw->wire.st.rx_frames, (unsigned long long)fw->wire.st.rx_bytes,
             (unsigned long long)fw->wire.st.tx_errors);
+    fprintf(f, "offload: gso %s (%llu trains sent), gro %s (%llu trains received)\n",
+            fw->wire.gso ? "on" : "off", (unsigned long long)fw->wire.st.tx_trains,
+            fw->wire.gro ? "on" : "off", (unsigned long long)fw->wire.st.rx_trains);
     fprintf(f, "faults: drop %llu dup %llu reorder %llu corrupt %llu\n",
             (unsigned long long)fw->wire.st.fault_drop, (unsigned long long)fw->wire.st.fault_dup,
             (unsigned long long)fw->wire.st.fault_reorder,

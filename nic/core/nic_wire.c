@@ -1,4 +1,6 @@
-/* nic_wire.c - UDP transport between firmwares, with fault injection. */
+/* nic_wire.c - UDP transport between firmwares: the socket, single sends
+ * with fault injection, addresses.  Batched sends and receives (with the
+ * segmentation offloads) are in nic_wire_batch.c. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -56,11 +58,12 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
         return NIC_ERR_IO;
     }
     getsockname(w->fd, (struct sockaddr *)&w->addr, &alen);
+    nic_wire_set_offload(w, 1);
     if (fault != NULL)
         w->fault = *fault;
     w->rng = w->fault.seed ? w->fault.seed : 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
     w->held_buf = malloc(NIC_WIRE_MTU);
-    w->rx_bufs = malloc((size_t)NIC_WIRE_MTU * NIC_WIRE_RX_BATCH);
+    w->rx_bufs = malloc((size_t)NIC_WIRE_RX_BUF * NIC_WIRE_RX_BATCH);
     if (w->held_buf == NULL || w->rx_bufs == NULL) {
         free(w->held_buf);
         free(w->rx_bufs);
@@ -176,41 +179,6 @@ int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, const void
     return NIC_OK;
 }
 
-int nic_wire_flush_tx(nic_wire_t *w)
-{
-    struct mmsghdr msgs[NIC_WIRE_TX_BATCH];
-    unsigned done = 0, n = w->tx_n;
-
-    if (n == 0)
-        return 0;
-    for (unsigned i = 0; i < n; i++) {
-        memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
-        msgs[i].msg_hdr.msg_name = &w->tx_to[i];
-        msgs[i].msg_hdr.msg_namelen = sizeof(w->tx_to[i]);
-        msgs[i].msg_hdr.msg_iov = &w->tx_iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-    }
-    while (done < n) {
-        int k = sendmmsg(w->fd, msgs + done, n - done, 0);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            /* the frame at the head is lost on this wire (reliability
-             * recovers); go on with the rest */
-            w->st.tx_errors++;
-            done++;
-            continue;
-        }
-        for (int i = 0; i < k; i++) {
-            w->st.tx_frames++;
-            w->st.tx_bytes += msgs[done + (unsigned)i].msg_len;
-        }
-        done += (unsigned)k;
-    }
-    w->tx_n = 0;
-    return (int)n;
-}
-
 int nic_wire_flush(nic_wire_t *w, uint64_t now_ns)
 {
     if (w->held && now_ns - w->held_since > NIC_WIRE_HOLD_NS) {
@@ -218,40 +186,6 @@ int nic_wire_flush(nic_wire_t *w, uint64_t now_ns)
         return 1;
     }
     return 0;
-}
-
-int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, void *arg)
-{
-    uint8_t (*bufs)[NIC_WIRE_MTU] = (uint8_t (*)[NIC_WIRE_MTU])w->rx_bufs;
-    struct mmsghdr msgs[NIC_WIRE_RX_BATCH];
-    struct iovec iov[NIC_WIRE_RX_BATCH];
-    struct sockaddr_in from[NIC_WIRE_RX_BATCH];
-    int total = 0;
-
-    while (total < max) {
-        int want = max - total < NIC_WIRE_RX_BATCH ? max - total : NIC_WIRE_RX_BATCH;
-        for (int i = 0; i < want; i++) {
-            iov[i].iov_base = bufs[i];
-            iov[i].iov_len = NIC_WIRE_MTU;
-            memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
-            msgs[i].msg_hdr.msg_iov = &iov[i];
-            msgs[i].msg_hdr.msg_iovlen = 1;
-            msgs[i].msg_hdr.msg_name = &from[i];
-            msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
-        }
-        int n = recvmmsg(w->fd, msgs, (unsigned)want, MSG_DONTWAIT, NULL);
-        if (n <= 0)
-            break;
-        for (int i = 0; i < n; i++) {
-            w->st.rx_frames++;
-            w->st.rx_bytes += msgs[i].msg_len;
-            fn(arg, &from[i], bufs[i], msgs[i].msg_len);
-        }
-        total += n;
-        if (n < want)
-            break;
-    }
-    return total;
 }
 
 int nic_addr_parse(const char *text, struct sockaddr_in *sa)

@@ -419,6 +419,7 @@ const nic_pers_ops_t nic_via_ops = {
     .ep_ctl = via_ep_ctl,
     .ep_service = via_ep_service,
     .rx_frame = via_rx_frame,
+    .rx_batch_end = via_rx_batch_end,
     .poll = via_poll,
     .status = via_status,
 };

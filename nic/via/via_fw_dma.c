@@ -96,8 +96,7 @@ int via_dma_write_frame(via_fw_t *v, const via_tpt_entry_t *e, uint64_t va, cons
         return NIC_OK;
     /* Only payloads in the wire's receive buffers can wait (not the timing
      * model's delay queue, nor shared memory). */
-    if (e->core_key != 0 || v->timing.enabled || w->rx_bufs == NULL || src < w->rx_bufs ||
-        src >= w->rx_bufs + (size_t)NIC_WIRE_RX_BATCH * NIC_WIRE_MTU)
+    if (e->core_key != 0 || v->timing.enabled || !nic_wire_rx_holds(w, src))
         return via_dma_write(v, e, va, src, len);
     if (wc->n > 0 && (wc->pid != e->pid || wc->va + wc->len != va || wc->n == VIA_WC_MAX))
         via_dma_flush(v);

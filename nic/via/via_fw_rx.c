@@ -381,16 +381,14 @@ static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame
 
 void via_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
 {
-    via_fw_t *v = via_state(fw);
-    const nic_wire_t *w = nic_fw_wire(fw);
+    rx_frame(via_state(fw), from, frame, len);
+}
 
-    rx_frame(v, from, frame, len);
-    /* The last buffer of the wire's receive batch, whatever it held: the
-     * wire may receive into all of them again before we hear of it, so the
-     * RDMA-write data held back in them goes now. */
-    if (w->rx_bufs != NULL &&
-        frame == w->rx_bufs + (size_t)(NIC_WIRE_RX_BATCH - 1) * NIC_WIRE_MTU)
-        via_dma_flush(v);
+/* The wire receives into its buffers again: the RDMA-write data held back
+ * in them goes now. */
+void via_rx_batch_end(nic_fw_t *fw)
+{
+    via_dma_flush(via_state(fw));
 }
 
 static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame, size_t len)
