@@ -1,12 +1,14 @@
 /* bench_udp.c - the baseline: two processes and plain UDP sockets on
  * loopback.  Ping-pong with blocking recv (or busy polling), and streaming
- * with a window (the receiver acknowledges every window/2 datagrams, so
- * the baseline does not lose what it measures). */
+ * with a window (the receiver acknowledges every 16 datagrams, so the
+ * baseline does not lose what it measures), plain or with the UDP
+ * segmentation offloads (GSO trains, GRO receives) the firmwares use. */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,13 @@
 #include <unistd.h>
 
 #include "myri_bench.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 typedef struct udp_shared {
     _Atomic int ready;
@@ -118,44 +127,93 @@ int bench_udp_pingpong(const bench_opts_t *o, int busy_poll, bench_result_t *r)
     return 0;
 }
 
-static int st_rank(int rank, udp_shared_t *sh, const bench_opts_t *o, size_t dgram)
+/* Sends n datagrams of dgram bytes: one system call each, or with the
+ * segmentation offload one train of n in a single call. */
+static void send_dgrams(int fd, const struct sockaddr_in *peer, const char *buf, size_t dgram,
+                        size_t n, int offload)
+{
+    union { char b[CMSG_SPACE(sizeof(uint16_t))]; struct cmsghdr align; } ctl;
+    struct iovec iov = { (void *)buf, dgram * n };
+    struct msghdr h = { .msg_name = (void *)peer, .msg_namelen = sizeof(*peer),
+                        .msg_iov = &iov, .msg_iovlen = 1 };
+
+    if (!offload || n == 1) {
+        for (size_t i = 0; i < n; i++)
+            sendto(fd, buf, dgram, 0, (const struct sockaddr *)peer, sizeof(*peer));
+        return;
+    }
+    uint16_t seg = (uint16_t)dgram;
+    h.msg_control = ctl.b;
+    h.msg_controllen = sizeof(ctl.b);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&h);
+    c->cmsg_level = SOL_UDP;
+    c->cmsg_type = UDP_SEGMENT;
+    c->cmsg_len = CMSG_LEN(sizeof(seg));
+    memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+    sendmsg(fd, &h, 0);
+}
+
+/* Streaming: the receiver acknowledges every ack_every datagrams with the
+ * count it has, the sender keeps at most window datagrams unacknowledged.
+ * With offload the sender sends trains (UDP GSO) and the receiver takes
+ * them whole (UDP GRO). */
+static int st_rank(int rank, udp_shared_t *sh, const bench_opts_t *o, size_t arg)
 {
     static char buf[65536];
+    const size_t dgram = arg & 0xffff;
+    const int offload = (arg >> 16) & 1;
     int fd = udp_socket(&sh->port[rank]);
-    rendezvous(sh, rank, fd);
     struct sockaddr_in peer = lo(sh->port[1 - rank]);
     size_t count = o->bw_total / dgram;
-    const size_t window = 64, ack_every = 16;
+    const size_t window = 64, ack_every = 16, train_max = 65000 / dgram;
+    int one = 1;
 
+    if (offload)
+        setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one));
+    rendezvous(sh, rank, fd);
     if (rank == 1) {
-        for (size_t got = 0; got < count;) {
-            if (recv_one(fd, buf, sizeof(buf), 0) > 0 && ++got % ack_every == 0)
-                sendto(fd, "a", 1, 0, (struct sockaddr *)&peer, sizeof(peer));
+        size_t got = 0, reported = 0;
+        while (got < count) {
+            ssize_t n = recv_one(fd, buf, sizeof(buf), 0);
+            if (n > 0)
+                got += ((size_t)n + dgram - 1) / dgram;
+            if (got - reported >= ack_every || got >= count) {
+                reported = got;
+                sendto(fd, &got, sizeof(got), 0, (struct sockaddr *)&peer, sizeof(peer));
+            }
         }
-        sendto(fd, "d", 1, 0, (struct sockaddr *)&peer, sizeof(peer));
         return 0;
     }
     double t0 = bench_now_us();
     size_t acked = 0;
     for (size_t sent = 0; sent < count;) {
+        size_t room = window - (sent - acked), n = count - sent;
         if (sent - acked < window) {
-            sendto(fd, buf, dgram, 0, (struct sockaddr *)&peer, sizeof(peer));
-            sent++;
+            n = n < room ? n : room;
+            n = offload && n > train_max ? train_max : offload ? n : 1;
+            send_dgrams(fd, &peer, buf, dgram, n, offload);
+            sent += n;
             continue;
         }
-        if (recv_one(fd, buf, sizeof(buf), 0) > 0 && buf[0] == 'a')
-            acked += ack_every;
+        if (recv_one(fd, buf, sizeof(buf), 0) == sizeof(size_t))
+            memcpy(&acked, buf, sizeof(acked));
     }
-    while (recv_one(fd, buf, sizeof(buf), 0) > 0 && buf[0] != 'd')
-        ;
+    while (acked < count)
+        if (recv_one(fd, buf, sizeof(buf), 0) == sizeof(size_t))
+            memcpy(&acked, buf, sizeof(acked));
     sh->result = (double)(count * dgram) / (bench_now_us() - t0);
     return 0;
 }
 
 int bench_udp_stream(const bench_opts_t *o, size_t dgram, bench_result_t *r)
 {
+    return bench_udp_stream_offload(o, dgram, 0, r);
+}
+
+int bench_udp_stream_offload(const bench_opts_t *o, size_t dgram, int offload, bench_result_t *r)
+{
     udp_shared_t *sh = bench_shared(sizeof(*sh));
-    if (sh == NULL || run2(sh, st_rank, o, dgram) != 0)
+    if (sh == NULL || dgram > 65000 || run2(sh, st_rank, o, dgram | (size_t)!!offload << 16) != 0)
         return -1;
     r->bw_MBs = sh->result;
     return 0;

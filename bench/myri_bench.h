@@ -28,7 +28,21 @@ void bench_pin(int cpu);
 
 int bench_udp_pingpong(const bench_opts_t *o, int busy_poll, bench_result_t *r);
 int bench_udp_stream(const bench_opts_t *o, size_t dgram, bench_result_t *r);
+/* The same with UDP GSO trains and GRO receives when offload is set. */
+int bench_udp_stream_offload(const bench_opts_t *o, size_t dgram, int offload, bench_result_t *r);
 int bench_sdi(const bench_opts_t *o, const char *timing, bench_result_t *r);
+
+/* A subdevice's figures (timing model off), to print beside raw UDP. */
+typedef struct vs_udp {
+    const char *name;          /* "myri" */
+    const char *row;           /* its line in the table */
+    size_t      dgram;         /* the baseline's datagrams: the subdevice's frame size */
+    double      half_rtt_us;   /* ping-pong round trip / 2 */
+    double      bw_MBs;        /* streaming */
+} vs_udp_t;
+/* Runs the raw UDP baselines, prints them beside s and the ratios against
+ * the goals; returns the number of goals missed, -1 if a run failed. */
+int bench_vs_udp(const bench_opts_t *o, const vs_udp_t *s);
 
 /* HP-LAM, P2 §4: ping_pong RTT, ping_bulk BW, LogP signature. */
 typedef struct hplam_result {

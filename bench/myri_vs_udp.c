@@ -20,11 +20,6 @@
 
 #include "myri_bench.h"
 
-static int verdict(double v, double goal, int le)
-{
-    return le ? v <= goal : v >= goal;
-}
-
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -52,34 +47,17 @@ int main(int argc, char **argv)
         }
     }
     if (!hplam_only) {
-        bench_result_t ub, up, us4, us64, my;
-        if (bench_udp_pingpong(&o, 0, &ub) || bench_udp_pingpong(&o, 1, &up) ||
-            bench_udp_stream(&o, 4096, &us4) || bench_udp_stream(&o, 65000, &us64) ||
-            bench_sdi(&o, NULL, &my)) {
-            fprintf(stderr, "myri_vs_udp: a run failed\n");
+        bench_result_t my;
+        if (bench_sdi(&o, NULL, &my)) {
+            fprintf(stderr, "myri_vs_udp: the subdev-myri run failed\n");
             return 1;
         }
-        double lat_ratio = (my.rtt_us / 2) / (ub.rtt_us / 2);
-        double bw_ratio = my.bw_MBs / us4.bw_MBs;
-        printf("# subdev-myri vs raw UDP on loopback (timing model off), %d round trips of %zu B,"
-               " streaming %zu MB in %zu B messages\n", o.iters, o.lat_size, o.bw_total >> 20,
-               o.bw_size);
-        printf("%-44s %12s %12s\n", "", "latency us", "MB/s");
-        printf("%-44s %12.2f %12s\n", "raw UDP ping-pong (blocking recv)", ub.rtt_us / 2, "");
-        printf("%-44s %12.2f %12s\n", "raw UDP ping-pong (busy-polling recv)", up.rtt_us / 2, "");
-        printf("%-44s %12s %12.1f\n", "raw UDP streaming, 4096 B datagrams", "", us4.bw_MBs);
-        printf("%-44s %12s %12.1f\n", "raw UDP streaming, 65000 B datagrams", "", us64.bw_MBs);
-        printf("%-44s %12.2f %12.1f\n", "subdev-myri (4 kB Myrinet packets)", my.rtt_us / 2,
-               my.bw_MBs);
-        printf("ratio latency myri/udp(blocking)   %.2f  goal <= 1.5  %s\n", lat_ratio,
-               verdict(lat_ratio, 1.5, 1) ? "met" : "NOT MET");
-        printf("ratio latency myri/udp(busy-poll)  %.2f  (for information)\n",
-               (my.rtt_us / 2) / (up.rtt_us / 2));
-        printf("ratio bandwidth myri/udp(4096 B)   %.2f  goal >= 0.8  %s\n", bw_ratio,
-               verdict(bw_ratio, 0.8, 0) ? "met" : "NOT MET");
-        printf("ratio bandwidth myri/udp(65000 B)  %.2f  (for information)\n",
-               my.bw_MBs / us64.bw_MBs);
-        fails += !verdict(lat_ratio, 1.5, 1) + !verdict(bw_ratio, 0.8, 0);
+        vs_udp_t v = { "myri", "subdev-myri (4 kB Myrinet packets)", 4096, my.rtt_us / 2,
+                       my.bw_MBs };
+        int missed = bench_vs_udp(&o, &v);
+        if (missed < 0)
+            return 1;
+        fails += missed;
     }
     if (hplam) {
         hplam_result_t h;

@@ -30,41 +30,16 @@
 
 #define MAXSZ 64
 
-static int met(double v, double goal, int at_most)
-{
-    return at_most ? v <= goal : v >= goal;
-}
-
 static int part_udp(const bench_opts_t *o)
 {
-    bench_result_t ub, up, u8k, u64k, sc;
+    bench_result_t sc;
 
-    if (bench_udp_pingpong(o, 0, &ub) || bench_udp_pingpong(o, 1, &up) ||
-        bench_udp_stream(o, 8192, &u8k) || bench_udp_stream(o, 65000, &u64k) ||
-        bench_sci(o, NULL, &sc)) {
-        fprintf(stderr, "sci_vs_udp: a run failed\n");
+    if (bench_sci(o, NULL, &sc)) {
+        fprintf(stderr, "sci_vs_udp: the subdev-sci run failed\n");
         return -1;
     }
-    double lat = (sc.rtt_us / 2) / (ub.rtt_us / 2), bw = sc.bw_MBs / u8k.bw_MBs;
-    printf("# subdev-sci vs raw UDP on loopback (timing model off), %d round trips of %zu B, "
-           "streaming %zu MB in %zu B messages, window %d\n", o->iters, o->lat_size,
-           o->bw_total >> 20, o->bw_size, o->window);
-    printf("%-46s %12s %12s\n", "", "latency us", "MB/s");
-    printf("%-46s %12.2f %12s\n", "raw UDP ping-pong (blocking recv)", ub.rtt_us / 2, "");
-    printf("%-46s %12.2f %12s\n", "raw UDP ping-pong (busy-polling recv)", up.rtt_us / 2, "");
-    printf("%-46s %12s %12.1f\n", "raw UDP streaming, 8192 B datagrams", "", u8k.bw_MBs);
-    printf("%-46s %12s %12.1f\n", "raw UDP streaming, 65000 B datagrams", "", u64k.bw_MBs);
-    printf("%-46s %12.2f %12.1f\n", "subdev-sci (frames of up to 8.9 kB)", sc.rtt_us / 2,
-           sc.bw_MBs);
-    printf("ratio latency sci/udp(blocking)    %.2f  goal <= 1.5  %s\n", lat,
-           met(lat, 1.5, 1) ? "met" : "NOT MET");
-    printf("ratio latency sci/udp(busy-poll)   %.2f  (for information)\n",
-           (sc.rtt_us / 2) / (up.rtt_us / 2));
-    printf("ratio bandwidth sci/udp(8192 B)    %.2f  goal >= 0.8  %s\n", bw,
-           met(bw, 0.8, 0) ? "met" : "NOT MET");
-    printf("ratio bandwidth sci/udp(65000 B)   %.2f  (for information)\n",
-           sc.bw_MBs / u64k.bw_MBs);
-    return !met(lat, 1.5, 1) + !met(bw, 0.8, 0);
+    vs_udp_t v = { "sci", "subdev-sci (frames of up to 8.9 kB)", 8192, sc.rtt_us / 2, sc.bw_MBs };
+    return bench_vs_udp(o, &v);
 }
 
 static int read_curve(const char *path, size_t *sz, double *mbs, int max)
