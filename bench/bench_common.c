@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -22,7 +23,7 @@ double bench_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-void bench_pin(int cpu)
+void bench_pin_pid(pid_t pid, int cpu)
 {
     cpu_set_t set;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -30,5 +31,22 @@ void bench_pin(int cpu)
         return;
     CPU_ZERO(&set);
     CPU_SET(cpu % n, &set);
-    sched_setaffinity(0, sizeof(set), &set);
+    sched_setaffinity(pid, sizeof(set), &set);
+}
+
+void bench_pin(int cpu)
+{
+    bench_pin_pid(0, cpu);
+}
+
+int bench_rt(const char *prog)
+{
+    /* inherited by every rank, nicd and baseline process the run starts */
+    if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 })) {
+        fprintf(stderr, "%s: SCHED_FIFO: ", prog);
+        perror(NULL);
+        return -1;
+    }
+    printf("# all processes of this run at SCHED_FIFO priority 10\n");
+    return 0;
 }

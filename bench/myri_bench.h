@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 typedef struct bench_opts {
     int    iters;        /* ping-pong round trips */
@@ -14,7 +15,13 @@ typedef struct bench_opts {
     int    window;       /* streaming messages in flight */
     size_t dgram;        /* raw UDP streaming datagram bytes */
     int    pin;          /* rank i on CPU i */
+    int    hplam_place;  /* HP-LAM: where each node's NIC runs (pin only) */
 } bench_opts_t;
+
+/* HP-LAM placement on 2 CPUs, host i always on CPU i: each node's NIC on
+ * the other CPU (cross: a host and its own NIC run side by side, as the
+ * LANai beside the host CPU), or on its host's CPU (co). */
+enum { HPLAM_PLACE_CROSS = 0, HPLAM_PLACE_CO = 1 };
 
 typedef struct bench_result {
     double rtt_us;       /* round trip */
@@ -25,6 +32,10 @@ typedef struct bench_result {
 void *bench_shared(size_t len);
 double bench_now_us(void);
 void bench_pin(int cpu);
+void bench_pin_pid(pid_t pid, int cpu);   /* 0: this process */
+/* Run this process and all it starts at SCHED_FIFO (on a machine other
+ * work keeps busy); prints a comment line, -1 if refused. */
+int bench_rt(const char *prog);
 
 int bench_udp_pingpong(const bench_opts_t *o, int busy_poll, bench_result_t *r);
 int bench_udp_stream(const bench_opts_t *o, size_t dgram, bench_result_t *r);
@@ -47,6 +58,7 @@ int bench_vs_udp(const bench_opts_t *o, const vs_udp_t *s);
 /* HP-LAM, P2 §4: ping_pong RTT, ping_bulk BW, LogP signature. */
 typedef struct hplam_result {
     double rtt_us, bw_MBs, o_s, o_r, L, g;
+    double rtt_off_us;   /* the same ping_pong with the timing model off */
 } hplam_result_t;
 int bench_hplam(const bench_opts_t *o, hplam_result_t *r);
 

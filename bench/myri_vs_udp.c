@@ -2,14 +2,18 @@
  *
  *   myri_vs_udp [--iters N] [--lat-size B] [--bw-size B] [--bw-total B]
  *               [--window W] [--no-pin] [--hplam] [--hplam-only]
+ *               [--hplam-place cross|co] [--rt]
  *
  * Prints ping-pong latency (round trip / 2) and streaming bandwidth of
  * subdev-myri (timing model off) beside raw UDP between two processes, and
  * the ratios against the goals (latency <= 1.5x, bandwidth >= 0.8x).  With
  * --hplam also the HP-LAM timing model measured by P2's method, beside the
- * paper's figures (goal: within 15%).  Each rank and its node's nicd share
- * one CPU (rank i on CPU i) unless --no-pin.  Every process polls and
- * yields: run it on an otherwise idle machine (the script warns). */
+ * paper's figures (goal: within 15%), after the emulation's own round trip
+ * with the model off.  Each rank and its node's nicd share one CPU (rank i
+ * on CPU i) unless --no-pin; for HP-LAM each node's nicd runs on the other
+ * CPU unless --hplam-place co (bench_hplam.c).  Every process polls and
+ * yields: run it on an otherwise idle machine (the script warns), or with
+ * --rt (every process at SCHED_FIFO) on a machine other work keeps busy. */
 #include "config.h"
 
 #include <getopt.h>
@@ -27,6 +31,7 @@ int main(int argc, char **argv)
         { "bw-size", required_argument, 0, 'b' }, { "bw-total", required_argument, 0, 't' },
         { "window", required_argument, 0, 'w' }, { "no-pin", no_argument, 0, 'n' },
         { "hplam", no_argument, 0, 'H' }, { "hplam-only", no_argument, 0, 'O' },
+        { "rt", no_argument, 0, 'R' }, { "hplam-place", required_argument, 0, 'P' },
         { 0, 0, 0, 0 }
     };
     bench_opts_t o = { .iters = 20000, .lat_size = 8, .bw_size = 65536, .bw_total = 256 << 20,
@@ -43,6 +48,14 @@ int main(int argc, char **argv)
         case 'n': o.pin = 0; break;
         case 'H': hplam = 1; break;
         case 'O': hplam = hplam_only = 1; break;
+        case 'R': bench_rt("myri_vs_udp"); break;
+        case 'P':
+            if (strcmp(optarg, "cross") != 0 && strcmp(optarg, "co") != 0) {
+                fprintf(stderr, "myri_vs_udp: --hplam-place cross|co\n");
+                return 2;
+            }
+            o.hplam_place = strcmp(optarg, "co") == 0 ? HPLAM_PLACE_CO : HPLAM_PLACE_CROSS;
+            break;
         default: return 2;
         }
     }
@@ -73,6 +86,7 @@ int main(int argc, char **argv)
             { "g (us)", h.g, 8.7 },
         };
         printf("# HP-LAM timing model (component costs only), measured as P2 §4 did\n");
+        printf("# the emulation alone (timing model off): round trip %.2f us\n", h.rtt_off_us);
         printf("%-24s %10s %10s %8s\n", "", "emulated", "paper", "ratio");
         for (size_t i = 0; i < sizeof(row) / sizeof(row[0]); i++) {
             double r = row[i].got / row[i].paper;

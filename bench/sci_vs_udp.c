@@ -174,13 +174,7 @@ int main(int argc, char **argv)
         case 'B': budget = atoi(optarg); break;
         case 'V': via_curve = optarg; timing = 1; break;
         case 'v': via = 1; timing = 1; break;
-        case 'R':
-            /* inherited by every rank, nicd and baseline process */
-            if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
-                perror("sci_vs_udp: SCHED_FIFO");
-            else
-                printf("# all processes of this run at SCHED_FIFO priority 10\n");
-            break;
+        case 'R': bench_rt("sci_vs_udp"); break;
         default: return 2;
         }
     }

@@ -58,13 +58,7 @@ int main(int argc, char **argv)
         case 'n': o.pin = 0; break;
         case 'N': timing = 0; break;
         case 'T': plain = 0; break;
-        case 'R':
-            /* inherited by every rank, nicd and baseline process */
-            if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }))
-                perror("via_vs_udp: SCHED_FIFO");
-            else
-                printf("# all processes of this run at SCHED_FIFO priority 10\n");
-            break;
+        case 'R': bench_rt("via_vs_udp"); break;
         default: return 2;
         }
     }

@@ -3,57 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <time.h>
 
 #include "../core/nic_log.h"
-#include "myri_gam.h"
-
-struct myri_gam {
-    nic_ep_t          *ep;
-    nic_mr_t           copy;            /* send pages, then receive pages */
-    uint32_t           sq_n, cq_n, recv_offset;
-    int32_t            my_vnn, num_vnn;
-    uint32_t           credits_init, flush_threshold;
-    uint64_t           flush_ns;
-    int32_t           *credits;         /* [num_vnn] */
-    uint32_t          *owed;            /* [num_vnn] */
-    uint64_t          *owed_since;      /* [num_vnn] */
-    int32_t           *debtors;         /* vnns that may be owed credits */
-    uint8_t           *listed;          /* [num_vnn]: on the debtors list */
-    uint32_t           ndebtors;
-    myri_gam_handler_t handler[MYRI_NUM_HANDLERS];
-    void              *handler_arg[MYRI_NUM_HANDLERS];
-    myri_gam_error_t   on_error;
-    void              *error_arg;
-    myri_host_timing_t t;
-    myri_gam_stats_t   st;
-};
-
-static uint64_t gam_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Timing model: the host is stalled for ns (a PIO access, a copy).  It
- * waits by yielding, so that another emulated host or NIC sharing the core
- * runs meanwhile, as it would on its own processor. */
-static void gam_wait(uint64_t ns)
-{
-    uint64_t now, end;
-
-    if (ns == 0)
-        return;
-    end = gam_now_ns() + ns;
-    /* Yield only while the rest is long enough for the other's turn (a
-     * firmware loop turn takes a microsecond or two); spin the tail, so a
-     * request's 2.5 us is kept exactly. */
-    while ((now = gam_now_ns()) < end)
-        if (end - now > 3000)
-            sched_yield();
-}
+#include "myri_gam_impl.h"
 
 static uint32_t next_pow2(uint64_t v)
 {
@@ -108,14 +60,20 @@ int myri_gam_open(nic_host_t *host, const myri_gam_params_t *p, myri_gam_t **g_p
     if ((rc = nic_ep_open(host, p->job_key, g->sq_n, 0, g->cq_n, &g->ep)) != NIC_OK)
         goto err;
     g->recv_offset = g->sq_n * MYRI_PAGE;
-    rc = nic_mr_alloc(g->ep, (uint64_t)(g->sq_n + g->cq_n) * MYRI_PAGE,
+    /* send pages, receive pages, then the timing model's stamps */
+    rc = nic_mr_alloc(g->ep, (uint64_t)(g->sq_n + g->cq_n) * MYRI_PAGE +
+                                 MYRI_STAMPS_BYTES(g->sq_n, g->cq_n),
                       NIC_MR_LOCAL_READ | NIC_MR_LOCAL_WRITE, &g->copy);
     if (rc != NIC_OK)
         goto err;
+    memset(&s, 0, sizeof(s));
     s.my_vnn = p->my_vnn;
     s.num_vnn = (uint32_t)p->num_vnn;
     s.copy_key = g->copy.key;
     s.recv_offset = g->recv_offset;
+    s.stamp_offset = (g->sq_n + g->cq_n) * MYRI_PAGE;
+    g->sq_stamp = (uint64_t *)((uint8_t *)g->copy.addr + s.stamp_offset);
+    g->cq_stamp = g->sq_stamp + g->sq_n;
     if ((rc = nic_ep_ctl(g->ep, MYRI_CTL_SETUP, &s, sizeof(s), NULL, NULL)) != NIC_OK)
         goto err;
     *g_p = g;
@@ -154,11 +112,6 @@ void myri_gam_set_error(myri_gam_t *g, myri_gam_error_t fn, void *arg)
 {
     g->on_error = fn;
     g->error_arg = arg;
-}
-
-void myri_gam_set_host_timing(myri_gam_t *g, const myri_host_timing_t *t)
-{
-    g->t = *t;
 }
 
 int myri_gam_set_peers(myri_gam_t *g, uint32_t first, uint32_t count, const myri_peer_entry_t *e)
@@ -215,16 +168,15 @@ static int gam_post(myri_gam_t *g, int32_t dst, uint32_t op, unsigned handler,
     nic_entry_t *slot = nic_ep_sq_slot(g->ep);
     myri_desc_t *d;
     uint32_t idx;
+    uint64_t ready;
 
     if (slot == NULL)
         return NIC_ERR_NO_RESOURCE;
+    ready = gam_post_ready(g, len);
     idx = nic_ring_index(&g->ep->sq);
     d = (myri_desc_t *)slot;
-    if (len > 0) {
+    if (len > 0)
         memcpy((uint8_t *)g->copy.addr + (size_t)idx * MYRI_PAGE, data, len);
-        if (g->t.mem_ns)   /* the host copies into the pinned copy block */
-            gam_wait((uint64_t)2 * ((len + g->t.mem_word - 1) / g->t.mem_word) * g->t.mem_ns);
-    }
     d->op = op;
     d->peer = dst;
     d->handler = (uint16_t)handler;
@@ -239,10 +191,12 @@ static int gam_post(myri_gam_t *g, int32_t dst, uint32_t op, unsigned handler,
     uint32_t pay = g->owed[dst] > 0xffff ? 0xffff : g->owed[dst];
     d->aux = (uint16_t)pay;
     g->owed[dst] -= pay;
-    if (g->t.pio_write_ns)   /* LAM: read the entry's op word, page map, 8 writes */
-        gam_wait((uint64_t)g->t.pagemap_ns * 2 + g->t.pio_read_ns +
-                 (uint64_t)g->t.entry_words * g->t.pio_write_ns);
+    /* The doorbell rings at once, the stamp says when the entry would be
+     * complete in NIC SRAM: the emulated NIC may take it meanwhile (on
+     * another core), as the LANai runs beside the host CPU. */
+    g->sq_stamp[idx] = ready;
     nic_ep_sq_post(g->ep);
+    gam_wait_until(ready);
     return NIC_OK;
 }
 
@@ -263,13 +217,6 @@ int myri_gam_request(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_
         g->st.requests++;
     }
     return rc;
-}
-
-void myri_gam_host_copy(myri_gam_t *g, void *dst, const void *src, size_t len)
-{
-    memcpy(dst, src, len);
-    if (g->t.mem_ns)
-        gam_wait((uint64_t)2 * ((len + g->t.mem_word - 1) / g->t.mem_word) * g->t.mem_ns);
 }
 
 int myri_gam_reply(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t args[5],
@@ -322,18 +269,14 @@ int myri_gam_poll(myri_gam_t *g, int max)
     int n = 0, rc;
 
     for (;;) {
-        /* LAM polls by reading the op word of the next in-queue entry
-         * (page map + one read); a valid entry costs its other 7 words and
-         * the write that clears it. */
-        if (n >= max)
-            break;
-        if (g->t.pio_read_ns)
-            gam_wait(g->t.pagemap_ns + g->t.pio_read_ns);
-        if ((slot = nic_ep_cq_peek(g->ep)) == NULL)
+        uint64_t found;
+        if (n >= max || (slot = gam_poll_entry(g, &found)) == NULL)
             break;
         const myri_desc_t *d = (const myri_desc_t *)slot;
-        if (g->t.pio_read_ns)
-            gam_wait((uint64_t)(g->t.entry_words - 1) * g->t.pio_read_ns + g->t.pio_write_ns);
+        g->cur_valid = g->cq_stamp[nic_ring_index(&g->ep->cq)];
+        g->cur_found = found;
+        /* a valid entry costs its other 7 words and the write that frees it */
+        gam_wait_until(found + gam_dequeue_ns(g));
         if (d->op & MYRI_OP_ERROR) {
             g->st.errors++;
             /* the credit of a failed request will not come back */

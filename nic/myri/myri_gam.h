@@ -81,11 +81,19 @@ int  myri_gam_reply(myri_gam_t *g, int32_t dst, unsigned handler, const uint64_t
 /* memcpy by the host, charged at the timing model's main-memory speed
  * (a bulk message's copy to its destination). */
 void myri_gam_host_copy(myri_gam_t *g, void *dst, const void *src, size_t len);
+/* The host computes for ns (a benchmark's delta-time): a deadline; the
+ * core is yielded meanwhile while the rest is long, for an emulated NIC or
+ * host that shares it, as that one would run on its own processor. */
+void myri_gam_host_work(myri_gam_t *g, uint64_t ns);
 /* Would a request to dst go out now? */
 int  myri_gam_can_request(myri_gam_t *g, int32_t dst);
 /* Run handlers for up to max arrivals, pay credits; returns the number of
  * arrivals, or a negative status if the NIC failed. */
 int  myri_gam_poll(myri_gam_t *g, int max);
+/* Inside a handler, under the timing model: when the message became valid
+ * in the in-queue (the LCP's stamp; 0: at once) and when the host's poll
+ * found it (CLOCK_MONOTONIC ns; 0 without the host timing). */
+void myri_gam_arrival(const myri_gam_t *g, uint64_t *valid_ns, uint64_t *found_ns);
 int  myri_gam_credits(myri_gam_t *g, int32_t dst);
 nic_ep_t *myri_gam_ep(myri_gam_t *g);
 const myri_gam_stats_t *myri_gam_stats(myri_gam_t *g);

@@ -31,7 +31,6 @@ static void lcp_fw_fini(nic_fw_t *fw, void *state)
 {
     lcp_t *l = state;
     nic_rel_destroy(l->rel);
-    free(l->delay);
     free(l);
 }
 
@@ -66,6 +65,15 @@ static int lcp_ctl_setup(nic_fw_ep_t *ep, lcp_ep_t *e, const myri_ctl_setup_t *s
                      ep->id, s->copy_key, ep->sh->cq_entries);
         return NIC_ERR_PROTECTION;
     }
+    if (s->stamp_offset != 0 &&
+        (s->stamp_offset % 8 != 0 ||
+         nic_fw_mr_lookup(ep, s->copy_key, s->stamp_offset,
+                          MYRI_STAMPS_BYTES(ep->sh->sq_entries, ep->sh->cq_entries),
+                          NIC_MR_LOCAL_READ | NIC_MR_LOCAL_WRITE) == NULL)) {
+        nic_log_warn("endpoint %#x: copy block %#x does not hold the timing stamps at %#x",
+                     ep->id, s->copy_key, s->stamp_offset);
+        return NIC_ERR_PROTECTION;
+    }
     free(e->peers);
     free(e->peer_fw);
     e->peers = calloc(s->num_vnn, sizeof(*e->peers));
@@ -77,6 +85,19 @@ static int lcp_ctl_setup(nic_fw_ep_t *ep, lcp_ep_t *e, const myri_ctl_setup_t *s
     e->setup = *s;
     e->setup_done = 1;
     return NIC_OK;
+}
+
+uint64_t *lcp_stamp(nic_fw_ep_t *ep, int in_queue, uint32_t idx)
+{
+    lcp_ep_t *e = ep->pers;
+    uint64_t off;
+
+    if (e == NULL || !e->setup_done || e->setup.stamp_offset == 0)
+        return NULL;
+    off = e->setup.stamp_offset + ((in_queue ? (uint64_t)ep->sh->sq_entries : 0) + idx) * 8;
+    /* through the gate every time: the host may deregister its copy block */
+    return nic_fw_mr_lookup(ep, e->setup.copy_key, off, sizeof(uint64_t),
+                            NIC_MR_LOCAL_READ | NIC_MR_LOCAL_WRITE);
 }
 
 static int lcp_ep_ctl(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op, const void *in, size_t in_len,

@@ -25,16 +25,6 @@ typedef struct lcp_counters {
     uint64_t protection, route_errors, send_errors;
 } lcp_counters_t;
 
-/* Timing model: a received frame waits here until the emulated hardware
- * would have delivered it. */
-#define LCP_DELAY_SLOTS 512
-typedef struct lcp_delayed {
-    uint64_t           due_ns;
-    struct sockaddr_in from;
-    uint32_t           len;
-    uint8_t            buf[MYRI_FRAME_MAX];
-} lcp_delayed_t;
-
 typedef struct lcp {
     nic_rel_t     *rel;               /* reliable streams to peer firmwares */
     myri_fabric_t  fab;
@@ -43,16 +33,25 @@ typedef struct lcp {
     uint8_t        self_port;
     myri_timing_t  timing;
     lcp_counters_t c;
-    uint64_t       tx_busy_until, rx_busy_until;   /* timing model */
-    lcp_delayed_t *delay;                          /* [LCP_DELAY_SLOTS] */
-    uint32_t       delay_head, delay_tail;
+    /* Timing model: when the send and receive threads are free again, and
+     * when the frame being received would be valid in the in-queue. */
+    uint64_t       tx_busy_until, rx_busy_until, rx_valid_ns;
 } lcp_t;
+
+/* Timing model: a host may stamp an entry at most this far ahead of the
+ * LCP's clock (a 4 kB copy and the entry's PIO take some 25 us); a stamp
+ * further ahead is taken as this, so that a wrong one cannot hold back the
+ * frames of others. */
+#define LCP_STAMP_AHEAD_MAX_NS 1000000ull
 
 /* myri_lcp_tx.c / myri_lcp_rx.c / myri_lcp_rel.c */
 int  lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep);
 void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len);
-/* Timing model: deliver delayed frames that are due. */
-int  lcp_rx_delayed(nic_fw_t *fw, lcp_t *l, uint64_t now, uint64_t *next);
+/* Timing model: the stamp of out-queue entry idx (in_queue 0) or in-queue
+ * entry idx (in_queue 1) in the copy block; NULL if the endpoint has none. */
+uint64_t *lcp_stamp(nic_fw_ep_t *ep, int in_queue, uint32_t idx);
+/* Stamp the in-queue entry about to be committed (0: valid at once). */
+void lcp_stamp_in(nic_fw_ep_t *ep, uint64_t valid_ns);
 int  lcp_poll(nic_fw_t *fw, uint64_t now, uint64_t *next);
 /* The reliable streams (nic_rel) with the LCP's frame layout. */
 int  lcp_rel_create(nic_fw_t *fw, lcp_t *l);

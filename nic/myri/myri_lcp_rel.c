@@ -50,12 +50,15 @@ static void lcp_seal(void *arg, uint8_t *frame, size_t len, uint64_t now, int wh
 
     if (l->timing.enabled && what == NIC_REL_SEAL_FIRST) {
         /* The send thread's work and the host DMA of the payload into SRAM,
-         * once the NIC is free; then the link clocks the packet out.  The
-         * frame travels now, stamped; the receiver holds it until the
-         * emulated hardware would have delivered it. */
+         * from when the entry was ready in the out-queue (sent_ns holds that
+         * on the way in; 0: now) and the NIC is free; then the link clocks
+         * the packet out.  The frame travels at once, stamped; the receiver
+         * stamps the in-queue entry with when the emulated hardware would
+         * have delivered it. */
         const myri_timing_t *t = &l->timing;
         uint64_t plen = len - sizeof(myri_hdr_t) - 1;
-        uint64_t start = now > l->tx_busy_until ? now : l->tx_busy_until;
+        uint64_t ready = h->sent_ns != 0 ? h->sent_ns : now;
+        uint64_t start = ready > l->tx_busy_until ? ready : l->tx_busy_until;
         uint64_t dma = t->dma_MBps ? plen * 1000 / t->dma_MBps : 0;
         uint64_t sent = start + t->lanai_ns_per_pkt_send + dma;
         l->tx_busy_until = sent + lcp_wire_ns(l, plen, h->hops);
@@ -100,9 +103,5 @@ int lcp_rel_create(nic_fw_t *fw, lcp_t *l)
 int lcp_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
 {
     lcp_t *l = nic_fw_pers_state(fw);
-    int events = 0;
-
-    if (l->delay_head != l->delay_tail)
-        events += lcp_rx_delayed(fw, l, now, next);
-    return events + nic_rel_poll(l->rel, now, next);
+    return nic_rel_poll(l->rel, now, next);
 }

@@ -24,8 +24,30 @@ int lcp_post_error(nic_fw_ep_t *ep, const myri_desc_t *d, int status)
     c->len = 0;
     c->key = 0;
     c->offset = 0;
+    lcp_stamp_in(ep, 0);              /* failures are not modelled: at once */
     nic_fw_cq_commit(ep);
     return 1;
+}
+
+void lcp_stamp_in(nic_fw_ep_t *ep, uint64_t valid_ns)
+{
+    uint64_t *st = lcp_stamp(ep, 1, nic_ring_index(&ep->cq));
+    if (st != NULL)
+        *st = valid_ns;
+}
+
+/* Timing model: when the host's last PIO write of out-queue entry idx
+ * would have landed (its stamp), so that the send thread's time counts
+ * from there and not from when this emulation got round to the entry;
+ * never more than LCP_STAMP_AHEAD_MAX_NS ahead.  0 (no stamp): now. */
+static uint64_t lcp_entry_ready(nic_fw_ep_t *ep, uint32_t idx)
+{
+    const uint64_t *st = lcp_stamp(ep, 0, idx);
+    uint64_t now = nic_now_ns(), v = st != NULL ? *st : 0;
+
+    if (v == 0)
+        return now;
+    return v > now + LCP_STAMP_AHEAD_MAX_NS ? now + LCP_STAMP_AHEAD_MAX_NS : v;
 }
 
 /* The peer firmware a destination's route reaches. */
@@ -140,6 +162,8 @@ int lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
         hdr.d.peer = e->setup.my_vnn;
         hdr.d.key = 0;
         hdr.d.offset = 0;
+        if (l->timing.enabled)            /* lcp_seal turns it into the send time */
+            hdr.sent_ns = lcp_entry_ready(ep, nic_ring_index(&ep->sq));
         rc = lcp_tx_frame(fw, l, p, &hdr, payload, d.len);
         if (rc == NIC_ERR_NO_RESOURCE)
             break;                        /* window full: back-pressure */

@@ -92,7 +92,20 @@ typedef struct myri_ctl_setup {
     uint32_t num_vnn;        /* size of the peer table */
     uint32_t copy_key;       /* region of the copy block */
     uint32_t recv_offset;    /* receive partition: page i at recv_offset + i*4096 */
+    uint32_t stamp_offset;   /* timing model: the stamps (myri_stamps_t) in the
+                                copy block; 0: none */
+    uint32_t pad;
 } myri_ctl_setup_t;
+
+/* Timing model: when the emulated hardware would see each queue entry.  An
+ * array of uint64_t (CLOCK_MONOTONIC ns) in the copy block, one per out-queue
+ * entry (written by the host before it rings the doorbell: when the last
+ * PIO write of the entry would have landed in NIC SRAM), then one per
+ * in-queue entry (written by the LCP before it commits the entry: when the
+ * receive thread would have marked it valid).  0: at once.  The emulation
+ * may move an entry early; its stamp says when the model lets it count, so
+ * the emulation's own hand-off delays hide inside modelled time. */
+#define MYRI_STAMPS_BYTES(sq_n, cq_n) (((uint64_t)(sq_n) + (cq_n)) * sizeof(uint64_t))
 
 typedef struct myri_peer_entry {
     uint32_t ep_id;          /* remote endpoint */

@@ -23,20 +23,29 @@ int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
         char node[16];
         char addr[64];
         snprintf(node, sizeof(node), "t%d", i);
-        nic_fw_config_defaults(&cfg);
-        cfg.node = node;
-        cfg.nic = "myri0";
-        cfg.pers = "myri";
-        cfg.rundir = p->rundir;
-        cfg.fault = o->fault;
-        cfg.fault.seed = o->fault.seed + (uint64_t)i * 7919;
-        if ((rc = nic_fw_thread_start(&cfg, &p->node[i].fw)) != NIC_OK)
-            return rc;
-        nic_fw_thread_addr(p->node[i].fw, addr, sizeof(addr));
-        nic_addr_parse(addr, &p->node[i].addr);
-        nic_attach_opts_t ao = { .node = node, .nic = "myri0", .rundir = p->rundir };
+        nic_attach_opts_t ao = { .node = node, .nic = "myri0", .pers = "myri",
+                                 .rundir = p->rundir, .start = o->nicd };
+        if (!o->nicd) {
+            nic_fw_config_defaults(&cfg);
+            cfg.node = node;
+            cfg.nic = "myri0";
+            cfg.pers = "myri";
+            cfg.rundir = p->rundir;
+            cfg.fault = o->fault;
+            cfg.fault.seed = o->fault.seed + (uint64_t)i * 7919;
+            if ((rc = nic_fw_thread_start(&cfg, &p->node[i].fw)) != NIC_OK)
+                return rc;
+        }
         if ((rc = nic_host_attach(&ao, &p->node[i].h)) != NIC_OK)
             return rc;
+        if (!o->nicd) {
+            nic_fw_thread_addr(p->node[i].fw, addr, sizeof(addr));
+            nic_addr_parse(addr, &p->node[i].addr);
+        } else {
+            p->node[i].addr.sin_family = AF_INET;
+            p->node[i].addr.sin_addr.s_addr = p->node[i].h->wire_ip;
+            p->node[i].addr.sin_port = p->node[i].h->wire_port;
+        }
         myri_gam_params_t gp = { .job_key = o->job_key[i] ? o->job_key[i] : 1, .my_vnn = i,
                                  .num_vnn = o->n, .credits = o->credits ? o->credits : 8 };
         if ((rc = myri_gam_open(p->node[i].h, &gp, &p->node[i].g)) != NIC_OK)
@@ -82,8 +91,11 @@ void lcp_pair_stop(lcp_pair_t *p)
 {
     for (int i = 0; i < p->n; i++) {
         myri_gam_close(p->node[i].g);
+        if (p->node[i].fw == NULL && p->node[i].h != NULL)
+            nic_host_shutdown(p->node[i].h);   /* a nicd: do not let it linger */
         nic_host_detach(p->node[i].h);
-        nic_fw_thread_stop(p->node[i].fw);
+        if (p->node[i].fw != NULL)
+            nic_fw_thread_stop(p->node[i].fw);
     }
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", p->rundir);

@@ -1,6 +1,6 @@
-/* lcp_pair.h - a few emulated nodes in one process: one firmware thread,
- * one host attachment and one GAM endpoint per node, on one switch or on
- * two cabled switches. */
+/* lcp_pair.h - a few emulated nodes in one process: one firmware thread
+ * (or nicd process), one host attachment and one GAM endpoint per node, on
+ * one switch or on two cabled switches. */
 #ifndef LCP_PAIR_H
 #define LCP_PAIR_H
 
@@ -33,6 +33,7 @@ typedef struct lcp_pair {
 
 typedef struct lcp_pair_opts {
     int         n, topo;
+    int         nicd;                    /* firmwares as nicd processes, not threads */
     uint32_t    credits;
     nic_fault_t fault;
     uint64_t    job_key[LCP_PAIR_MAX];   /* 0: 1 */

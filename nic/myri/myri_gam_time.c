@@ -1,0 +1,152 @@
+/* myri_gam_time.c - the host side of the timing model (doc/nic.md §8):
+ * what LAM's host library paid in programmed I/O and copies (P2 Table 4.1),
+ * charged as deadlines from the events the hardware would have timed, so
+ * that this emulation's own delays hide inside the modelled time. */
+#include "config.h"
+
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "myri_gam_impl.h"
+
+uint64_t gam_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Timing model: the host is stalled (a PIO access, a copy) until the
+ * deadline.  Costs are deadlines from when the host began the operation, so
+ * a late turn here shortens the next wait of the same operation instead of
+ * adding to it.  The host yields while the rest is longer than a yield
+ * has been taking (another process's turn on this core: an emulated NIC's
+ * loop turn is a few microseconds), so that an emulated processor sharing
+ * the core runs meanwhile, as it would on its own; it spins the tail, so a
+ * request's 2.5 us is kept exactly. */
+static uint64_t gam_yield_ns = 2000;     /* running mean of a yield, per process */
+
+void gam_wait_until(uint64_t end)
+{
+    uint64_t now;
+
+    while ((now = gam_now_ns()) < end) {
+        if (end - now > gam_yield_ns) {
+            sched_yield();
+            uint64_t took = gam_now_ns() - now;
+            gam_yield_ns = (gam_yield_ns * 7 + took) / 8;
+        }
+    }
+}
+
+/* Host costs of the timing model (0 when it is off), P2 Table 4.1 applied
+ * to what LAM's host library does. */
+static uint64_t gam_copy_ns(const myri_gam_t *g, size_t len)
+{
+    /* a load and a store per word */
+    return g->t.mem_ns ? 2ull * ((len + g->t.mem_word - 1) / g->t.mem_word) * g->t.mem_ns : 0;
+}
+
+static uint64_t gam_enqueue_ns(const myri_gam_t *g)
+{
+    /* read the entry's op word (is it free?), page map, write the 8 words */
+    return (uint64_t)g->t.pagemap_ns * 2 + g->t.pio_read_ns +
+           (uint64_t)g->t.entry_words * g->t.pio_write_ns;
+}
+
+static uint64_t gam_poll_ns(const myri_gam_t *g)
+{
+    /* page map, read the next in-queue entry's op word */
+    return (uint64_t)g->t.pagemap_ns + g->t.pio_read_ns;
+}
+
+uint64_t gam_dequeue_ns(const myri_gam_t *g)
+{
+    /* the other 7 words of a valid entry and the write that frees it */
+    return g->t.pio_read_ns ? (uint64_t)(g->t.entry_words - 1) * g->t.pio_read_ns +
+                                  g->t.pio_write_ns
+                            : 0;
+}
+
+/* When a host operation that the caller starts now starts in the model:
+ * after the read of the last poll, which returned at once. */
+static uint64_t gam_start(myri_gam_t *g)
+{
+    uint64_t now = gam_now_ns();
+    g->polling_since = 0;
+    return now > g->busy_until ? now : g->busy_until;
+}
+
+/* The next in-queue entry the host's poll finds, and when (*found, 0 if
+ * the host timing is off); NULL if none is valid yet.  LAM polls by reading
+ * the op word of the next entry (page map + one read); the entry counts
+ * from the time its stamp says the LCP made it valid (the emulated NIC may
+ * have put it there earlier).  A poll that finds nothing returns at once
+ * (the next operation starts after its read: gam_start), so that the core
+ * is free at once for whatever else runs on it.  A host that has been
+ * polling in vain since polling_since did, in the model, read the op word
+ * every poll time since then, so it saw the entry at the first read that
+ * ended after the entry became valid, even if this emulation ran the host
+ * only later (another process had the core): that delay hides in the time
+ * the model charges for the read.  Caveat: a caller that does its own work
+ * between polls that find nothing is modelled as having polled throughout;
+ * what it can gain so is at most one entry's read (under 6 us) per
+ * message. */
+nic_entry_t *gam_poll_entry(myri_gam_t *g, uint64_t *found)
+{
+    uint64_t p = gam_poll_ns(g), now = gam_now_ns(), read_end, valid;
+    nic_entry_t *slot;
+
+    read_end = (now > g->busy_until ? now : g->busy_until) + p;
+    slot = nic_ep_cq_peek(g->ep);
+    valid = slot != NULL ? g->cq_stamp[nic_ring_index(&g->ep->cq)] : 0;
+    if (slot == NULL || valid > read_end) {
+        if (p != 0) {
+            if (g->polling_since == 0)
+                g->polling_since = read_end - p;
+            g->busy_until = read_end;
+        }
+        return NULL;
+    }
+    if (p != 0 && g->polling_since != 0) {
+        uint64_t first = g->polling_since + p;
+        uint64_t at = valid <= first ? first : first + (valid - first + p - 1) / p * p;
+        if (at < read_end)
+            read_end = at;
+    }
+    g->polling_since = 0;
+    *found = p != 0 ? read_end : 0;
+    return slot;
+}
+
+uint64_t gam_post_ready(myri_gam_t *g, size_t len)
+{
+    if (g->t.pio_write_ns == 0)
+        return 0;
+    /* the host copies into the pinned copy block, then writes the entry */
+    return gam_start(g) + gam_copy_ns(g, len) + gam_enqueue_ns(g);
+}
+
+void myri_gam_set_host_timing(myri_gam_t *g, const myri_host_timing_t *t)
+{
+    g->t = *t;
+}
+
+void myri_gam_host_copy(myri_gam_t *g, void *dst, const void *src, size_t len)
+{
+    uint64_t end = g->t.mem_ns ? gam_start(g) + gam_copy_ns(g, len) : 0;
+    memcpy(dst, src, len);
+    gam_wait_until(end);
+}
+
+void myri_gam_host_work(myri_gam_t *g, uint64_t ns)
+{
+    gam_wait_until(gam_start(g) + ns);
+}
+
+void myri_gam_arrival(const myri_gam_t *g, uint64_t *valid_ns, uint64_t *found_ns)
+{
+    *valid_ns = g->cur_valid;
+    *found_ns = g->cur_found;
+}
