@@ -109,6 +109,7 @@ int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
     fw->cfg = *cfg;
     fw->listen_fd = fw->event_fd = fw->epoll_fd = fw->status_fd = -1;
     fw->wire.fd = -1;
+    pthread_mutex_init(&fw->turn_lock, NULL);
     for (unsigned c = 0; c < NIC_FW_MAX_CONN; c++)
         fw->conns[c].fd = fw->conns[c].pidfd = -1;
     fw->rng = nic_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)fw;
@@ -161,6 +162,7 @@ int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
     fw_epoll_add(fw, fw->listen_fd, NIC_EV_LISTEN, 0);
     fw_epoll_add(fw, fw->event_fd, NIC_EV_EVENT, 0);
     fw_epoll_add(fw, fw->wire.fd, NIC_EV_WIRE, 0);
+    fw->wire_watched = 1;
     fw->idle_since_ns = nic_now_ns();
     *fw_p = fw;
     return NIC_OK;
@@ -202,6 +204,7 @@ void nic_fw_destroy(nic_fw_t *fw)
     if (fw->epoll_fd >= 0)
         close(fw->epoll_fd);
     nic_wire_close(&fw->wire);
+    pthread_mutex_destroy(&fw->turn_lock);
     free(fw);
 }
 
@@ -254,13 +257,17 @@ static int fw_doorbells_pending(nic_fw_t *fw)
     return 0;
 }
 
-/* Control socket, pidfds, eventfd; timeout_ms 0 polls. */
+/* Control socket, pidfds, eventfd; timeout_ms 0 polls.  Waits unlocked,
+ * handles what came under turn_lock. */
 static int fw_wait_events(nic_fw_t *fw, int timeout_ms)
 {
     struct epoll_event evs[16];
     int n = epoll_wait(fw->epoll_fd, evs, 16, timeout_ms);
     int handled = 0;
 
+    if (n <= 0)
+        return 0;
+    pthread_mutex_lock(&fw->turn_lock);
     for (int i = 0; i < n; i++) {
         uint32_t kind = (uint32_t)(evs[i].data.u64 >> 32);
         uint32_t idx = (uint32_t)evs[i].data.u64;
@@ -287,7 +294,67 @@ static int fw_wait_events(nic_fw_t *fw, int timeout_ms)
             break;
         }
     }
+    pthread_mutex_unlock(&fw->turn_lock);
     return handled;
+}
+
+/* One turn of the data path; the caller holds turn_lock. */
+static int fw_turn(nic_fw_t *fw, uint64_t *now, uint64_t *next)
+{
+    int events = nic_wire_recv(&fw->wire, NIC_FW_RX_PER_LOOP, fw_rx_one, fw_rx_batch_end, fw);
+
+    events += fw_service_eps(fw);
+    *now = nic_now_ns();
+    events += fw->pers->poll(fw, *now, next);
+    events += nic_wire_flush(&fw->wire, *now);
+    nic_wire_flush_tx(&fw->wire);
+    return events;
+}
+
+int nic_fw_lend(nic_fw_t *fw)
+{
+    uint64_t now, next = UINT64_MAX;
+    int events;
+
+    if (pthread_mutex_trylock(&fw->turn_lock) != 0)
+        return 0;                  /* the firmware is at work itself */
+    events = fw_turn(fw, &now, &next);
+    pthread_mutex_unlock(&fw->turn_lock);
+    atomic_store_explicit(&fw->lent_ns, now, memory_order_relaxed);
+    return events;
+}
+
+void nic_fw_unlend(nic_fw_t *fw)
+{
+    uint64_t one = 1;
+
+    if (atomic_exchange(&fw->lent_ns, 0) != 0 && write(fw->event_fd, &one, sizeof(one)) < 0) {
+        /* counter saturated: the firmware wakes anyway */
+    }
+}
+
+/* A host lent a turn within this window: it drives the data path. */
+#define NIC_FW_LEND_WINDOW_NS (1000 * 1000ull)
+/* Meanwhile the firmware thread naps this long, the bound on how late work
+ * that no host drives (a send posted before the application computes) is
+ * picked up. */
+#define NIC_FW_LEND_NAP_MS 1
+
+/* Whether hosts drive the data path now; the wire socket leaves the epoll
+ * set while they do, so arrivals do not wake the firmware thread for
+ * nothing, and comes back when they stop. */
+static int fw_hosts_lending(nic_fw_t *fw, uint64_t now)
+{
+    uint64_t lent = atomic_load_explicit(&fw->lent_ns, memory_order_relaxed);
+    int lending = lent != 0 && now - lent < NIC_FW_LEND_WINDOW_NS;
+
+    if (lending == fw->wire_watched) {
+        struct epoll_event ev = { .events = lending ? 0 : EPOLLIN,
+                                  .data.u64 = (uint64_t)NIC_EV_WIRE << 32 };
+        if (epoll_ctl(fw->epoll_fd, EPOLL_CTL_MOD, fw->wire.fd, &ev) == 0)
+            fw->wire_watched = !lending;
+    }
+    return lending;
 }
 
 int nic_fw_run(nic_fw_t *fw)
@@ -297,20 +364,25 @@ int nic_fw_run(nic_fw_t *fw)
 
     while (!atomic_load(&fw->stop)) {
         uint64_t now, next = UINT64_MAX;
-        int events = 0;
+        int events;
 
-        events += nic_wire_recv(&fw->wire, NIC_FW_RX_PER_LOOP, fw_rx_one, fw_rx_batch_end, fw);
-        events += fw_service_eps(fw);
-        now = nic_now_ns();
-        events += fw->pers->poll(fw, now, &next);
-        events += nic_wire_flush(&fw->wire, now);
-        nic_wire_flush_tx(&fw->wire);
+        pthread_mutex_lock(&fw->turn_lock);
+        events = fw_turn(fw, &now, &next);
+        pthread_mutex_unlock(&fw->turn_lock);
         if ((++loops & 255) == 0) {
             events += fw_wait_events(fw, 0);
             atomic_store_explicit(&fw->status->loops, loops, memory_order_relaxed);
         }
         if (events > 0) {
             last_busy = now;
+            continue;
+        }
+        if (fw_hosts_lending(fw, now)) {
+            /* A host of this process runs the turns, timers included, while
+             * it polls: nap, answering control requests, without announcing
+             * sleep (hosts do not kick), and look again.  Never spin here:
+             * the host shares this CPU. */
+            fw_wait_events(fw, NIC_FW_LEND_NAP_MS);
             continue;
         }
         if (now - last_busy < spin_ns) {

@@ -106,6 +106,15 @@ const nic_pers_ops_t *nic_pers_find(const char *name);
 int  nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p);
 /* Run the main loop until nic_fw_stop() or the idle timeout. */
 int  nic_fw_run(nic_fw_t *fw);
+/* A thread of the firmware's own process (in-process mode) lends it one
+ * turn of the data path (wire, doorbells, timers, queued frames) instead
+ * of idling; returns the events handled, 0 also when the firmware is busy
+ * on its own thread.  While hosts lend turns, the firmware thread naps
+ * instead of waking for every datagram. */
+int  nic_fw_lend(nic_fw_t *fw);
+/* The lending host is about to sleep: the firmware thread takes the data
+ * path back at once (it watches the wire again). */
+void nic_fw_unlend(nic_fw_t *fw);
 void nic_fw_stop(nic_fw_t *fw);      /* any thread */
 void nic_fw_destroy(nic_fw_t *fw);
 

@@ -3,6 +3,7 @@
 #define NIC_FW_INTERNAL_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <sys/types.h>
 
@@ -33,6 +34,12 @@ struct nic_fw {
     uint64_t              idle_since_ns;        /* no process attached since */
     uint64_t              rng;
     nic_ctl_msg_t         ctl_msg;              /* control request being served */
+    /* Everything a turn or a control request touches is changed only
+     * under turn_lock: by the firmware's own loop, or by a host thread of
+     * the same process that lends its idle time (nic_fw_lend). */
+    pthread_mutex_t       turn_lock;
+    _Atomic uint64_t      lent_ns;              /* last turn a host lent */
+    int                   wire_watched;         /* wire socket in the epoll set */
     uint8_t               ctl_out[NIC_CTL_DATA_MAX];
 };
 

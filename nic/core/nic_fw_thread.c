@@ -75,6 +75,11 @@ void nic_fw_thread_addr(nic_fw_thread_t *thr, char *buf, size_t len)
     nic_addr_format(&thr->fw->wire.addr, buf, len);
 }
 
+nic_fw_t *nic_fw_thread_fw(nic_fw_thread_t *thr)
+{
+    return thr->fw;
+}
+
 void nic_fw_thread_stop(nic_fw_thread_t *thr)
 {
     if (thr == NULL)

@@ -15,6 +15,8 @@ int  nic_fw_thread_start(const nic_fw_config_t *cfg, nic_fw_thread_t **thr_p);
 /* The firmware's wire address ("ip:port"). */
 void nic_fw_thread_addr(nic_fw_thread_t *thr, char *buf, size_t len);
 void nic_fw_thread_stop(nic_fw_thread_t *thr);
+/* The firmware the thread runs (for nic_fw_lend). */
+nic_fw_t *nic_fw_thread_fw(nic_fw_thread_t *thr);
 
 /* Take <dir>/<nic>.lock for the life of the firmware: NIC_OK, or
  * NIC_ERR_NO_RESOURCE when another firmware holds it. */

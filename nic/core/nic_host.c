@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "nic_ctl_proto.h"
+#include "nic_fw_thread.h"
 #include "nic_host.h"
 #include "nic_log.h"
 #include "nic_rundir.h"
@@ -227,6 +228,48 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
     return NIC_OK;
 }
 
+/* The firmware as a thread of this process, for the node's only process:
+ * no other process to share the NIC with, and a host thread that would
+ * idle can run the firmware's turns itself (nic_host_lend) instead of
+ * handing the CPU to another process.  If a firmware already holds the
+ * node lock, the host attaches to that one as usual. */
+static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h)
+{
+    nic_fw_config_t cfg;
+    nic_fw_thread_t *thr;
+    int rc;
+
+    nic_fw_config_defaults(&cfg);
+    cfg.node = o->node;
+    cfg.nic = o->nic;
+    if (o->pers != NULL)
+        cfg.pers = o->pers;
+    cfg.rundir = o->rundir;
+    if (o->bind_ip != NULL)
+        cfg.bind_ip = o->bind_ip;
+    cfg.idle_exit_ms = -1;            /* lives as long as this host */
+    rc = nic_fw_thread_start(&cfg, &thr);
+    if (rc == NIC_OK)
+        h->inproc = thr;
+    else if (rc == NIC_ERR_NO_RESOURCE)
+        nic_log_info("%s: a firmware already runs for this node; attaching to it", h->what);
+    else
+        nic_log_warn("%s: in-process firmware failed (%s); using nicd", h->what,
+                     nic_status_str(rc));
+}
+
+int nic_host_lend(nic_host_t *h)
+{
+    return h->inproc != NULL ? nic_fw_lend(nic_fw_thread_fw(h->inproc)) : -1;
+}
+
+/* A host that lent turns is about to sleep: nobody would run them. */
+static void host_stop_lending(nic_host_t *h)
+{
+    if (h->inproc != NULL)
+        nic_fw_unlend(nic_fw_thread_fw(h->inproc));
+}
+
 int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
 {
     nic_ctl_msg_t m;
@@ -247,6 +290,8 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
     snprintf(h->what, sizeof(h->what), "node %s nic %s", o->node, o->nic);
 
     pthread_mutex_lock(&attach_lock);
+    if (o->inproc)
+        host_start_inproc(o, h);
     /* A firmware that is exiting (idle) may accept and then close: retry. */
     for (int attempt = 0; attempt < 5; attempt++) {
         if ((rc = host_connect_or_start(o, &fd)) != NIC_OK)
@@ -308,6 +353,7 @@ void nic_host_detach(nic_host_t *h)
         close(h->event_fd);
     if (h->fd >= 0)
         close(h->fd);
+    nic_fw_thread_stop(h->inproc);   /* after our connection closed */
     pthread_mutex_destroy(h->lock);
     free(h->lock);
     free(h);
@@ -582,6 +628,7 @@ int nic_ep_wait(nic_ep_t *ep, int timeout_ms)
 
     if (seen != ep->cq.local)
         return NIC_OK;
+    host_stop_lending(ep->host);
     atomic_store(&sh->host_waiting, 1);
     if (atomic_load(&sh->cq_prod) == seen && atomic_load(&sh->state) == NIC_EP_OPEN)
         syscall(SYS_futex, &sh->cq_prod, FUTEX_WAIT, seen, &ts, NULL, 0);
@@ -610,6 +657,7 @@ int nic_ep_wake_arm(nic_ep_t *ep)
         ep->wake_fd = fd;
     }
     ep->armed = 1;
+    host_stop_lending(ep->host);
     atomic_store(&ep->sh->host_waiting, 1);
     /* Work already there, or a dead firmware: be readable at once. */
     if (atomic_load(&ep->sh->cq_prod) != ep->cq.local ||

@@ -31,6 +31,9 @@ typedef struct nic_attach_opts {
     const char *nicd_path;   /* NULL: MULTIDEV_NICD, else the installed nicd */
     const char *bind_ip;     /* address the started firmware binds (NULL: default) */
     int         start;       /* 1: start nicd when none runs */
+    int         inproc;      /* 1: run the firmware as a thread of this process
+                                (the node's only process); a firmware that
+                                already runs for the node is used instead */
     int         timeout_ms;  /* how long to wait for a starting firmware */
 } nic_attach_opts_t;
 
@@ -65,10 +68,15 @@ struct nic_host {
     _Atomic int        dead;
     char               what[160];    /* "node n1 nic myri0" */
     void              *lock;         /* pthread mutex */
+    void              *inproc;       /* our own firmware thread, or NULL */
 };
 
 int  nic_host_attach(const nic_attach_opts_t *opts, nic_host_t **host_p);
 void nic_host_detach(nic_host_t *host);
+/* With the firmware in this process: give it one turn of the data path
+ * now (where the host would otherwise idle) and return the events it
+ * handled; -1 when the firmware runs elsewhere (then idle as usual). */
+int  nic_host_lend(nic_host_t *host);
 /* Text from the firmware's status (NIC_CTL_STATUS). */
 int  nic_host_status(nic_host_t *host, char *buf, size_t len);
 /* Ask the firmware to exit. */

@@ -75,6 +75,7 @@ typedef struct vipl_nic_opts {
     const char *bind_ip;       /* address a started firmware binds */
     uint64_t    job_key;       /* protection key of this job's endpoints */
     int         start;         /* 1: start nicd if no firmware runs */
+    int         inproc;        /* 1: the firmware as a thread of this process */
 } vipl_nic_opts_t;
 
 vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic);
@@ -207,6 +208,9 @@ vipl_result_t vipl_disconnect(vipl_vi_t *vi);
 /* The NIC handle's underlying endpoint state is fine (NIC_OK) or the
  * nic_status of why not (firmware dead). */
 int vipl_nic_check(vipl_nic_t *nic);
+/* An extension of ours: with the firmware in this process (inproc), give
+ * it a turn now instead of idling (nic_host_lend); -1 otherwise. */
+int vipl_nic_lend(vipl_nic_t *nic);
 
 #ifdef __cplusplus
 }

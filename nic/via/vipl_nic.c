@@ -115,7 +115,7 @@ vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic_p)
     nic->job_key = o->job_key ? o->job_key : 1;
     nic_attach_opts_t ao = {
         .node = o->node, .nic = o->nic ? o->nic : "via0", .pers = "via", .rundir = o->rundir,
-        .bind_ip = o->bind_ip, .start = o->start, .timeout_ms = 10000,
+        .bind_ip = o->bind_ip, .start = o->start, .inproc = o->inproc, .timeout_ms = 10000,
     };
     if ((rc = nic_host_attach(&ao, &nic->host)) != NIC_OK)
         goto err;
@@ -171,6 +171,11 @@ vipl_result_t vipl_query_nic(vipl_nic_t *nic, via_nic_attr_t *attr)
 int vipl_nic_check(vipl_nic_t *nic)
 {
     return nic_ep_check(nic->ep);
+}
+
+int vipl_nic_lend(vipl_nic_t *nic)
+{
+    return nic_host_lend(nic->host);
 }
 
 vipl_result_t vipl_set_timing(vipl_nic_t *nic, const char *profile)

@@ -79,6 +79,12 @@ int md_mq_cancel_posted(md_mq_t *q, md_request_t *req)
     return MD_ERR_NOT_FOUND;
 }
 
+void md_mq_foreach_posted(const md_mq_t *q, void (*fn)(void *arg, md_request_t *req), void *arg)
+{
+    for (md_request_t *r = q->posted_head; r != NULL; r = md_mq_link(r, MD_MQ_NEXT))
+        fn(arg, r);
+}
+
 void md_mq_push_unexpected(md_mq_t *q, md_mq_msg_t *msg)
 {
     msg->next = NULL;

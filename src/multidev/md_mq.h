@@ -36,6 +36,9 @@ md_request_t *md_mq_take_posted(md_mq_t *q, const md_envelope_t *env,
                                 int subdev_index);
 /* Unlinks req; MD_OK, or MD_ERR_NOT_FOUND if it is not queued. */
 int md_mq_cancel_posted(md_mq_t *q, md_request_t *req);
+/* Calls fn for every posted receive, in posting order (fn must not change
+ * the queue). */
+void md_mq_foreach_posted(const md_mq_t *q, void (*fn)(void *arg, md_request_t *req), void *arg);
 
 /* Unexpected messages (the caller embeds md_mq_msg_t in its own record) */
 void md_mq_push_unexpected(md_mq_t *q, md_mq_msg_t *msg);

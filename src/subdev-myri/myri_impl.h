@@ -132,6 +132,7 @@ typedef struct myri_ctx {
     uint64_t            probe_ms;  /* last liveness probe of awaited peers */
     uint8_t            *probed;    /* [world_size] scratch */
     char                nic_name[32];
+    int                 fw_thread;      /* the NIC's firmware runs in this process */
     myri_card_t         card;
     size_t              credits, sq, flush_us;
     char                sw[32], links[512], timing[16], addr[64];

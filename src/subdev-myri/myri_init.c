@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/nic_log.h"
+#include "md_firmware.h"
 #include "myri/myri_timing.h"
 #include "myri_impl.h"
 
@@ -52,6 +53,8 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
     md_param_str(args, "myri", "switch", "sw0", ctx->sw, sizeof(ctx->sw));
     md_param_str(args, "myri", "links", "", ctx->links, sizeof(ctx->links));
     md_param_str(args, "myri", "nic", "myri0", ctx->nic_name, sizeof(ctx->nic_name));
+    if ((ctx->fw_thread = md_param_firmware_thread(args, "myri")) < 0)
+        return ctx->fw_thread;
     md_param_str(args, "myri", "addr", "", ctx->addr, sizeof(ctx->addr));
     md_param_str(args, "myri", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && myri_timing_profile(ctx->timing, NULL, NULL) != 0) {
@@ -98,7 +101,8 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
 
     nic_attach_opts_t o = {
         .node = args->node_name, .nic = ctx->nic_name, .pers = "myri",
-        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1, .timeout_ms = 10000,
+        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1, .inproc = ctx->fw_thread,
+        .timeout_ms = 10000,
     };
     if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
         MYRI_LOG(ctx, 0, "myri: cannot reach the NIC firmware of node %s (%s): %s",

@@ -223,6 +223,7 @@ int myri_progress(md_subdev_t *sd)
         return ctx->dead;
     }
     nic_ep_wake_disarm(myri_gam_ep(ctx->gam));
+    nic_host_lend(ctx->nic);   /* an in-process firmware's turn, instead of a hand-off */
     n = myri_gam_poll(ctx->gam, 64);
     if (n < 0) {
         ctx->dead = n;

@@ -195,7 +195,10 @@ int sci_progress_inner(sci_ctx_t *ctx)
 int sci_progress(md_subdev_t *sd)
 {
     sci_ctx_t *ctx = sd->priv;
-    int n = sci_progress_inner(ctx);
+    int n;
+
+    nic_host_lend(ctx->nic);   /* an in-process firmware's turn, instead of a hand-off */
+    n = sci_progress_inner(ctx);
     sci_flush_done(ctx);
     return n;
 }

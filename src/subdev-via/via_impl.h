@@ -181,6 +181,8 @@ typedef struct vsd_ctx {
     vsd_peer_t          *peers;      /* [world_size] */
     int32_t             *busy, *heldp;
     uint32_t             nbusy, nheld;
+    uint8_t             *awaited;    /* [world_size]: scratch of vsd_probe_awaited */
+    uint64_t             probe_ms;   /* last liveness probe of awaited peers */
     md_mq_t              mq;
     vsd_reqlist_t        done;
     md_cookies_t         cookies;
@@ -198,6 +200,7 @@ typedef struct vsd_ctx {
     size_t               eager_limit, credits, sdepth, slot, reg_cache, connect_ms;
     uint32_t             level;
     char                 nic_name[32], addr[64], timing[16];
+    int                  fw_thread;      /* the NIC's firmware runs in this process */
     via_card_t           card;
 } vsd_ctx_t;
 
@@ -229,6 +232,8 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m);
 void vsd_on_sync_ack(vsd_ctx_t *ctx, const via_msg_t *m);
 void vsd_send_completed(vsd_ctx_t *ctx, int32_t q, uint32_t i, uint32_t status);
 void vsd_credit_maybe(vsd_ctx_t *ctx, int32_t q);
+/* Writes this rank's credit word to peer q now (also a liveness probe). */
+void vsd_credit_send(vsd_ctx_t *ctx, int32_t q);
 /* via_recv.c */
 int  vsd_irecv(md_subdev_t *sd, md_request_t *req);
 int  vsd_recv_cancel(md_subdev_t *sd, md_request_t *req);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/nic_log.h"
+#include "md_firmware.h"
 #include "via_impl.h"
 
 static uint64_t job_key_of(const char *job_id)
@@ -61,6 +62,8 @@ static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
         return MD_ERR_CONFIG;
     }
     md_param_str(args, "via", "nic", "via0", ctx->nic_name, sizeof(ctx->nic_name));
+    if ((ctx->fw_thread = md_param_firmware_thread(args, "via")) < 0)
+        return ctx->fw_thread;
     md_param_str(args, "via", "addr", "", ctx->addr, sizeof(ctx->addr));
     md_param_str(args, "via", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && via_timing_profile(ctx->timing, NULL, NULL) != 0) {
@@ -114,8 +117,10 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     ctx->busy = malloc(sizeof(int32_t) * (size_t)args->world_size);
+    ctx->awaited = malloc((size_t)args->world_size);
     ctx->heldp = malloc(sizeof(int32_t) * (size_t)args->world_size);
-    if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL) {
+    if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL ||
+        ctx->awaited == NULL) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
     }
@@ -123,7 +128,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
 
     vipl_nic_opts_t o = { .node = args->node_name, .nic = ctx->nic_name,
                           .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .job_key = ctx->job_key,
-                          .start = 1 };
+                          .start = 1, .inproc = ctx->fw_thread };
     if ((r = vipl_open_nic(&o, &ctx->nic)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, 0, "via: cannot open the VI NIC of node %s (%s): %s", args->node_name,
                 ctx->nic_name, vipl_result_str(r));
@@ -243,6 +248,7 @@ int vsd_finalize(md_subdev_t *sd)
     free(ctx->serves);
     free(ctx->peers);
     free(ctx->busy);
+    free(ctx->awaited);
     free(ctx->heldp);
     md_cookies_fini(&ctx->cookies);
     free(ctx);

@@ -5,6 +5,9 @@
  * a dead NIC fails everything. */
 #include "config.h"
 
+#include <string.h>
+#include <time.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +225,39 @@ int vsd_wait_fd(md_subdev_t *sd)
     return vipl_cq_wake_fd(ctx->cq);
 }
 
+#define VSD_PROBE_MS 250
+
+static void mark_awaited(void *arg, md_request_t *req)
+{
+    vsd_ctx_t *ctx = arg;
+    if (req->peer_world >= 0 && req->peer_world < ctx->world_size)
+        ctx->awaited[req->peer_world] = 1;
+}
+
+/* A request waiting for a peer's answer (a message on a posted receive, a
+ * CTS, an acknowledgement) learns that the peer's node died only through
+ * traffic: every VSD_PROBE_MS, write each awaited peer's credit word again
+ * (an RDMA write, which needs no receive descriptor there).  Towards a dead
+ * firmware the reliability layer gives up and the connection breaks, which
+ * fails what waits on that peer. */
+static void vsd_probe_awaited(vsd_ctx_t *ctx)
+{
+    struct timespec ts;
+    uint64_t now;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO: no system call */
+    now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    if (now - ctx->probe_ms < VSD_PROBE_MS)
+        return;
+    ctx->probe_ms = now;
+    memset(ctx->awaited, 0, (size_t)ctx->world_size);
+    md_cookie_foreach(&ctx->cookies, mark_awaited, ctx);
+    md_mq_foreach_posted(&ctx->mq, mark_awaited, ctx);
+    for (int32_t q = 0; q < ctx->world_size; q++)
+        if (ctx->awaited[q] && q != ctx->me && ctx->serves[q])
+            vsd_credit_send(ctx, q);
+}
+
 int vsd_progress(md_subdev_t *sd)
 {
     vsd_ctx_t *ctx = sd->priv;
@@ -232,6 +268,7 @@ int vsd_progress(md_subdev_t *sd)
         return ctx->dead;
     }
     vipl_cq_wake_done(ctx->cq);
+    vipl_nic_lend(ctx->nic);   /* an in-process firmware's turn, instead of a hand-off */
     n = poll_cq(ctx);
     if (n == 0 && (rc = vipl_nic_check(ctx->nic)) != MD_OK)
         n = rc;
@@ -244,6 +281,8 @@ int vsd_progress(md_subdev_t *sd)
         return ctx->dead;
     }
     n += vsd_held_retry(ctx);
+    if (n == 0)
+        vsd_probe_awaited(ctx);
     n += vsd_ops_drain(ctx);
     vsd_flush_done(ctx);
     return n;

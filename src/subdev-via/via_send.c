@@ -241,9 +241,17 @@ void vsd_credit_maybe(vsd_ctx_t *ctx, int32_t q)
 {
     vsd_peer_t *p = &ctx->peers[q];
     uint64_t half = ctx->credits / 2 ? ctx->credits / 2 : 1;
+
+    if (p->posted - p->advertised >= half)
+        vsd_credit_send(ctx, q);
+}
+
+void vsd_credit_send(vsd_ctx_t *ctx, int32_t q)
+{
+    vsd_peer_t *p = &ctx->peers[q];
     uint32_t i;
 
-    if (p->credit_inflight || p->failed || !p->connected || p->posted - p->advertised < half)
+    if (p->credit_inflight || p->failed || !p->connected)
         return;
     if ((i = vsd_sctx_get(p)) == UINT32_MAX)
         return;                           /* the drain tries again */

@@ -313,3 +313,87 @@ Test(nicd, a_killed_firmware_is_reported_to_its_processes, .timeout = 60)
     nic_host_detach(h);
     unsetenv("MULTIDEV_NIC_WATCHDOG_MS");
 }
+
+/* ------------------------------------------------------------------ */
+/* In-process firmware: the node's only process runs it as a thread and
+ * lends it turns instead of handing the CPU to another process. */
+
+static void post_echo(nic_ep_t *ep, int v)
+{
+    nic_entry_t *e = nic_ep_sq_slot(ep);
+    cr_assert_not_null(e);
+    memset(e->bytes, 0, sizeof(e->bytes));
+    memcpy(e->bytes, &v, sizeof(v));
+    nic_ep_sq_post(ep);
+}
+
+static int reap_echo(nic_ep_t *ep)
+{
+    nic_entry_t *c = nic_ep_cq_peek(ep);
+    int v;
+    cr_assert_not_null(c);
+    memcpy(&v, c->bytes, sizeof(v));
+    nic_ep_cq_release(ep);
+    return v;
+}
+
+Test(inproc, the_only_process_runs_the_firmware_as_a_thread_and_lends_it_turns, .timeout = 30)
+{
+    nic_attach_opts_t o = { .node = "ip1", .nic = "nic0", .pers = "echo", .rundir = rundir,
+                            .inproc = 1 };
+    nic_host_t *h;
+    nic_ep_t *ep;
+    int lent = 0;
+
+    fresh_rundir();
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    cr_assert_not_null(h->inproc);
+    cr_assert_eq((pid_t)h->status->fw_pid, getpid(), "the firmware runs in this process");
+    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 16, &ep), NIC_OK);
+    for (int i = 0; i < 200; i++) {
+        post_echo(ep, i);
+        /* lending until the echo is there: the firmware thread naps while
+         * hosts lend, so most of these are our own turns */
+        for (int tries = 0; nic_ep_cq_peek(ep) == NULL && tries < 100000; tries++)
+            lent += nic_host_lend(h) > 0;
+        cr_assert_eq(reap_echo(ep), i);
+    }
+    cr_assert_gt(lent, 100, "lent turns did the work (%d of 200)", lent);
+    /* A host going to sleep hands the data path back to the thread. */
+    post_echo(ep, 1000);
+    cr_assert_eq(nic_ep_wait(ep, 2000), NIC_OK, "the firmware thread took over");
+    cr_assert_eq(reap_echo(ep), 1000);
+    cr_assert_eq(nic_ep_close(ep), NIC_OK);
+    nic_host_detach(h);
+}
+
+Test(inproc, a_second_process_of_the_node_attaches_to_the_running_firmware, .timeout = 30)
+{
+    nic_attach_opts_t o = { .node = "ip2", .nic = "nic0", .pers = "echo", .rundir = rundir,
+                            .inproc = 1 };
+    nic_host_t *h;
+    int st;
+
+    fresh_rundir();
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    cr_assert_not_null(h->inproc);
+    pid_t pid = fork();
+    if (pid == 0) {
+        nic_host_t *h2;
+        nic_ep_t *ep;
+        if (nic_host_attach(&o, &h2) != NIC_OK || h2->inproc != NULL ||
+            (pid_t)h2->status->fw_pid == getpid() || nic_host_lend(h2) != -1 ||
+            nic_ep_open(h2, 7, 16, 0, 16, &ep) != NIC_OK)
+            _exit(1);
+        post_echo(ep, 5);
+        if (nic_ep_wait(ep, 2000) != NIC_OK || reap_echo(ep) != 5)
+            _exit(2);
+        nic_ep_close(ep);
+        nic_host_detach(h2);
+        _exit(0);
+    }
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child step %d failed",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    nic_host_detach(h);
+}
