@@ -399,7 +399,10 @@ int nic_fw_run(nic_fw_t *fw)
         /* Block.  Announce it, then look once more, so that a host that
          * rang a doorbell before seeing the flag is not missed. */
         atomic_store(&fw->status->fw_sleeping, 1);
-        if (fw_doorbells_pending(fw)) {
+        pthread_mutex_lock(&fw->turn_lock);     /* a lending host may be at the rings */
+        int pending = fw_doorbells_pending(fw), held = fw->wire.held;
+        pthread_mutex_unlock(&fw->turn_lock);
+        if (pending) {
             atomic_store(&fw->status->fw_sleeping, 0);
             continue;
         }
@@ -410,7 +413,7 @@ int nic_fw_run(nic_fw_t *fw)
             timeout_ms = 1000;
         if (fw->nconns == 0 && fw->cfg.idle_exit_ms >= 0 && timeout_ms > fw->cfg.idle_exit_ms)
             timeout_ms = fw->cfg.idle_exit_ms;
-        if (fw->wire.held)
+        if (held)
             timeout_ms = 1;
         fw_wait_events(fw, timeout_ms);
         atomic_store(&fw->status->fw_sleeping, 0);

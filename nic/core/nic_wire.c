@@ -64,9 +64,11 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
     w->rng = w->fault.seed ? w->fault.seed : 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
     w->held_buf = malloc(NIC_WIRE_MTU);
     w->rx_bufs = malloc((size_t)NIC_WIRE_RX_BUF * NIC_WIRE_RX_BATCH);
-    if (w->held_buf == NULL || w->rx_bufs == NULL) {
+    w->rx_align = malloc((size_t)NIC_WIRE_RX_BUF * NIC_WIRE_RX_BATCH);
+    if (w->held_buf == NULL || w->rx_bufs == NULL || w->rx_align == NULL) {
         free(w->held_buf);
         free(w->rx_bufs);
+        free(w->rx_align);
         close(w->fd);
         return NIC_ERR_NO_MEMORY;
     }
@@ -80,8 +82,10 @@ void nic_wire_close(nic_wire_t *w)
     w->fd = -1;
     free(w->held_buf);
     free(w->rx_bufs);
+    free(w->rx_align);
     w->held_buf = NULL;
     w->rx_bufs = NULL;
+    w->rx_align = NULL;
 }
 
 static int wire_sendmsg(nic_wire_t *w, const struct sockaddr_in *to,

@@ -54,6 +54,8 @@ typedef struct nic_wire {
     uint64_t           held_since;
     uint8_t           *held_buf;
     uint8_t           *rx_bufs;         /* NIC_WIRE_RX_BATCH x NIC_WIRE_RX_BUF */
+    uint8_t           *rx_align;        /* as large: 8-byte aligned copies of the
+                                           frames a GRO train holds at odd offsets */
     int                gso, gro;        /* segmentation offloads in use */
     /* frames queued by nic_wire_send_stable, sent by nic_wire_flush_tx */
     struct sockaddr_in tx_to[NIC_WIRE_TX_BATCH];
@@ -87,7 +89,9 @@ unsigned nic_wire_gso_run(const struct sockaddr_in *to, const struct iovec *iov,
 int  nic_wire_flush(nic_wire_t *w, uint64_t now_ns);
 /* Receive up to max datagrams without blocking; calls fn for each frame,
  * then done (if not NULL) once per receive system call: the frames of
- * that call stay in the wire's buffers until done returns, no longer. */
+ * that call stay in the wire's buffers until done returns, no longer.
+ * Every frame starts 8-byte aligned (frames of a GRO train that do not
+ * are copied). */
 typedef void (*nic_wire_rx_fn)(void *arg, const struct sockaddr_in *from,
                                uint8_t *frame, size_t len);
 typedef void (*nic_wire_rx_done_fn)(void *arg);

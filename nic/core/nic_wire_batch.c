@@ -149,6 +149,25 @@ typedef union wire_rx_cmsg {
     struct cmsghdr align;
 } wire_rx_cmsg_t;
 
+/* A frame of a train at an odd offset (segments of odd length), copied to
+ * an aligned place in rx_align: personalities read their headers in
+ * place.  rx_align is as large as the receive buffers, and each buffer's
+ * copies fit its share: a train has at most 64 frames, each copy grows by
+ * at most 7 bytes, and 64 x 7 is less than what a 65000-byte train leaves
+ * of its 64 KiB buffer. */
+static uint8_t *wire_aligned(nic_wire_t *w, uint8_t *frame, size_t len, size_t *cursor)
+{
+    uint8_t *to;
+
+    if (((uintptr_t)frame & 7) == 0 ||
+        *cursor + len > (size_t)NIC_WIRE_RX_BATCH * NIC_WIRE_RX_BUF)
+        return frame;
+    to = w->rx_align + *cursor;
+    memcpy(to, frame, len);
+    *cursor += (len + 7) & ~(size_t)7;
+    return to;
+}
+
 int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn done, void *arg)
 {
     struct mmsghdr msgs[NIC_WIRE_RX_BATCH];
@@ -173,6 +192,7 @@ int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn
             }
         }
         int n = recvmmsg(w->fd, msgs, (unsigned)want, MSG_DONTWAIT, NULL);
+        size_t cursor = 0;
         if (n <= 0)
             break;
         for (int i = 0; i < n; i++) {
@@ -188,7 +208,7 @@ int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn
             for (size_t off = 0; off < len; off += seg) {
                 size_t flen = len - off < seg ? len - off : seg;
                 w->st.rx_frames++;
-                fn(arg, &from[i], buf + off, flen);
+                fn(arg, &from[i], wire_aligned(w, buf + off, flen, &cursor), flen);
             }
         }
         if (done != NULL)
@@ -203,6 +223,7 @@ int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn
 int nic_wire_rx_holds(const nic_wire_t *w, const void *p)
 {
     const uint8_t *b = p;
-    return w->rx_bufs != NULL && b >= w->rx_bufs &&
-           b < w->rx_bufs + (size_t)NIC_WIRE_RX_BATCH * NIC_WIRE_RX_BUF;
+    const size_t size = (size_t)NIC_WIRE_RX_BATCH * NIC_WIRE_RX_BUF;
+    return (w->rx_bufs != NULL && b >= w->rx_bufs && b < w->rx_bufs + size) ||
+           (w->rx_align != NULL && b >= w->rx_align && b < w->rx_align + size);
 }
