@@ -20,12 +20,6 @@
 
 #include "myri_bench.h"
 
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
 
 typedef struct udp_shared {
     _Atomic int ready;

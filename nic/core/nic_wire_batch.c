@@ -14,15 +14,6 @@
 #include "nic_log.h"
 #include "nic_wire.h"
 
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
 
 void nic_wire_set_offload(nic_wire_t *w, int on)
 {

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md_awaited.h"
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
@@ -129,8 +130,7 @@ typedef struct myri_ctx {
     md_cookies_t        cookies;   /* requests waiting for a peer's answer */
     size_t              eager_limit;
     int                 dead;      /* status once the firmware died */
-    uint64_t            probe_ms;  /* last liveness probe of awaited peers */
-    uint8_t            *probed;    /* [world_size] scratch */
+    md_awaited_t        awaited;   /* peers requests wait on (liveness probes) */
     char                nic_name[32];
     int                 fw_thread;      /* the NIC's firmware runs in this process */
     myri_card_t         card;

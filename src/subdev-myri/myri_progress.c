@@ -170,13 +170,6 @@ void myri_install_handlers(myri_ctx_t *ctx)
 
 #define MYRI_PROBE_MS 250
 
-static void mark_awaited(void *arg, md_request_t *req)
-{
-    myri_ctx_t *ctx = arg;
-    if (req->peer_world >= 0)
-        ctx->probed[req->peer_world] = 1;
-}
-
 /* A request waiting for a peer's answer (CTS, SYNC_ACK, DATA, or a message
  * on a posted receive) learns of the peer's death only through traffic:
  * every MYRI_PROBE_MS, send each awaited peer an empty request.  Its
@@ -184,21 +177,13 @@ static void mark_awaited(void *arg, md_request_t *req)
  * the peer failed. */
 static void myri_probe_awaited(myri_ctx_t *ctx)
 {
-    struct timespec ts;
-    uint64_t now;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO: no system call */
-    now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-    if (now - ctx->probe_ms < MYRI_PROBE_MS)
+    if (!md_awaited_due(&ctx->awaited, MYRI_PROBE_MS))
         return;
-    ctx->probe_ms = now;
-    memset(ctx->probed, 0, (size_t)ctx->world_size);
-    md_cookie_foreach(&ctx->cookies, mark_awaited, ctx);
+    md_cookie_foreach(&ctx->cookies, md_awaited_mark, &ctx->awaited);
     for (md_request_t *r = ctx->posted.head; r != NULL; r = myri_rp(r)->next)
-        if (r->peer_world >= 0 && r->peer_world < ctx->world_size)
-            ctx->probed[r->peer_world] = 1;
+        md_awaited_mark(&ctx->awaited, r);
     for (int32_t q = 0; q < ctx->world_size; q++)
-        if (ctx->probed[q] && q != ctx->me && ctx->serves[q] && !ctx->peers[q].failed &&
+        if (ctx->awaited.peer[q] && q != ctx->me && ctx->serves[q] && !ctx->peers[q].failed &&
             ctx->peers[q].ops_head == NULL)
             myri_op_ctl(ctx, q, MYRI_H_PROBE, 0, 0, 0);
 }

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "md_awaited.h"
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
@@ -181,8 +182,7 @@ typedef struct vsd_ctx {
     vsd_peer_t          *peers;      /* [world_size] */
     int32_t             *busy, *heldp;
     uint32_t             nbusy, nheld;
-    uint8_t             *awaited;    /* [world_size]: scratch of vsd_probe_awaited */
-    uint64_t             probe_ms;   /* last liveness probe of awaited peers */
+    md_awaited_t         awaited;    /* peers requests wait on (liveness probes) */
     md_mq_t              mq;
     vsd_reqlist_t        done;
     md_cookies_t         cookies;

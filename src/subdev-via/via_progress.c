@@ -227,13 +227,6 @@ int vsd_wait_fd(md_subdev_t *sd)
 
 #define VSD_PROBE_MS 250
 
-static void mark_awaited(void *arg, md_request_t *req)
-{
-    vsd_ctx_t *ctx = arg;
-    if (req->peer_world >= 0 && req->peer_world < ctx->world_size)
-        ctx->awaited[req->peer_world] = 1;
-}
-
 /* A request waiting for a peer's answer (a message on a posted receive, a
  * CTS, an acknowledgement) learns that the peer's node died only through
  * traffic: every VSD_PROBE_MS, write each awaited peer's credit word again
@@ -242,19 +235,12 @@ static void mark_awaited(void *arg, md_request_t *req)
  * fails what waits on that peer. */
 static void vsd_probe_awaited(vsd_ctx_t *ctx)
 {
-    struct timespec ts;
-    uint64_t now;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO: no system call */
-    now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-    if (now - ctx->probe_ms < VSD_PROBE_MS)
+    if (!md_awaited_due(&ctx->awaited, VSD_PROBE_MS))
         return;
-    ctx->probe_ms = now;
-    memset(ctx->awaited, 0, (size_t)ctx->world_size);
-    md_cookie_foreach(&ctx->cookies, mark_awaited, ctx);
-    md_mq_foreach_posted(&ctx->mq, mark_awaited, ctx);
+    md_cookie_foreach(&ctx->cookies, md_awaited_mark, &ctx->awaited);
+    md_mq_foreach_posted(&ctx->mq, md_awaited_mark, &ctx->awaited);
     for (int32_t q = 0; q < ctx->world_size; q++)
-        if (ctx->awaited[q] && q != ctx->me && ctx->serves[q])
+        if (ctx->awaited.peer[q] && q != ctx->me && ctx->serves[q])
             vsd_credit_send(ctx, q);
 }
 

@@ -1,0 +1,43 @@
+/* md_awaited.c - the peers requests wait on, for liveness probes. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "md_awaited.h"
+
+int md_awaited_init(md_awaited_t *a, int32_t world_size)
+{
+    a->peer = calloc((size_t)world_size, 1);
+    a->world_size = world_size;
+    a->last_ms = 0;
+    return a->peer != NULL ? MD_OK : MD_ERR_NO_MEMORY;
+}
+
+void md_awaited_fini(md_awaited_t *a)
+{
+    free(a->peer);
+    a->peer = NULL;
+}
+
+int md_awaited_due(md_awaited_t *a, unsigned interval_ms)
+{
+    struct timespec ts;
+    uint64_t now;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO: no system call */
+    now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    if (now - a->last_ms < interval_ms)
+        return 0;
+    a->last_ms = now;
+    memset(a->peer, 0, (size_t)a->world_size);
+    return 1;
+}
+
+void md_awaited_mark(void *arg, md_request_t *req)
+{
+    md_awaited_t *a = arg;
+    if (req->peer_world >= 0 && req->peer_world < a->world_size)
+        a->peer[req->peer_world] = 1;
+}
