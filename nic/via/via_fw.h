@@ -138,7 +138,7 @@ typedef struct via_delayed {
     uint64_t           due_ns;
     struct sockaddr_in from;
     uint32_t           len;
-    uint8_t            buf[VIA_FRAME_MAX];
+    _Alignas(uint64_t) uint8_t buf[VIA_FRAME_MAX];   /* a via_hdr_t first */
 } via_delayed_t;
 
 typedef struct via_counters {
