@@ -19,6 +19,7 @@
 #include "nic_rundir.h"
 
 #define NIC_FW_RX_PER_LOOP 64
+#define NIC_FW_SLEEP_GRAIN_NS 1000000ull   /* epoll_wait sleeps in whole ms */
 
 uint64_t nic_now_ns(void)
 {
@@ -385,9 +386,12 @@ int nic_fw_run(nic_fw_t *fw)
             fw_wait_events(fw, NIC_FW_LEND_NAP_MS);
             continue;
         }
-        if (now - last_busy < spin_ns) {
-            /* Idle but recently busy: stay responsive, and let a process
-             * sharing this core run. */
+        /* Idle but recently busy, or a deadline of our own (a frame or a
+         * completion a timing model holds, an ack owed) closer than a sleep
+         * in whole milliseconds could meet: stay responsive, and let a
+         * process sharing this core run. */
+        uint64_t until_next = next > now ? next - now : 0;
+        if (now - last_busy < spin_ns || until_next <= spin_ns + NIC_FW_SLEEP_GRAIN_NS) {
             sched_yield();
             continue;
         }
@@ -406,11 +410,9 @@ int nic_fw_run(nic_fw_t *fw)
             atomic_store(&fw->status->fw_sleeping, 0);
             continue;
         }
-        int timeout_ms = 1000;
-        if (next != UINT64_MAX)
-            timeout_ms = next <= now ? 0 : (int)((next - now) / 1000000ull) + 1;
-        if (timeout_ms > 1000)
-            timeout_ms = 1000;
+        /* wake a spin before the deadline, at least once a second */
+        uint64_t sleep_ms = (until_next - spin_ns) / NIC_FW_SLEEP_GRAIN_NS;
+        int timeout_ms = sleep_ms > 1000 ? 1000 : (int)sleep_ms;
         if (fw->nconns == 0 && fw->cfg.idle_exit_ms >= 0 && timeout_ms > fw->cfg.idle_exit_ms)
             timeout_ms = fw->cfg.idle_exit_ms;
         if (held)

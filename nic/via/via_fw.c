@@ -72,6 +72,7 @@ static int via_fw_init(nic_fw_t *fw, void **state)
     if (v == NULL)
         return NIC_ERR_NO_MEMORY;
     v->fw = fw;
+    v->tx_due_ns = UINT64_MAX;
     v->tpt = calloc(VIA_TPT_MAX, sizeof(*v->tpt));
     if (v->tpt == NULL) {
         free(v);
@@ -365,6 +366,10 @@ static int via_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
     via_dma_flush(v);       /* before the wire receives into its buffers again */
     if (v->delay_head != v->delay_tail)
         events += via_rx_delayed(v, now, next);
+    /* Send work the timing model holds (the VIs were serviced just before) */
+    if (v->tx_due_ns < *next)
+        *next = v->tx_due_ns;
+    v->tx_due_ns = UINT64_MAX;
     events += nic_rel_poll(v->rel, now, next);
     events += via_conn_poll(v, now, next);
     return events;

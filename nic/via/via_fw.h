@@ -173,6 +173,9 @@ typedef struct via_fw {
     uint32_t          mtu;            /* payload per frame */
     via_timing_t      timing;
     uint64_t          tx_busy_until, link_busy_until, rx_busy_until;
+    uint64_t          tx_due_ns;      /* timing model: the soonest a VI's send work
+                                         is due (completion, or frames held back
+                                         by the horizon); UINT64_MAX: none */
     via_delayed_t    *delay;          /* [VIA_DELAY_SLOTS] */
     uint32_t          delay_head, delay_tail;
     via_counters_t    c;

@@ -166,8 +166,13 @@ int via_sq_retire(via_fw_t *v, via_vi_t *vi, uint64_t now)
     int n = 0;
     while (vi->sq_head != vi->sq_cur) {
         via_work_t *w = &vi->sq[vi->sq_head % vi->sq_cap];
-        if (!w->finished || w->due_ns > now)
+        if (!w->finished)
             break;
+        if (w->due_ns > now) {
+            if (w->due_ns < v->tx_due_ns)
+                v->tx_due_ns = w->due_ns;   /* the firmware must be awake then */
+            break;
+        }
         via_desc_complete(v, vi, w, 0, w->status | work_opcode(w), (uint32_t)w->done_bytes, 0);
         vi->sq_head++;
         n++;

@@ -77,9 +77,13 @@ static uint32_t frame_payload(const via_fw_t *v)
 }
 
 /* Timing model: may the NIC stamp another packet now? */
-static int tx_horizon_ok(const via_fw_t *v, uint64_t now)
+static int tx_horizon_ok(via_fw_t *v, uint64_t now)
 {
-    return !v->timing.enabled || v->tx_busy_until <= now + VIA_TX_HORIZON_NS;
+    if (!v->timing.enabled || v->tx_busy_until <= now + VIA_TX_HORIZON_NS)
+        return 1;
+    if (v->tx_busy_until - VIA_TX_HORIZON_NS < v->tx_due_ns)
+        v->tx_due_ns = v->tx_busy_until - VIA_TX_HORIZON_NS;   /* go on then */
+    return 0;
 }
 
 #define VIA_TX_BATCH 16   /* frames filled by one cross-memory read */
