@@ -7,7 +7,7 @@
  *   VipRegisterMem      vipl_register_mem / vipl_deregister_mem
  *                       (+ vipl_alloc_mem: memory the NIC reaches directly)
  *   VipCreateCQ         vipl_create_cq / vipl_destroy_cq
- *   VipCQDone/CQWait    vipl_cq_done / vipl_cq_wait
+ *   VipCQDone/CQWait    vipl_cq_done / vipl_cq_wait (+ vipl_cq_wait_begin)
  *   VipCreateVi         vipl_create_vi / vipl_destroy_vi / vipl_query_vi
  *   VipPostSend/Recv    vipl_post_send / vipl_post_recv
  *   VipSendDone/Wait    vipl_send_done / vipl_send_wait
@@ -125,7 +125,19 @@ vipl_result_t vipl_destroy_cq(vipl_cq_t *cq);
 /* The VI and queue (is_recv) of the next completion; then reap it with
  * vipl_send_done / vipl_recv_done.  VIPL_ERROR_RESOURCE: the CQ overflowed. */
 vipl_result_t vipl_cq_done(vipl_cq_t *cq, vipl_vi_t **vi, int *is_recv);
+/* Blocks (a kernel trap and a sleep) until a completion or the timeout; a
+ * completion it slept for costs the host timing model's interrupt and
+ * wake-up (wake_ns). */
 vipl_result_t vipl_cq_wait(vipl_cq_t *cq, int timeout_ms, vipl_vi_t **vi, int *is_recv);
+/* vipl_cq_wait for a caller that must not sleep in one CQ (a progress
+ * engine that serves other networks too): it found the CQ empty and waits
+ * now, as if it slept in VipCQWait.  The next completion vipl_cq_done
+ * finds is one the host was woken for: it costs the interrupt and wake-up
+ * (charged only with a timing model) and counts as a wake-up. */
+void          vipl_cq_wait_begin(vipl_cq_t *cq);
+/* Completions found after a wait (vipl_cq_wait slept, or vipl_cq_wait_begin):
+ * the interrupts and wake-ups the host paid for. */
+uint64_t      vipl_cq_wakeups(vipl_cq_t *cq);
 
 /* A descriptor that becomes readable once the CQ holds an entry (for
  * poll(): a progress thread sleeping while idle), -1 if none; call

@@ -46,7 +46,7 @@ vipl_result_t vipl_cq_done(vipl_cq_t *cq, vipl_vi_t **vi, int *is_recv)
 {
     nic_entry_t *e;
     via_cqe_t c;
-    int rc;
+    int rc, woken;
 
     pthread_mutex_lock(&cq->lock);
     e = nic_ep_cq_peek(cq->ep);
@@ -59,9 +59,14 @@ vipl_result_t vipl_cq_done(vipl_cq_t *cq, vipl_vi_t **vi, int *is_recv)
     }
     memcpy(&c, e, sizeof(c));
     nic_ep_cq_release(cq->ep);
+    woken = cq->waiting;
+    cq->waiting = 0;
+    cq->wakeups += (uint64_t)woken;
     pthread_mutex_unlock(&cq->lock);
+    /* A host that waited was asleep in the kernel: the NIC's interrupt and
+     * the scheduler wake it before it reads the CQ. */
     if (cq->nic->timing)
-        vipl_charge(cq->nic->ht.cq_done_ns);
+        vipl_charge(cq->nic->ht.cq_done_ns + (woken ? cq->nic->ht.wake_ns : 0));
     if (vi != NULL)
         *vi = vipl_vi_lookup(cq->nic, c.vi_id);
     if (is_recv != NULL)
@@ -85,25 +90,48 @@ void vipl_cq_wake_done(vipl_cq_t *cq)
     pthread_mutex_unlock(&cq->lock);
 }
 
+void vipl_cq_wait_begin(vipl_cq_t *cq)
+{
+    pthread_mutex_lock(&cq->lock);
+    cq->waiting = 1;
+    pthread_mutex_unlock(&cq->lock);
+}
+
+uint64_t vipl_cq_wakeups(vipl_cq_t *cq)
+{
+    uint64_t n;
+    pthread_mutex_lock(&cq->lock);
+    n = cq->wakeups;
+    pthread_mutex_unlock(&cq->lock);
+    return n;
+}
+
+/* A wait that ends without a completion woke nobody for one. */
+static vipl_result_t wait_ended(vipl_cq_t *cq, vipl_result_t r)
+{
+    pthread_mutex_lock(&cq->lock);
+    cq->waiting = 0;
+    pthread_mutex_unlock(&cq->lock);
+    return r;
+}
+
 vipl_result_t vipl_cq_wait(vipl_cq_t *cq, int timeout_ms, vipl_vi_t **vi, int *is_recv)
 {
     uint64_t end = timeout_ms < 0 ? UINT64_MAX : vipl_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-    int slept = 0;
 
     for (;;) {
         uint32_t seen = atomic_load(&cq->ep->sh->cq_prod);
-        vipl_result_t r = vipl_cq_done(cq, vi, is_recv);
+        vipl_result_t r = vipl_cq_done(cq, vi, is_recv);   /* charges the wake-up */
         uint64_t now;
 
-        if (r != VIPL_NOT_DONE) {
-            if (r == VIPL_SUCCESS && slept && cq->nic->timing)
-                vipl_charge(cq->nic->ht.wake_ns);
+        if (r == VIPL_SUCCESS)
             return r;
-        }
+        if (r != VIPL_NOT_DONE)
+            return wait_ended(cq, r);
         now = vipl_now_ns();
         if (now >= end)
-            return VIPL_TIMEOUT;
+            return wait_ended(cq, VIPL_TIMEOUT);
+        vipl_cq_wait_begin(cq);
         vipl_futex_wait(cq->ep, seen, end == UINT64_MAX ? -1 : (int)((end - now) / 1000000ull) + 1);
-        slept = 1;
     }
 }

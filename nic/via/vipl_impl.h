@@ -58,6 +58,8 @@ struct vipl_cq {
     vipl_nic_t      *nic;
     nic_ep_t        *ep;
     pthread_mutex_t  lock;
+    int              waiting;     /* the host waits: the next completion wakes it */
+    uint64_t         wakeups;
 };
 
 /* nic_status -> vipl_result */

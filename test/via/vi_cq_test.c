@@ -1,9 +1,10 @@
 /* vi_cq_test.c - completion: completion queues shared by several VIs
  * (an entry names VI and queue, the descriptor is reaped from the VI), CQ
  * overflow (seed 002-004 FC-11), completion by polling and by blocking wait
- * (T-NIC-9), RDMA write without immediate data consuming no receive
- * descriptor and with immediate data consuming one (VI-E6, E7), and
- * doorbells only their owner can ring (T-NIC-5). */
+ * (T-NIC-9) and the wake-up a waited-for completion costs, RDMA write
+ * without immediate data consuming no receive descriptor and with
+ * immediate data consuming one (VI-E6, E7), and doorbells only their owner
+ * can ring (T-NIC-5). */
 #include "config.h"
 
 #include <criterion/criterion.h>
@@ -181,6 +182,70 @@ Test(vi_cq, t_nic_9_polling_and_blocking_completion)
     fprintf(stderr, "T-NIC-9: half round trip %.1f us polling, %.1f us blocking\n", poll, block);
     via_desc_t *d;
     cr_assert_eq(vipl_recv_wait(a, 50, &d), VIPL_TIMEOUT, "a wait with nothing posted times out");
+}
+
+/* One message a -> b; b's CQ reaped with vipl_cq_done until it answers:
+ * the duration of the call that found the entry, in us. */
+static double one_message(vipl_vi_t *a, vipl_vi_t *b, vipl_cq_t *cq, vi_buf_t *da, vi_buf_t *db)
+{
+    via_desc_t *r = vi_desc(db, 0), *s = vi_desc(da, 0), *d;
+    vipl_vi_t *vi;
+    int is_recv;
+    vipl_result_t rc;
+    uint64_t t0, end = vi_now_us() + 5000000;
+
+    vipl_desc_init(r, 0);
+    vipl_desc_add_data(r, db->mem + 4096, db->h, 64);
+    cr_assert_eq(vipl_post_recv(b, r, db->h), VIPL_SUCCESS);
+    vipl_desc_init(s, 0);
+    vipl_desc_add_data(s, da->mem + 4096, da->h, 8);
+    cr_assert_eq(vipl_post_send(a, s, da->h), VIPL_SUCCESS);
+    do {
+        t0 = vi_now_us();
+        rc = vipl_cq_done(cq, &vi, &is_recv);
+    } while (rc == VIPL_NOT_DONE && vi_now_us() < end);
+    double us = (double)(vi_now_us() - t0);
+    cr_assert_eq(rc, VIPL_SUCCESS);
+    cr_assert_eq(vi, b);
+    cr_assert_eq(vipl_recv_done(b, &d), VIPL_SUCCESS);
+    cr_assert_eq(vi_poll_send(a, 5000, &d), VIPL_SUCCESS);
+    return us;
+}
+
+Test(vi_cq, a_completion_the_host_waited_for_costs_the_wakeup)
+{
+    vipl_cq_t *cq;
+    vipl_vi_t *a, *b, *vi;
+    vi_buf_t da, db;
+    via_host_timing_t ht;
+    int is_recv;
+    vipl_vi_attr_t at = vi_attr(&p.node[0], VIA_RELIABLE_DELIVERY, 0, 0);
+    vipl_vi_attr_t bt = vi_attr(&p.node[1], VIA_RELIABLE_DELIVERY, 0, 0);
+
+    cr_assert_eq(via_timing_profile("clan", NULL, &ht), 0);
+    for (int n = 0; n < 2; n++)
+        cr_assert_eq(vipl_set_timing(p.node[n].nic, "clan"), VIPL_SUCCESS);
+    cr_assert_eq(vipl_create_cq(p.node[1].nic, 64, &cq), VIPL_SUCCESS);
+    cr_assert_eq(vi_buf_make(&p.node[0], 8192, 1, 0, 0, &da), VIPL_SUCCESS);
+    cr_assert_eq(vi_buf_make(&p.node[1], 8192, 1, 0, 0, &db), VIPL_SUCCESS);
+    cr_assert_eq(vi_connect(&p, 0, 1, &at, &bt, NULL, cq, &a, &b), VIPL_SUCCESS);
+
+    one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_cq_wakeups(cq), 0, "polling wakes nobody");
+
+    vipl_cq_wait_begin(cq);                 /* the host found nothing and waits */
+    double us = one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_cq_wakeups(cq), 1);
+    /* a lower bound only: the user agent busy-waits the interrupt and
+     * wake-up of the model, so that call cannot be shorter */
+    cr_assert_geq(us, ht.wake_ns / 1000.0, "the wake-up was charged (%.1f us)", us);
+
+    one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_cq_wakeups(cq), 1, "only the first completion after a wait wakes");
+
+    cr_assert_eq(vipl_cq_wait(cq, 20, &vi, &is_recv), VIPL_TIMEOUT);
+    one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_cq_wakeups(cq), 1, "a wait that timed out is over");
 }
 
 Test(vi_cq, rdma_write_immediate_consumes_one_receive_plain_write_none)
