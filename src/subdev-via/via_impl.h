@@ -199,6 +199,7 @@ typedef struct vsd_ctx {
     /* parameters */
     size_t               eager_limit, credits, sdepth, slot, reg_cache, connect_ms;
     uint32_t             level;
+    int                  block;      /* completion=block: MPI/Pro's waiting mode */
     char                 nic_name[32], addr[64], timing[16];
     int                  fw_thread;      /* the NIC's firmware runs in this process */
     via_card_t           card;
@@ -247,6 +248,8 @@ int  vsd_held_retry(vsd_ctx_t *ctx);
 /* via_progress.c */
 int  vsd_progress(md_subdev_t *sd);
 int  vsd_wait_fd(md_subdev_t *sd);
+/* Completions the rank was woken for (completion=block; 0 with poll). */
+uint64_t vsd_wakeups(md_subdev_t *sd);
 void vsd_complete(vsd_ctx_t *ctx, md_request_t *req);
 void vsd_flush_done(vsd_ctx_t *ctx);
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status);

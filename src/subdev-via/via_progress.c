@@ -271,5 +271,19 @@ int vsd_progress(md_subdev_t *sd)
         vsd_probe_awaited(ctx);
     n += vsd_ops_drain(ctx);
     vsd_flush_done(ctx);
+    /* Nothing to do: the host waits.  MPI/Pro's waiting mode would sleep in
+     * the kernel now, so the next completion costs the interrupt and the
+     * wake-up (the user agent charges them).  We keep polling instead of
+     * sleeping here: the rank's other subdevices need their progress too,
+     * and whether the rank really sleeps is the multidevice's idle policy
+     * (on vsd_wait_fd). */
+    if (n == 0 && ctx->block)
+        vipl_cq_wait_begin(ctx->cq);
     return n;
+}
+
+uint64_t vsd_wakeups(md_subdev_t *sd)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    return ctx != NULL && ctx->cq != NULL ? vipl_cq_wakeups(ctx->cq) : 0;
 }

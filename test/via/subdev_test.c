@@ -4,7 +4,7 @@
  * synchronous sends, system messages small and large, ANY_SOURCE in
  * posting order, held arrivals, credits under a flood of unexpected
  * messages, all-to-all with two ranks per node, sends to oneself, a lost
- * peer. */
+ * peer, the completion modes (poll, block: MPI/Pro's waiting mode). */
 #include "config.h"
 
 #include <criterion/criterion.h>
@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "via_harness.h"
+#include "via_impl.h"
+
+MD_LOAD_DEVICE_PTR(via);
 
 TestSuite(subdev, .timeout = 120);
 
@@ -482,6 +485,84 @@ Test(subdev, an_idle_rank_sleeps_on_wait_fd_until_a_message_arrives)
 {
     vh_job_t j = { .n = 2, .node_of = { 0, 1 } };
     cr_assert_eq(vh_run(&j, rank_wait_fd), 0);
+}
+
+/* Rank 1 looks for a message before rank 0 may send it (the barrier), so
+ * the arrival is one it waited for; then the ping-pongs of every size.
+ * 0: as the mode expects (block: woken at least once, poll: never). */
+static int rank_completion_mode(vh_rank_t *r)
+{
+    int block = strcmp(r->job->params[0].value, "block") == 0, v = 0, rc;
+    md_request_t q, s;
+
+    if (r->rank == 1) {
+        int k = 0;
+        vh_recv(r, &q, 0, 9, &v, sizeof(v));
+        while (r->ops.progress(&r->sd) != 0 && ++k < 1000)
+            ;                              /* until it finds nothing to do */
+        if (k == 1000 || atomic_load(&q.complete))
+            return 10;                     /* the message cannot be here yet */
+        vh_barrier(r);
+        if (vh_wait(r, &q, 20000) != MD_OK || v != 42)
+            return 11;
+        if ((vsd_wakeups(&r->sd) >= 1) != block)
+            return 12;
+    } else {
+        vh_barrier(r);
+        v = 42;
+        if (vh_send(r, &s, 1, 9, &v, sizeof(v), 0) != MD_OK || vh_wait(r, &s, 20000) != MD_OK)
+            return 13;
+    }
+    if ((rc = rank_pingpong(r)) != 0)
+        return rc;
+    return block || vsd_wakeups(&r->sd) == 0 ? 0 : 14;
+}
+
+Test(subdev, blocking_completion_counts_wakeups_and_moves_every_byte)
+{
+    /* no timing model: the wake-ups are counted, not charged */
+    vh_job_t j = { .n = 2, .node_of = { 0, 1 }, .params = { { "completion", "block" } },
+                   .nparams = 1 };
+    cr_assert_eq(vh_run(&j, rank_completion_mode), 0);
+}
+
+Test(subdev, polling_completion_is_never_woken)
+{
+    vh_job_t j = { .n = 2, .node_of = { 0, 1 }, .params = { { "completion", "poll" } },
+                   .nparams = 1 };
+    cr_assert_eq(vh_run(&j, rank_completion_mode), 0);
+}
+
+static void quiet_log(md_subdev_t *sd, int level, const char *fmt, ...)
+{
+    (void)sd, (void)level, (void)fmt;
+}
+
+/* init's answer to parameters that are refused before any NIC is opened. */
+static int init_status(const md_param_t *params, size_t n)
+{
+    md_subdev_ops_t ops;
+    md_sdi_host_t host = { .log = quiet_log };
+    md_subdev_t sd = { .ops = &ops, .host = &host };
+    int32_t node_of[1] = { 0 };
+    uint8_t serves[1] = { 0 }, card[MD_CARD_MAX];
+    size_t card_len = 0;
+    md_subdev_init_args_t a = { .world_rank = 0, .world_size = 1, .node_of_rank = node_of,
+                                .num_nodes = 1, .node_name = "n0", .job_id = "bad-param",
+                                .serves = serves, .params = params, .num_params = n };
+
+    cr_assert_eq(via_LoadDevicePtr(&ops), MD_OK);
+    return ops.init(&sd, &a, card, &card_len);
+}
+
+Test(subdev, completion_mode_must_be_poll_or_block)
+{
+    md_param_t bad = { "completion", "sleep" };
+    cr_assert_eq(init_status(&bad, 1), MD_ERR_CONFIG);
+    setenv("MULTIDEV_VIA_COMPLETION", "interrupt", 1);   /* the variable wins */
+    md_param_t good = { "completion", "block" };
+    cr_assert_eq(init_status(&good, 1), MD_ERR_CONFIG);
+    unsetenv("MULTIDEV_VIA_COMPLETION");
 }
 
 static int rank_lost_peer(vh_rank_t *r)
