@@ -35,6 +35,7 @@ int np_run(void *rank, int me, const np_ops_t *ops, const size_t *sizes, int n, 
     for (int i = 0; i < n; i++) {
         double best = 1e30, end = bench_now_us() + budget_ms * 1000.0;
         int reps = 0;
+        uint64_t ev0 = ops->events != NULL ? ops->events(rank) : 0;
         ops->barrier(rank);
         for (;;) {
             double t0 = bench_now_us();
@@ -53,6 +54,8 @@ int np_run(void *rank, int me, const np_ops_t *ops, const size_t *sizes, int n, 
         }
         if (me == 0)
             shared[i] = best;
+        if (ops->events != NULL && (me == 0 || me == 1))
+            shared[(2 + me) * n + i] = (double)(ops->events(rank) - ev0) / reps;
     }
     free(buf);
     return 0;

@@ -8,15 +8,19 @@
 #include <stdint.h>
 
 typedef struct np_ops {
-    int  (*round_trip)(void *rank, uint8_t *buf, size_t n);   /* 0: done */
-    void (*barrier)(void *rank);
+    int      (*round_trip)(void *rank, uint8_t *buf, size_t n);   /* 0: done */
+    void     (*barrier)(void *rank);
+    /* optional: a running count of some event of the rank (e.g. wake-ups),
+     * reported per round trip */
+    uint64_t (*events)(void *rank);
 } np_ops_t;
 
 /* Shared doubles np_run needs for n sizes (mapped before the fork). */
-static inline size_t np_shared_len(int n) { return 2 * (size_t)n * sizeof(double); }
+static inline size_t np_shared_len(int n) { return 4 * (size_t)n * sizeof(double); }
 
 /* Both ranks call it; rank 0 decides when a size has had its time and
- * leaves the smallest round trip of size i in shared[i]. */
+ * leaves the smallest round trip of size i in shared[i]; with ops->events,
+ * rank r leaves its events per round trip of size i in shared[(2 + r) n + i]. */
 int np_run(void *rank, int me, const np_ops_t *ops, const size_t *sizes, int n, int budget_ms,
            volatile double *shared);
 

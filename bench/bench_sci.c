@@ -110,7 +110,7 @@ static void sj_barrier_op(void *r)
 
 static int rank_netpipe(sj_rank_t *r)
 {
-    static const np_ops_t ops = { sj_round_trip, sj_barrier_op };
+    static const np_ops_t ops = { .round_trip = sj_round_trip, .barrier = sj_barrier_op };
 
     if (g_o->pin)
         bench_pin(r->rank);

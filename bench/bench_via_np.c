@@ -3,11 +3,13 @@
  * models (P6 Fig. 3: SCI ahead up to about 16 KB, VIA ahead above). */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "bench_netpipe.h"
 #include "sci_bench.h"
 #include "via_harness.h"
+#include "via_impl.h"
 
 static const size_t *v_sizes;
 static int v_n, v_budget_ms, v_pin;
@@ -36,19 +38,26 @@ static void via_barrier(void *r)
     vh_barrier(r);
 }
 
+static uint64_t via_wakeups(void *r)
+{
+    return vsd_wakeups(&((vh_rank_t *)r)->sd);
+}
+
 static int via_rank(vh_rank_t *r)
 {
-    static const np_ops_t ops = { via_round_trip, via_barrier };
+    static const np_ops_t ops = { .round_trip = via_round_trip, .barrier = via_barrier,
+                                  .events = via_wakeups };
 
     if (v_pin)
         bench_pin(r->rank);
     return np_run(r, r->rank, &ops, v_sizes, v_n, v_budget_ms, v_out) ? 1 : 0;
 }
 
-int bench_via_netpipe(const bench_opts_t *o, const char *timing, const size_t *sizes, int n,
-                      int budget_ms, double *rtt_us)
+int bench_via_netpipe(const bench_opts_t *o, const via_np_opts_t *vo, const size_t *sizes, int n,
+                      int budget_ms, double *rtt_us, double *wakeups)
 {
     vh_job_t j = { .n = 2, .node_of = { 0, 1 }, .timeout_s = 1200, .job = "bench-via-np" };
+    char eager[32];
 
     v_sizes = sizes;
     v_n = n;
@@ -56,10 +65,19 @@ int bench_via_netpipe(const bench_opts_t *o, const char *timing, const size_t *s
     v_pin = o->pin;
     if ((v_out = bench_shared(np_shared_len(n))) == NULL)
         return -1;
-    if (timing != NULL)
-        j.params[j.nparams++] = (md_param_t){ "timing", timing };
+    if (vo->timing != NULL)
+        j.params[j.nparams++] = (md_param_t){ "timing", vo->timing };
+    if (vo->completion != NULL)
+        j.params[j.nparams++] = (md_param_t){ "completion", vo->completion };
+    if (vo->eager_limit != 0) {
+        snprintf(eager, sizeof(eager), "%zu", vo->eager_limit);
+        j.params[j.nparams++] = (md_param_t){ "eager_limit", eager };
+    }
     if (vh_run(&j, via_rank) != 0)
         return -1;
     memcpy(rtt_us, v_out, (size_t)n * sizeof(double));
+    /* both ranks' wake-ups per round trip */
+    for (int i = 0; wakeups != NULL && i < n; i++)
+        wakeups[i] = v_out[2 * n + i] + v_out[3 * n + i];
     return 0;
 }

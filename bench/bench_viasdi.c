@@ -108,7 +108,8 @@ static int sdi_rank(vh_rank_t *r)
     return 0;
 }
 
-int bench_via_sdi(const bench_opts_t *o, const char *timing, int netpipe, via_sdi_result_t *res)
+int bench_via_sdi(const bench_opts_t *o, const char *timing, const char *completion, int netpipe,
+                  via_sdi_result_t *res)
 {
     /* pinned before init: each node's nicd starts on its rank's CPU */
     vh_job_t j = { .n = 2, .node_of = { 0, 1 }, .timeout_s = 900, .job = "bench-via",
@@ -120,6 +121,8 @@ int bench_via_sdi(const bench_opts_t *o, const char *timing, int netpipe, via_sd
         return -1;
     if (timing != NULL)
         j.params[j.nparams++] = (md_param_t){ "timing", timing };
+    if (completion != NULL)
+        j.params[j.nparams++] = (md_param_t){ "completion", completion };
     if (vh_run(&j, sdi_rank) != 0)
         return -1;
     res->half_rtt_us = g_out[0];

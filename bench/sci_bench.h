@@ -16,8 +16,15 @@ int bench_sci(const bench_opts_t *o, const char *timing, bench_result_t *r);
 int bench_sci_netpipe(const bench_opts_t *o, const char *timing, const size_t *sizes, int n,
                       int budget_ms, double *rtt_us);
 
-/* The same sweep over subdev-via (its timing profile, e.g. "clan"). */
-int bench_via_netpipe(const bench_opts_t *o, const char *timing, const size_t *sizes, int n,
-                      int budget_ms, double *rtt_us);
+/* The same sweep over subdev-via: its timing profile (e.g. "clan"), its
+ * completion mode ("poll", "block"; NULL: the default) and switch point (0:
+ * the default).  wakeups[i] (if not NULL): completions both ranks were
+ * woken for per round trip of sizes[i]. */
+typedef struct via_np_opts {
+    const char *timing, *completion;
+    size_t      eager_limit;
+} via_np_opts_t;
+int bench_via_netpipe(const bench_opts_t *o, const via_np_opts_t *vo, const size_t *sizes, int n,
+                      int budget_ms, double *rtt_us, double *wakeups);
 
 #endif /* SCI_BENCH_H */

@@ -3,16 +3,22 @@
  *
  *   sci_vs_udp [--iters N] [--lat-size B] [--bw-size B] [--bw-total B]
  *              [--window W] [--no-pin] [--timing] [--timing-only]
- *              [--budget-ms MS] [--via] [--via-curve FILE] [--rt]
+ *              [--budget-ms MS] [--via] [--via-completion poll|block]
+ *              [--via-eager B] [--via-curve FILE] [--rt]
  *
  * Part 1 (timing model off): ping-pong latency (round trip / 2) and
  * streaming bandwidth of subdev-sci beside raw UDP between two processes,
  * and the ratios against the goals (latency <= 1.5x, bandwidth >= 0.8x).
  * Part 2 (--timing): the D310 profile (component costs only), NetPIPE's
  * smallest round trip per size; the MPI latency and peak bandwidth that
- * come out, beside P6's 8 us and 76 MB/s.  With --via-curve (lines "size
- * MB/s", the VIA timing model's NetPIPE curve, e.g. from bench/via-vs-udp)
- * also SCI against VIA per size and where VIA overtakes (P6: 16 KB).
+ * come out, beside P6's 8 us and 76 MB/s.  With --via the same sweep over
+ * subdev-via with the clan model, run as P6 ran MPI/Pro: blocking
+ * completion (--via-completion, default block) and the subdevice's switch
+ * point (--via-eager, default 8 KB, P6's better value; MPI/Pro's default
+ * was 4 KB); its latency and peak beside P6's 65 us and 93.5 MB/s, SCI
+ * against VIA per size, the wake-ups per VIA round trip, and where VIA
+ * overtakes (P6: 16 KB; verdict: within a factor of two).  --via-curve
+ * FILE (lines "size MB/s") compares against a curve from a file instead.
  * Each rank and its node's nicd share one CPU unless --no-pin; --rt runs
  * every process of the run at SCHED_FIFO (for a machine other work keeps
  * busy). */
@@ -62,21 +68,26 @@ static int read_curve(const char *path, size_t *sz, double *mbs, int max)
     return n;
 }
 
-/* SCI against VIA per size; where VIA overtakes. */
+/* SCI against VIA per size; where VIA overtakes.  vwake (or NULL): the
+ * wake-ups per VIA round trip. */
 static int compare_via(const size_t *sz, const double *sci_mbs, int n, const size_t *vsz,
-                       const double *vmbs, int vn, const char *what)
+                       const double *vmbs, const double *vwake, int vn, const char *what)
 {
     size_t last_ahead = 0, first_behind = 0;
     int fails = 0;
 
     printf("# SCI (D310 model) against VIA (%s), NetPIPE bandwidth\n", what);
-    printf("%10s %12s %12s %10s\n", "size B", "SCI MB/s", "VIA MB/s", "SCI/VIA");
+    printf("%10s %12s %12s %10s %s\n", "size B", "SCI MB/s", "VIA MB/s", "SCI/VIA",
+           vwake != NULL ? "  VIA wake-ups per round trip" : "");
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < vn; k++) {
             if (vsz[k] != sz[i])
                 continue;
             double r = sci_mbs[i] / vmbs[k];
-            printf("%10zu %12.2f %12.2f %10.2f\n", sz[i], sci_mbs[i], vmbs[k], r);
+            printf("%10zu %12.2f %12.2f %10.2f", sz[i], sci_mbs[i], vmbs[k], r);
+            if (vwake != NULL)
+                printf("  %8.2f", vwake[k]);
+            printf("\n");
             if (r > 1.0)
                 last_ahead = sz[i];
             else if (first_behind == 0 || sz[i] < first_behind)
@@ -93,7 +104,38 @@ static int compare_via(const size_t *sz, const double *sci_mbs, int n, const siz
     return fails;
 }
 
-static int part_timing(const bench_opts_t *o, int budget_ms, int via, const char *via_curve)
+/* The VIA side: subdev-via with the clan model, run as MPI/Pro ran it
+ * (completion=block unless vo says otherwise); its latency and peak beside
+ * P6's, then SCI against it. */
+static int sci_against_via(const bench_opts_t *o, const via_np_opts_t *vo, const size_t *sz,
+                           const double *mbs, int n, int budget_ms)
+{
+    double vrtt[MAXSZ], vmbs[MAXSZ], vwake[MAXSZ], vpeak = 0;
+    size_t vpeak_at = 0;
+    char what[160];
+
+    if (bench_via_netpipe(o, vo, sz, n, budget_ms, vrtt, vwake)) {
+        fprintf(stderr, "sci_vs_udp: the VIA run failed\n");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        vmbs[i] = sz[i] / (vrtt[i] / 2);
+        if (vmbs[i] > vpeak) {
+            vpeak = vmbs[i];
+            vpeak_at = sz[i];
+        }
+    }
+    snprintf(what, sizeof(what), "subdev-via, %s timing model, completion=%s, eager_limit=%zu",
+             vo->timing, vo->completion, vo->eager_limit ? vo->eager_limit : (size_t)8192);
+    printf("VIA MPI latency  %8.2f us   P6: 65 us (MPI/Pro, blocking)  ratio %.2f\n", vrtt[0] / 2,
+           vrtt[0] / 2 / 65.0);
+    printf("VIA peak         %8.2f MB/s P6: 93.5 MB/s  ratio %.2f  (at %zu B)\n", vpeak,
+           vpeak / 93.5, vpeak_at);
+    return compare_via(sz, mbs, n, sz, vmbs, vwake, n, what);
+}
+
+static int part_timing(const bench_opts_t *o, int budget_ms, const via_np_opts_t *via,
+                       const char *via_curve)
 {
     size_t sz[MAXSZ], vsz[MAXSZ];
     double rtt[MAXSZ], mbs[MAXSZ], vmbs[MAXSZ], peak = 0;
@@ -123,25 +165,18 @@ static int part_timing(const bench_opts_t *o, int budget_ms, int via, const char
            peak / 76.0, fabs(peak / 76.0 - 1) <= 0.15 ? "near" : "NOT near", peak_at);
     fails += fabs(lat / 8.0 - 1) > 0.25;
     fails += fabs(peak / 76.0 - 1) > 0.15;
-    if (via) {
-        double vrtt[MAXSZ];
-        if (bench_via_netpipe(o, "clan", sz, n, budget_ms, vrtt)) {
-            fprintf(stderr, "sci_vs_udp: the VIA run failed\n");
+    if (via != NULL) {
+        int rc = sci_against_via(o, via, sz, mbs, n, budget_ms);
+        if (rc < 0)
             return -1;
-        }
-        for (int i = 0; i < n; i++) {
-            vsz[i] = sz[i];
-            vmbs[i] = sz[i] / (vrtt[i] / 2);
-        }
-        printf("VIA (clan model) latency %.2f us (P6: 65 us)\n", vrtt[0] / 2);
-        fails += compare_via(sz, mbs, n, vsz, vmbs, n, "subdev-via, clan timing model");
+        fails += rc;
     } else if (via_curve != NULL) {
         int vn = read_curve(via_curve, vsz, vmbs, MAXSZ);
         if (vn <= 0) {
             fprintf(stderr, "sci_vs_udp: no VIA curve in %s\n", via_curve);
             return -1;
         }
-        fails += compare_via(sz, mbs, n, vsz, vmbs, vn, via_curve);
+        fails += compare_via(sz, mbs, n, vsz, vmbs, NULL, vn, via_curve);
     }
     return fails;
 }
@@ -154,8 +189,11 @@ int main(int argc, char **argv)
         { "window", required_argument, 0, 'w' }, { "no-pin", no_argument, 0, 'n' },
         { "timing", no_argument, 0, 'T' }, { "timing-only", no_argument, 0, 'O' },
         { "budget-ms", required_argument, 0, 'B' }, { "via-curve", required_argument, 0, 'V' },
-        { "rt", no_argument, 0, 'R' }, { "via", no_argument, 0, 'v' }, { 0, 0, 0, 0 }
+        { "rt", no_argument, 0, 'R' }, { "via", no_argument, 0, 'v' },
+        { "via-completion", required_argument, 0, 'C' }, { "via-eager", required_argument, 0, 'E' },
+        { 0, 0, 0, 0 }
     };
+    via_np_opts_t vo = { .timing = "clan", .completion = "block" };
     bench_opts_t o = { .iters = 20000, .lat_size = 8, .bw_size = 65536, .bw_total = 256 << 20,
                        .window = 16, .dgram = 8192, .pin = 1 };
     int timing = 0, timing_only = 0, budget = 300, c, fails = 0, rc, via = 0;
@@ -174,6 +212,8 @@ int main(int argc, char **argv)
         case 'B': budget = atoi(optarg); break;
         case 'V': via_curve = optarg; timing = 1; break;
         case 'v': via = 1; timing = 1; break;
+        case 'C': vo.completion = optarg; break;
+        case 'E': vo.eager_limit = strtoul(optarg, NULL, 0); break;
         case 'R': bench_rt("sci_vs_udp"); break;
         default: return 2;
         }
@@ -184,7 +224,7 @@ int main(int argc, char **argv)
         fails += rc;
     }
     if (timing) {
-        if ((rc = part_timing(&o, budget, via, via_curve)) < 0)
+        if ((rc = part_timing(&o, budget, via ? &vo : NULL, via_curve)) < 0)
             return 1;
         fails += rc;
     }

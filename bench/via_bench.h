@@ -24,6 +24,8 @@ typedef struct via_sdi_result {
     double half_rtt_us, bw_MBs, peak_MBs;
     size_t peak_size;
 } via_sdi_result_t;
-int bench_via_sdi(const bench_opts_t *o, const char *timing, int netpipe, via_sdi_result_t *r);
+/* completion: subdev-via's completion mode ("poll", "block"; NULL: default) */
+int bench_via_sdi(const bench_opts_t *o, const char *timing, const char *completion, int netpipe,
+                  via_sdi_result_t *r);
 
 #endif /* VIA_BENCH_H */
