@@ -4,14 +4,16 @@
  *   sci_vs_udp [--iters N] [--lat-size B] [--bw-size B] [--bw-total B]
  *              [--window W] [--no-pin] [--timing] [--timing-only]
  *              [--budget-ms MS] [--via] [--via-completion poll|block]
- *              [--via-eager B] [--via-curve FILE] [--rt]
+ *              [--via-eager B] [--via-curve FILE] [--floor] [--rt]
  *
  * Part 1 (timing model off): ping-pong latency (round trip / 2) and
  * streaming bandwidth of subdev-sci beside raw UDP between two processes,
  * and the ratios against the goals (latency <= 1.5x, bandwidth >= 0.8x).
  * Part 2 (--timing): the D310 profile (component costs only), NetPIPE's
  * smallest round trip per size; the MPI latency and peak bandwidth that
- * come out, beside P6's 8 us and 76 MB/s.  With --via the same sweep over
+ * come out, beside P6's 8 us and 76 MB/s; --floor first runs the same sweep
+ * with the model off, the emulation's own latency per size, which the model
+ * can hide only where it is shorter.  With --via the same sweep over
  * subdev-via with the clan model, run as P6 ran MPI/Pro: blocking
  * completion (--via-completion, default block) and the subdevice's switch
  * point (--via-eager, default 8 KB, P6's better value; MPI/Pro's default
@@ -135,13 +137,19 @@ static int sci_against_via(const bench_opts_t *o, const via_np_opts_t *vo, const
 }
 
 static int part_timing(const bench_opts_t *o, int budget_ms, const via_np_opts_t *via,
-                       const char *via_curve)
+                       const char *via_curve, int emu_floor)
 {
     size_t sz[MAXSZ], vsz[MAXSZ];
-    double rtt[MAXSZ], mbs[MAXSZ], vmbs[MAXSZ], peak = 0;
+    double rtt[MAXSZ], off[MAXSZ], mbs[MAXSZ], vmbs[MAXSZ], peak = 0;
     size_t peak_at = 0;
     int n = np_sizes(sz, MAXSZ), fails = 0;
 
+    /* the emulation alone, same placement: the model can hide it only where
+     * it is shorter */
+    if (emu_floor && bench_sci_netpipe(o, NULL, sz, n, budget_ms, off)) {
+        fprintf(stderr, "sci_vs_udp: the run with the model off failed\n");
+        return -1;
+    }
     if (bench_sci_netpipe(o, "d310", sz, n, budget_ms, rtt)) {
         fprintf(stderr, "sci_vs_udp: the timing-model run failed\n");
         return -1;
@@ -149,15 +157,21 @@ static int part_timing(const bench_opts_t *o, int budget_ms, const via_np_opts_t
     printf("# D310 timing model (component costs only: PIO 780 ns per 64-byte transaction, "
            "link 500 MB/s, bridge 670 ns per packet, DMA 50 MB/s + 2 us); NetPIPE: smallest "
            "round trip in %d ms per size\n", budget_ms);
-    printf("%10s %14s %12s\n", "size B", "latency us", "MB/s");
+    printf("%10s %14s %12s%s\n", "size B", "latency us", "MB/s",
+           emu_floor ? "  model off: latency us" : "");
     for (int i = 0; i < n; i++) {
         mbs[i] = sz[i] / (rtt[i] / 2);
         if (mbs[i] > peak) {
             peak = mbs[i];
             peak_at = sz[i];
         }
-        printf("%10zu %14.2f %12.2f\n", sz[i], rtt[i] / 2, mbs[i]);
+        printf("%10zu %14.2f %12.2f", sz[i], rtt[i] / 2, mbs[i]);
+        if (emu_floor)
+            printf("  %22.2f", off[i] / 2);
+        printf("\n");
     }
+    if (emu_floor)
+        printf("emulation alone (model off), 1 B: %.2f us\n", off[0] / 2);
     double lat = rtt[0] / 2;
     printf("SCI MPI latency  %8.2f us   P6: 8 us     ratio %.2f  %s\n", lat, lat / 8.0,
            fabs(lat / 8.0 - 1) <= 0.25 ? "near" : "NOT near");
@@ -191,12 +205,12 @@ int main(int argc, char **argv)
         { "budget-ms", required_argument, 0, 'B' }, { "via-curve", required_argument, 0, 'V' },
         { "rt", no_argument, 0, 'R' }, { "via", no_argument, 0, 'v' },
         { "via-completion", required_argument, 0, 'C' }, { "via-eager", required_argument, 0, 'E' },
-        { 0, 0, 0, 0 }
+        { "floor", no_argument, 0, 'F' }, { 0, 0, 0, 0 }
     };
     via_np_opts_t vo = { .timing = "clan", .completion = "block" };
     bench_opts_t o = { .iters = 20000, .lat_size = 8, .bw_size = 65536, .bw_total = 256 << 20,
                        .window = 16, .dgram = 8192, .pin = 1 };
-    int timing = 0, timing_only = 0, budget = 300, c, fails = 0, rc, via = 0;
+    int timing = 0, timing_only = 0, budget = 300, c, fails = 0, rc, via = 0, emu_floor = 0;
     const char *via_curve = NULL;
 
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -214,6 +228,7 @@ int main(int argc, char **argv)
         case 'v': via = 1; timing = 1; break;
         case 'C': vo.completion = optarg; break;
         case 'E': vo.eager_limit = strtoul(optarg, NULL, 0); break;
+        case 'F': emu_floor = 1; break;
         case 'R': bench_rt("sci_vs_udp"); break;
         default: return 2;
         }
@@ -224,7 +239,7 @@ int main(int argc, char **argv)
         fails += rc;
     }
     if (timing) {
-        if ((rc = part_timing(&o, budget, via ? &vo : NULL, via_curve)) < 0)
+        if ((rc = part_timing(&o, budget, via ? &vo : NULL, via_curve, emu_floor)) < 0)
             return 1;
         fails += rc;
     }

@@ -155,20 +155,40 @@ int sci_set_timing(sci_dev_t *dev, const sci_timing_t *t)
 
 /* --- fast path --- */
 
-/* Timing model: the CPU is busy for the PIO writes (P2 §II.A). */
-static void pio_spin(const sci_timing_t *t, uint64_t addr, uint64_t len)
+static uint64_t host_now_ns(void)
 {
     struct timespec ts;
-    uint64_t now, end;
-    uint64_t txns = len ? (addr + len - 1) / SCI_TXN - addr / SCI_TXN + 1 : 1;
-
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-    end = now + txns * t->pio_ns_per_txn;
-    while (now < end) {
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Timing model: when the CPU that began writing a store of len bytes to
+ * addr at t0 has written its last 64-byte transaction (P2 §II.A). */
+static uint64_t pio_done_ns(const sci_timing_t *t, uint64_t t0, uint64_t addr, uint64_t len)
+{
+    uint64_t txns = len ? (addr + len - 1) / SCI_TXN - addr / SCI_TXN + 1 : 1;
+    return t0 + txns * t->pio_ns_per_txn;
+}
+
+/* The CPU is busy with its PIO writes until `until`: an in-process
+ * firmware gets this CPU's turns meanwhile, so the bridge's work (and the
+ * emulation's hand-off to the wire) happens inside the modelled writes
+ * instead of after them. */
+static void pio_wait(sci_dev_t *dev, uint64_t until)
+{
+    while (host_now_ns() < until) {
+        if (nic_host_lend(dev->nic) < 0) {
+            while (host_now_ns() < until)
+                ;   /* the firmware runs elsewhere (nicd): just the stall */
+            return;
+        }
     }
+}
+
+void sci_pio_settle(sci_dev_t *dev)
+{
+    if (dev->timing.enabled)
+        pio_wait(dev, dev->pio_until);
 }
 
 uint32_t sci_window_space(sci_dev_t *dev)
@@ -226,12 +246,21 @@ static int sq_request(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local
 {
     nic_ring_t *r = &dev->ep->sq;
     uint32_t nslots = sci_sqe_slots(op, len), idx = r->local, at = 0;
+    int timed = dev->timing.enabled && op == SCI_OP_STORE;
+    uint64_t t0 = 0;
     sci_sqe_t *h;
 
     if (nslots > r->mask + 1)
         return NIC_ERR_INVALID;
     if (!sq_room(r, nslots))
         return NIC_ERR_NO_RESOURCE;
+    if (timed) {
+        /* the CPU begins this store's writes when the previous ones end */
+        uint64_t now = host_now_ns();
+        t0 = dev->pio_until > now ? dev->pio_until : now;
+    } else {
+        sci_pio_settle(dev);   /* the CPU posts it after its writes */
+    }
     h = (sci_sqe_t *)&r->slots[idx & r->mask];
     h->op = (uint8_t)op;
     h->flags = (uint8_t)flags;
@@ -244,9 +273,20 @@ static int sq_request(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local
         sq_put(r, h, idx, at, iov[i].iov_base, (uint32_t)iov[i].iov_len);
         at += (uint32_t)iov[i].iov_len;
     }
-    if (dev->timing.enabled && op == SCI_OP_STORE)
-        pio_spin(&dev->timing, addr, len);
+    uint64_t done = timed ? pio_done_ns(&dev->timing, t0, addr, len) : 0;
+    if (timed) {
+        h->local = done;   /* the firmware's ready time (sci_wire.h) */
+        dev->pio_until = done;
+        /* A firmware elsewhere (nicd) cannot use this CPU's stall: the
+         * store goes when written, as before the stamps, so that its frame
+         * seldom reaches the other bridge before it is due (a firmware
+         * that must wake for a due time on a busy core wakes late). */
+        if (dev->nic->inproc == NULL)
+            pio_wait(dev, done);
+    }
     sq_commit(dev, nslots);
+    if (timed)
+        pio_wait(dev, done - SCI_PIO_OWED_NS);   /* owe at most that much */
     return NIC_OK;
 }
 

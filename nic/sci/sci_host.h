@@ -30,6 +30,7 @@ typedef struct sci_dev {
     nic_host_t   *nic;        /* not owned */
     nic_ep_t     *ep;
     sci_timing_t  timing;     /* host-side costs (PIO writes) */
+    uint64_t      pio_until;  /* timing: the CPU's PIO writes end then */
 } sci_dev_t;
 
 /* An exported segment: remote bridges reach it at offset. */
@@ -83,6 +84,18 @@ int  sci_post(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local, uint64
 /* A hand-built packet (sci_pkt_hdr_t and its data) to node. */
 int  sci_manual(sci_dev_t *dev, sci_node_t node, const void *pkt, uint32_t len,
                 uint32_t flags, uint64_t cookie);
+/* Timing model: the CPU is busy with the PIO writes of its stores.  A
+ * store is stamped with when its last write ends (each store's writes begin
+ * when the previous store's end) and handed to the bridge at once; the CPU
+ * time is owed, not spent, up to SCI_PIO_OWED_NS (a store that would owe
+ * more waits inside the call).  sci_pio_settle pays what is owed: it waits
+ * until the writes end, lending the wait to an in-process firmware (its
+ * turns send the stores meanwhile).  Call it before anything that depends
+ * on the CPU having finished (the host's next poll of its memory for an
+ * answer); every other request (DMA, barrier, reads, interrupts) settles
+ * first itself. */
+#define SCI_PIO_OWED_NS 20000u
+void sci_pio_settle(sci_dev_t *dev);
 /* Entries free in the transmit window. */
 uint32_t sci_window_space(sci_dev_t *dev);
 /* 1 and *c: a completion; 0: none; < 0: the firmware is gone. */

@@ -60,7 +60,10 @@ typedef struct sci_sqe {
     uint64_t addr;        /* STORE, DMA, reads: downstream address;
                              INTR, MANUAL: node (sci_node_pack) */
     uint64_t local;       /* DMA, reads: local upstream address;
-                             INTR: number | data << 32 */
+                             INTR: number | data << 32;
+                             STORE with a timing model: when the host's
+                             last PIO write of it is done (CLOCK_MONOTONIC
+                             ns), the firmware's ready time */
     uint64_t cookie;      /* returned in the CQE */
     uint8_t  data[SCI_SQE_INLINE];   /* STORE, MANUAL: the first bytes;
                                         the rest fills the next entries */

@@ -197,6 +197,9 @@ int sci_progress(md_subdev_t *sd)
     sci_ctx_t *ctx = sd->priv;
     int n;
 
+    /* The timing model's PIO writes of our last stores end before we look
+     * for answers; an in-process firmware gets the wait's turns. */
+    sci_pio_settle(ctx->dev);
     nic_host_lend(ctx->nic);   /* an in-process firmware's turn, instead of a hand-off */
     n = sci_progress_inner(ctx);
     sci_flush_done(ctx);

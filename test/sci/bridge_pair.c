@@ -19,6 +19,17 @@ static uint64_t now_ms(void)
 
 int bp_start(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_fault_t *fault)
 {
+    return bp_start_full(bp, n, job_key, fault, 0);
+}
+
+int bp_start_opts(bridge_pair_t *bp, int n, int inproc)
+{
+    return bp_start_full(bp, n, NULL, NULL, inproc);
+}
+
+int bp_start_full(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_fault_t *fault,
+                  int inproc)
+{
     int rc;
 
     memset(bp, 0, sizeof(*bp));
@@ -40,9 +51,10 @@ int bp_start(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_fault_
             cfg.fault = *fault;
             cfg.fault.seed = fault->seed + (uint64_t)i * 104729;
         }
-        if ((rc = nic_fw_thread_start(&cfg, &bp->node[i].fw)) != NIC_OK)
+        if (!inproc && (rc = nic_fw_thread_start(&cfg, &bp->node[i].fw)) != NIC_OK)
             return rc;
-        nic_attach_opts_t o = { .node = name, .nic = "sci0", .rundir = bp->rundir };
+        nic_attach_opts_t o = { .node = name, .nic = "sci0", .pers = "sci",
+                                .rundir = bp->rundir, .inproc = inproc };
         if ((rc = nic_host_attach(&o, &bp->node[i].h)) != NIC_OK)
             return rc;
         if ((rc = sci_open(bp->node[i].h, job_key && job_key[i] ? job_key[i] : 1, 1024, 256,
@@ -59,7 +71,8 @@ void bp_stop(bridge_pair_t *bp)
     for (int i = 0; i < bp->n; i++) {
         sci_close(bp->node[i].dev);
         nic_host_detach(bp->node[i].h);
-        nic_fw_thread_stop(bp->node[i].fw);
+        if (bp->node[i].fw != NULL)
+            nic_fw_thread_stop(bp->node[i].fw);
     }
     snprintf(cmd, sizeof(cmd), "rm -rf %s", bp->rundir);
     if (system(cmd) != 0) {
