@@ -16,11 +16,13 @@ typedef struct np_ops {
 } np_ops_t;
 
 /* Shared doubles np_run needs for n sizes (mapped before the fork). */
-static inline size_t np_shared_len(int n) { return 4 * (size_t)n * sizeof(double); }
+static inline size_t np_shared_len(int n) { return 3 * (size_t)n * sizeof(double); }
 
-/* Both ranks call it; rank 0 decides when a size has had its time and
- * leaves the smallest round trip of size i in shared[i]; with ops->events,
- * rank r leaves its events per round trip of size i in shared[(2 + r) n + i]. */
+/* Both ranks call it; the round trips of a size run back to back (no
+ * barrier between them, as in NetPIPE); rank 0 decides when a size has had
+ * its time and leaves the smallest round trip of size i in shared[i]; with
+ * ops->events, rank r leaves its events per round trip of size i in
+ * shared[(1 + r) n + i]. */
 int np_run(void *rank, int me, const np_ops_t *ops, const size_t *sizes, int n, int budget_ms,
            volatile double *shared);
 

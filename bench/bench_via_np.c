@@ -78,6 +78,6 @@ int bench_via_netpipe(const bench_opts_t *o, const via_np_opts_t *vo, const size
     memcpy(rtt_us, v_out, (size_t)n * sizeof(double));
     /* both ranks' wake-ups per round trip */
     for (int i = 0; wakeups != NULL && i < n; i++)
-        wakeups[i] = v_out[2 * n + i] + v_out[3 * n + i];
+        wakeups[i] = v_out[n + i] + v_out[2 * n + i];
     return 0;
 }
