@@ -1,7 +1,8 @@
 /* bench_vi.c - the raw VI benchmark of P4 Table 1: two processes, each on
- * its own emulated node with its own VI firmware (nicd), one reliable
- * delivery VI between them, descriptors and buffers in memory shared with
- * the NIC.  Ping-pong by polling (VipRecvDone) and by blocking
+ * its own emulated node with its own VI firmware (in-process: each is its
+ * node's only process, and it lends the firmware its polling, as the
+ * subdevices do; doc/nic.md §1), one reliable delivery VI between them,
+ * descriptors and buffers in memory shared with the NIC.  Ping-pong by polling (VipRecvDone) and by blocking
  * (VipRecvWait); streaming with a window that the receiver's
  * acknowledgements keep below the receives it has posted. */
 #include "config.h"
@@ -67,6 +68,13 @@ static int post_send(vi_end_t *e, int slot, size_t len)
     return 0;
 }
 
+/* Nothing done yet: the firmware's turn on this CPU. */
+static void idle(vi_end_t *e)
+{
+    if (vipl_nic_lend(e->nic) < 0)
+        sched_yield();                   /* the firmware runs elsewhere */
+}
+
 static int recv_done(vi_end_t *e, int block, via_desc_t **d)
 {
     vipl_result_t r;
@@ -75,7 +83,7 @@ static int recv_done(vi_end_t *e, int block, via_desc_t **d)
     uint64_t spins = 0;
     while ((r = vipl_recv_done(e->vi, d)) == VIPL_NOT_DONE) {
         int rc;
-        sched_yield();                   /* the firmware may share this CPU */
+        idle(e);
         if (++spins % 4096 == 0 && (rc = vipl_nic_check(e->nic)) != 0) {
             fprintf(stderr, "bench_vi: the NIC: %d\n", rc);
             return -1;
@@ -162,7 +170,7 @@ static int stream(vi_end_t *e, int rank, const bench_opts_t *o, double *out)
             /* a send descriptor is reused only once it is done */
             if (sent >= WINDOW)
                 while (vipl_send_done(e->vi, &s) != VIPL_SUCCESS)
-                    sched_yield();
+                    idle(e);
             if (post_send(e, slot, o->bw_size))
                 return -1;
             slot = (slot + 1) % WINDOW;
@@ -176,7 +184,8 @@ static int stream(vi_end_t *e, int rank, const bench_opts_t *o, double *out)
     return 0;
 }
 
-static int vi_rank(int rank, vi_shared_t *sh, const bench_opts_t *o, const char *timing)
+static int vi_rank(int rank, vi_shared_t *sh, const bench_opts_t *o, const char *timing,
+                   int inproc)
 {
     char node[16];
     vi_end_t e = { .buf = o->bw_size > o->lat_size ? o->bw_size : o->lat_size };
@@ -186,9 +195,10 @@ static int vi_rank(int rank, vi_shared_t *sh, const bench_opts_t *o, const char 
     uint32_t disc = 0x76696221;
 
     if (o->pin)
-        bench_pin(rank);                 /* before the nicd starts: it inherits the CPU */
+        bench_pin(rank);                 /* before the firmware starts: it inherits the CPU */
     snprintf(node, sizeof(node), "n%d", rank);
-    vipl_nic_opts_t no = { .node = node, .nic = "via0", .job_key = 0xbe7c, .start = 1 };
+    vipl_nic_opts_t no = { .node = node, .nic = "via0", .job_key = 0xbe7c, .start = 1,
+                           .inproc = inproc };
     if (vipl_open_nic(&no, &e.nic) != VIPL_SUCCESS || vipl_create_ptag(e.nic, &ptag))
         return 10;
     if (timing != NULL && vipl_set_timing(e.nic, timing) != VIPL_SUCCESS)
@@ -245,7 +255,7 @@ static int vi_rank(int rank, vi_shared_t *sh, const bench_opts_t *o, const char 
     return 0;
 }
 
-int bench_vi(const bench_opts_t *o, const char *timing, vi_result_t *r)
+int bench_vi(const bench_opts_t *o, const char *timing, int inproc, vi_result_t *r)
 {
     vi_shared_t *sh = bench_shared(sizeof(*sh));
     pid_t pid[2];
@@ -256,7 +266,7 @@ int bench_vi(const bench_opts_t *o, const char *timing, vi_result_t *r)
     fflush(NULL);
     for (int i = 0; i < 2; i++)
         if ((pid[i] = fork()) == 0)
-            _exit(vi_rank(i, sh, o, timing));
+            _exit(vi_rank(i, sh, o, timing, inproc));
     for (int i = 0; i < 2; i++) {
         int st;
         waitpid(pid[i], &st, 0);

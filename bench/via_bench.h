@@ -11,11 +11,12 @@
 /* Raw VI (the VI user agent, no MPI layer): two processes on two emulated
  * nodes, a reliable VI between them, descriptors in NIC-shared memory.
  * Half round trip of lat_size bytes (polling, or blocking waits) and
- * streaming bandwidth of bw_size messages. */
+ * streaming bandwidth of bw_size messages.  inproc: each node's firmware
+ * a thread of its process, lent the polling (else nicd on the same CPU). */
 typedef struct vi_result {
     double half_rtt_us, half_rtt_block_us, bw_MBs;
 } vi_result_t;
-int bench_vi(const bench_opts_t *o, const char *timing, vi_result_t *r);
+int bench_vi(const bench_opts_t *o, const char *timing, int inproc, vi_result_t *r);
 
 /* subdev-via through its SDI ops (test/via's harness): ping-pong latency,
  * windowed streaming bandwidth, and NetPIPE's peak: the largest
