@@ -8,7 +8,7 @@
 #     emulated nodes (shm+myri, forwarding through a relay, sci/via split,
 #     the OSCAR cluster: test/mpi/emulated.sh),
 #   - MPICH's own test/mpi/pt2pt suite against our build (one node, and two
-#     emulated nodes) and Debian's MPICH,
+#     emulated nodes), with Debian's MPICH as the judge of any failure,
 #   - the fuzz targets for a bounded time.
 # Every step runs even if an earlier one failed; the summary at the end
 # says which failed, and the exit status is non-zero if any did.
@@ -44,10 +44,11 @@ install_build() {
 
 pt2pt_suite() {
   # MPICH's own suite on our build, on one node (shm) and with the ranks
-  # spread over two emulated nodes (shm + myri: two subdevices per rank),
-  # and on Debian's MPICH; every test that passes on stock MPICH must pass
-  # on both of ours (mpich/pt2pt-notes.txt says why any other fails).
-  "$MD_ROOT/mpich/run-pt2pt-suite.sh" --emulated --baseline \
+  # spread over two emulated nodes (shm + myri: two subdevices per rank);
+  # every test that passes on stock MPICH must pass on both of ours
+  # (mpich/pt2pt-notes.txt says why any other fails), so Debian's MPICH runs
+  # the tests that failed on ours, not the whole suite again.
+  "$MD_ROOT/mpich/run-pt2pt-suite.sh" --emulated --baseline-failures \
     --timeout "${MD_PT2PT_TIMEOUT:-180}"
 }
 
