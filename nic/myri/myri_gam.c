@@ -32,6 +32,8 @@ int myri_gam_open(nic_host_t *host, const myri_gam_params_t *p, myri_gam_t **g_p
     g->credits_init = p->credits;
     g->flush_threshold = p->reply_every ? p->reply_every : (p->credits / 4 ? p->credits / 4 : 1);
     g->flush_ns = p->flush_ns ? p->flush_ns : 20000;
+    g->lends = host->inproc != NULL;
+    g->yield_ns = g->turn_ns = 2000;
     g->sq_n = next_pow2(p->sq_entries ? p->sq_entries : 256);
     /* In-queue: each node's requests (credits) and replies to my requests
      * (at most credits), plus error reports for my out-queue. */
@@ -196,7 +198,7 @@ static int gam_post(myri_gam_t *g, int32_t dst, uint32_t op, unsigned handler,
      * another core), as the LANai runs beside the host CPU. */
     g->sq_stamp[idx] = ready;
     nic_ep_sq_post(g->ep);
-    gam_wait_until(ready);
+    gam_wait_until(g, ready);
     return NIC_OK;
 }
 
@@ -244,6 +246,16 @@ static void gam_owe(myri_gam_t *g, int32_t src, uint64_t now)
     }
 }
 
+/* A reply of its own that carries what this node is owed (the reply
+ * GAM sends when a request handler did not). */
+static int gam_pay_reply(myri_gam_t *g, int32_t src)
+{
+    if (gam_post(g, src, MYRI_OP_SHORT | MYRI_OP_REPLY, 0, NULL, NULL, 0) != NIC_OK)
+        return 0;
+    g->st.replies++;
+    return 1;
+}
+
 /* Pay owed credits in replies: a quarter of the credits owed, or old debt. */
 static void gam_pay(myri_gam_t *g, uint64_t now)
 {
@@ -252,8 +264,7 @@ static void gam_pay(myri_gam_t *g, uint64_t now)
         int32_t src = g->debtors[i];
         if (g->owed[src] == 0 ||
             ((g->owed[src] >= g->flush_threshold || now - g->owed_since[src] >= g->flush_ns) &&
-             gam_post(g, src, MYRI_OP_SHORT | MYRI_OP_REPLY, 0, NULL, NULL, 0) == NIC_OK &&
-             ++g->st.replies)) {
+             gam_pay_reply(g, src))) {
             g->listed[src] = 0;   /* paid (here or on a request) */
             continue;
         }
@@ -270,13 +281,13 @@ int myri_gam_poll(myri_gam_t *g, int max)
 
     for (;;) {
         uint64_t found;
-        if (n >= max || (slot = gam_poll_entry(g, &found)) == NULL)
+        if (n >= max || (slot = gam_poll_entry(g, n == 0, &found)) == NULL)
             break;
         const myri_desc_t *d = (const myri_desc_t *)slot;
         g->cur_valid = g->cq_stamp[nic_ring_index(&g->ep->cq)];
         g->cur_found = found;
         /* a valid entry costs its other 7 words and the write that frees it */
-        gam_wait_until(found + gam_dequeue_ns(g));
+        gam_wait_until(g, found + gam_dequeue_ns(g));
         if (d->op & MYRI_OP_ERROR) {
             g->st.errors++;
             /* the credit of a failed request will not come back */
@@ -300,6 +311,11 @@ int myri_gam_poll(myri_gam_t *g, int max)
                 if (h != 0 && h < MYRI_NUM_HANDLERS && g->handler[h] != NULL &&
                     (payload != NULL || d->len == 0))
                     g->handler[h](g, g->handler_arg[h], src, d, payload);
+                /* Enough owed (with reply_every 1: a request whose handler
+                 * did not reply): the reply leaves now, as GAM's did, not
+                 * after the rest of the in-queue is handled. */
+                if (!(d->op & MYRI_OP_REPLY) && g->owed[src] >= g->flush_threshold)
+                    gam_pay_reply(g, src);
             }
         }
         nic_ep_cq_release(g->ep);

@@ -57,6 +57,8 @@ typedef struct myri_gam_params {
 
 typedef struct myri_gam_stats {
     uint64_t requests, replies, handled, credit_waits, errors;
+    uint64_t stall_turns;        /* turns of an in-process firmware that did
+                                    work while the timing model stalled the host */
 } myri_gam_stats_t;
 
 int  myri_gam_open(nic_host_t *host, const myri_gam_params_t *p, myri_gam_t **g_p);
@@ -88,7 +90,10 @@ void myri_gam_host_work(myri_gam_t *g, uint64_t ns);
 /* Would a request to dst go out now? */
 int  myri_gam_can_request(myri_gam_t *g, int32_t dst);
 /* Run handlers for up to max arrivals, pay credits; returns the number of
- * arrivals, or a negative status if the NIC failed. */
+ * arrivals, or a negative status if the NIC failed.  With the node's
+ * firmware in this process (nic_attach_opts_t.inproc) it first lends the
+ * firmware a turn (nic_host_lend), and under the timing model the host's
+ * modelled stalls (PIO, copies, myri_gam_host_work) lend it turns too. */
 int  myri_gam_poll(myri_gam_t *g, int max);
 /* Inside a handler, under the timing model: when the message became valid
  * in the in-queue (the LCP's stamp; 0: at once) and when the host's poll

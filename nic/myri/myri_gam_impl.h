@@ -29,17 +29,24 @@ struct myri_gam {
                                            since then (0: it has not) */
     uint64_t           busy_until;      /* the last poll's read ends then */
     uint64_t           cur_valid, cur_found;   /* of the entry being handled */
+    int                lends;           /* the firmware runs in this process */
+    uint64_t           yield_ns;        /* running mean of a yield */
+    uint64_t           turn_ns;         /* running mean of a lent turn that did work */
     myri_gam_stats_t   st;
 };
 
 uint64_t gam_now_ns(void);
 /* The host is stalled until end (CLOCK_MONOTONIC ns; 0: not at all). */
-void gam_wait_until(uint64_t end);
+void gam_wait_until(myri_gam_t *g, uint64_t end);
+/* One turn for an in-process firmware; the events it handled (0 if the
+ * firmware runs elsewhere). */
+int gam_lend(myri_gam_t *g);
 /* When an out-queue entry with len bytes of payload, begun now, would be
  * complete in NIC SRAM (0 without the host timing). */
 uint64_t gam_post_ready(myri_gam_t *g, size_t len);
-/* The next in-queue entry the host's poll finds and when (*found), or NULL. */
-nic_entry_t *gam_poll_entry(myri_gam_t *g, uint64_t *found);
+/* The next in-queue entry the host's poll finds and when (*found), or NULL;
+ * with lend, an in-process firmware gets a turn during the poll's read. */
+nic_entry_t *gam_poll_entry(myri_gam_t *g, int lend, uint64_t *found);
 /* The rest of a valid entry's read, after the poll that found it. */
 uint64_t gam_dequeue_ns(const myri_gam_t *g);
 

@@ -20,22 +20,37 @@ uint64_t gam_now_ns(void)
 /* Timing model: the host is stalled (a PIO access, a copy) until the
  * deadline.  Costs are deadlines from when the host began the operation, so
  * a late turn here shortens the next wait of the same operation instead of
- * adding to it.  The host yields while the rest is longer than a yield
- * has been taking (another process's turn on this core: an emulated NIC's
- * loop turn is a few microseconds), so that an emulated processor sharing
- * the core runs meanwhile, as it would on its own; it spins the tail, so a
- * request's 2.5 us is kept exactly. */
-static uint64_t gam_yield_ns = 2000;     /* running mean of a yield, per process */
+ * adding to it.  Meanwhile the emulated LANai, which ran beside the host
+ * CPU, needs a processor: with the node's firmware in this process the
+ * host lends it turns while the rest is longer than a lent turn that did
+ * work has been taking (so the firmware's work overlaps the stall, as the
+ * LANai's overlapped the host's PIO, and a turn rarely outlasts it);
+ * otherwise it yields while the rest is longer than a yield has been
+ * taking (another process's turn on this core: an emulated NIC's loop turn
+ * is a few microseconds).  It spins the tail, so a request's 2.5 us is
+ * kept exactly. */
+int gam_lend(myri_gam_t *g)
+{
+    if (!g->lends)
+        return 0;
+    uint64_t t0 = gam_now_ns();
+    int events = nic_host_lend(g->ep->host);
+    if (events > 0)
+        g->turn_ns = (g->turn_ns * 7 + (gam_now_ns() - t0)) / 8;
+    return events;
+}
 
-void gam_wait_until(uint64_t end)
+void gam_wait_until(myri_gam_t *g, uint64_t end)
 {
     uint64_t now;
 
     while ((now = gam_now_ns()) < end) {
-        if (end - now > gam_yield_ns) {
+        if (g->lends) {
+            if (end - now > g->turn_ns && gam_lend(g) > 0)
+                g->st.stall_turns++;
+        } else if (end - now > g->yield_ns) {
             sched_yield();
-            uint64_t took = gam_now_ns() - now;
-            gam_yield_ns = (gam_yield_ns * 7 + took) / 8;
+            g->yield_ns = (g->yield_ns * 7 + (gam_now_ns() - now)) / 8;
         }
     }
 }
@@ -92,13 +107,17 @@ static uint64_t gam_start(myri_gam_t *g)
  * the model charges for the read.  Caveat: a caller that does its own work
  * between polls that find nothing is modelled as having polled throughout;
  * what it can gain so is at most one entry's read (under 6 us) per
- * message. */
-nic_entry_t *gam_poll_entry(myri_gam_t *g, uint64_t *found)
+ * message.  A turn lent to an in-process firmware runs inside the poll's
+ * read (it may bring the entry); its time hides in the read of an entry
+ * found valid. */
+nic_entry_t *gam_poll_entry(myri_gam_t *g, int lend, uint64_t *found)
 {
     uint64_t p = gam_poll_ns(g), now = gam_now_ns(), read_end, valid;
     nic_entry_t *slot;
 
     read_end = (now > g->busy_until ? now : g->busy_until) + p;
+    if (lend)
+        gam_lend(g);
     slot = nic_ep_cq_peek(g->ep);
     valid = slot != NULL ? g->cq_stamp[nic_ring_index(&g->ep->cq)] : 0;
     if (slot == NULL || valid > read_end) {
@@ -137,12 +156,12 @@ void myri_gam_host_copy(myri_gam_t *g, void *dst, const void *src, size_t len)
 {
     uint64_t end = g->t.mem_ns ? gam_start(g) + gam_copy_ns(g, len) : 0;
     memcpy(dst, src, len);
-    gam_wait_until(end);
+    gam_wait_until(g, end);
 }
 
 void myri_gam_host_work(myri_gam_t *g, uint64_t ns)
 {
-    gam_wait_until(gam_start(g) + ns);
+    gam_wait_until(g, gam_start(g) + ns);
 }
 
 void myri_gam_arrival(const myri_gam_t *g, uint64_t *valid_ns, uint64_t *found_ns)

@@ -208,8 +208,7 @@ int myri_progress(md_subdev_t *sd)
         return ctx->dead;
     }
     nic_ep_wake_disarm(myri_gam_ep(ctx->gam));
-    nic_host_lend(ctx->nic);   /* an in-process firmware's turn, instead of a hand-off */
-    n = myri_gam_poll(ctx->gam, 64);
+    n = myri_gam_poll(ctx->gam, 64);   /* lends an in-process firmware a turn first */
     if (n < 0) {
         ctx->dead = n;
         MYRI_LOG(ctx, 0, "myri: the NIC firmware of this node (%s) is gone: %s; every "

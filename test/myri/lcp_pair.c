@@ -24,8 +24,10 @@ int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
         char addr[64];
         snprintf(node, sizeof(node), "t%d", i);
         nic_attach_opts_t ao = { .node = node, .nic = "myri0", .pers = "myri",
-                                 .rundir = p->rundir, .start = o->nicd };
-        if (!o->nicd) {
+                                 .rundir = p->rundir, .start = o->nicd || o->inproc,
+                                 .inproc = o->inproc };
+        int own_thread = !o->nicd && !o->inproc;
+        if (own_thread) {
             nic_fw_config_defaults(&cfg);
             cfg.node = node;
             cfg.nic = "myri0";
@@ -38,7 +40,7 @@ int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
         }
         if ((rc = nic_host_attach(&ao, &p->node[i].h)) != NIC_OK)
             return rc;
-        if (!o->nicd) {
+        if (own_thread) {
             nic_fw_thread_addr(p->node[i].fw, addr, sizeof(addr));
             nic_addr_parse(addr, &p->node[i].addr);
         } else {
@@ -91,7 +93,7 @@ void lcp_pair_stop(lcp_pair_t *p)
 {
     for (int i = 0; i < p->n; i++) {
         myri_gam_close(p->node[i].g);
-        if (p->node[i].fw == NULL && p->node[i].h != NULL)
+        if (p->node[i].fw == NULL && p->node[i].h != NULL && p->node[i].h->inproc == NULL)
             nic_host_shutdown(p->node[i].h);   /* a nicd: do not let it linger */
         nic_host_detach(p->node[i].h);
         if (p->node[i].fw != NULL)

@@ -34,6 +34,8 @@ typedef struct lcp_pair {
 typedef struct lcp_pair_opts {
     int         n, topo;
     int         nicd;                    /* firmwares as nicd processes, not threads */
+    int         inproc;                  /* firmwares the hosts start in-process and
+                                            lend turns (nic_attach_opts_t.inproc) */
     uint32_t    credits;
     nic_fault_t fault;
     uint64_t    job_key[LCP_PAIR_MAX];   /* 0: 1 */

@@ -319,6 +319,35 @@ Test(credits, exhaustion_without_deadlock_or_drops, .timeout = 60)
     lcp_pair_stop(&p);
 }
 
+/* A request whose handler does not reply is answered (its credit paid)
+ * as soon as enough is owed, before the next arrival's handler runs, as
+ * GAM's automatic reply left; not after the whole in-queue. */
+static uint64_t replies_seen[2];
+static int quiet_calls;
+static void h_quiet(myri_gam_t *g, void *arg, int32_t src, const myri_desc_t *d, const void *p)
+{
+    if (quiet_calls < 2)
+        replies_seen[quiet_calls] = myri_gam_stats(g)->replies;
+    quiet_calls++;
+}
+
+Test(credits, an_unanswered_request_is_paid_before_the_next_handler, .timeout = 30)
+{
+    lcp_pair_t p;
+    lcp_pair_opts_t o = { .n = 2, .credits = 4 };   /* a reply per request owed */
+
+    cr_assert_eq(lcp_pair_start(&p, &o), 0);
+    myri_gam_set_handler(p.node[1].g, 7, h_quiet, NULL);
+    cr_assert_eq(myri_gam_request(p.node[0].g, 1, 7, NULL, NULL, 0), NIC_OK);
+    cr_assert_eq(myri_gam_request(p.node[0].g, 1, 7, NULL, NULL, 0), NIC_OK);
+    usleep(100000);   /* both in node 1's in-queue: one poll handles them */
+    cr_assert_eq(myri_gam_poll(p.node[1].g, 64), 2);
+    cr_assert_eq(replies_seen[0], 0);
+    cr_assert_eq(replies_seen[1], 1, "the first request was answered after the second's handler");
+    cr_assert_eq(myri_gam_stats(p.node[1].g)->replies, 2);
+    lcp_pair_stop(&p);
+}
+
 /* ------------------------------------------------------------------ */
 /* Protection                                                          */
 

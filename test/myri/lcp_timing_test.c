@@ -56,10 +56,15 @@ static void h_pong(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, co
     pongs++;
 }
 
+/* Where each node's firmware runs: a thread of the test, a nicd process,
+ * or in-process, lent turns by its host (nic_attach_opts_t.inproc). */
+enum { FW_THREAD, FW_NICD, FW_INPROC };
+
 /* Two nodes with the hplam model, node 1 answering pings from node 0. */
-static void start_timed(lcp_pair_t *p, uint32_t credits, int nicd, costs_t *c)
+static void start_timed(lcp_pair_t *p, uint32_t credits, int place, costs_t *c)
 {
-    lcp_pair_opts_t o = { .n = 2, .credits = credits, .nicd = nicd };
+    lcp_pair_opts_t o = { .n = 2, .credits = credits, .nicd = place == FW_NICD,
+                          .inproc = place == FW_INPROC };
 
     cr_assert_eq(lcp_pair_start(p, &o), 0);
     timing_on(p, c);
@@ -81,13 +86,12 @@ static void poll_for_pings(lcp_pair_t *p, int i, unsigned n)
  * component costs (each way: the request's PIO, the LCP's send and receive
  * threads, the link, and the rest of the entry read after the poll that
  * finds it the moment it is valid), whatever the load of the machine. */
-Test(timing, a_round_trip_costs_at_least_its_components, .timeout = 60)
+static void round_trips_cost_at_least_their_components(int place)
 {
     lcp_pair_t p;
     costs_t c;
 
-    cr_assert_eq(myri_timing_profile("nonesuch", NULL, NULL), -1);
-    start_timed(&p, 4, 0, &c);
+    start_timed(&p, 4, place, &c);
     const int n = 50;
     uint64_t t0 = nic_now_ns();
     for (int i = 0; i < n; i++) {
@@ -104,13 +108,26 @@ Test(timing, a_round_trip_costs_at_least_its_components, .timeout = 60)
     lcp_pair_stop(&p);
 }
 
+Test(timing, a_round_trip_costs_at_least_its_components, .timeout = 60)
+{
+    cr_assert_eq(myri_timing_profile("nonesuch", NULL, NULL), -1);
+    round_trips_cost_at_least_their_components(FW_THREAD);
+}
+
+/* The same with each node's firmware in its host's process: the turns a
+ * host lends it while the model stalls the host take nothing off. */
+Test(timing, an_in_process_round_trip_costs_at_least_its_components, .timeout = 60)
+{
+    round_trips_cost_at_least_their_components(FW_INPROC);
+}
+
 /* Back-to-back requests within the credits: each costs its PIO. */
 Test(timing, a_request_costs_at_least_its_pio, .timeout = 60)
 {
     lcp_pair_t p;
     costs_t c;
 
-    start_timed(&p, 8, 0, &c);
+    start_timed(&p, 8, FW_THREAD, &c);
     uint64_t t0 = nic_now_ns();
     for (int i = 0; i < 8; i++)
         cr_assert_eq(myri_gam_request(p.node[0].g, 1, 9, NULL, NULL, 0), NIC_OK);
@@ -129,7 +146,7 @@ Test(timing, a_late_pickup_hides_inside_the_model, .timeout = 60)
     lcp_pair_t p;
     costs_t c;
 
-    start_timed(&p, 4, 1, &c);
+    start_timed(&p, 4, FW_NICD, &c);
     pid_t fw = (pid_t)p.node[0].h->status->fw_pid;
     cr_assert_eq(kill(fw, SIGSTOP), 0);
     uint64_t t0 = nic_now_ns();
@@ -157,7 +174,7 @@ Test(timing, a_host_that_polled_all_along_finds_a_message_when_it_became_valid, 
     lcp_pair_t p;
     costs_t c;
 
-    start_timed(&p, 4, 0, &c);
+    start_timed(&p, 4, FW_THREAD, &c);
 
     cr_assert_eq(myri_gam_poll(p.node[1].g, 64), 0);    /* starts polling */
     cr_assert_eq(myri_gam_request(p.node[0].g, 1, 9, NULL, NULL, 0), NIC_OK);
@@ -176,5 +193,34 @@ Test(timing, a_host_that_polled_all_along_finds_a_message_when_it_became_valid, 
     t_poll = nic_now_ns();
     poll_for_pings(&p, 1, 2);
     cr_assert_geq(ping_found, t_poll, "work between polls counted as polling");
+    lcp_pair_stop(&p);
+}
+
+/* With the firmware in-process, a host the model stalls (here: host work
+ * after each request, which nothing else interrupts) lends the firmware
+ * turns meanwhile, as the LANai ran beside the stalled host CPU: the
+ * requests leave during the stalls, and the stalls still last their
+ * modelled time. */
+Test(timing, an_in_process_firmware_works_during_the_hosts_stalls, .timeout = 60)
+{
+    lcp_pair_t p;
+    costs_t c;
+    const int n = 20;
+    const uint64_t work_ns = 500 * 1000;
+
+    start_timed(&p, 32, FW_INPROC, &c);
+    myri_gam_t *g = p.node[0].g;
+    uint64_t t0 = nic_now_ns();
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(myri_gam_request(g, 1, 9, NULL, NULL, 0), NIC_OK);
+        myri_gam_host_work(g, work_ns);
+    }
+    uint64_t took = nic_now_ns() - t0;
+    cr_assert_geq(took, n * (c.enqueue + work_ns), "%d requests and stalls in %llu ns", n,
+                  (unsigned long long)took);
+    cr_assert_geq(myri_gam_stats(g)->stall_turns, (uint64_t)n / 2,
+                  "%llu turns did work during %d stalls",
+                  (unsigned long long)myri_gam_stats(g)->stall_turns, n);
+    poll_for_pings(&p, 1, n);
     lcp_pair_stop(&p);
 }
