@@ -19,7 +19,11 @@
  * Placement (2 CPUs for 2 hosts and 2 NICs): host i on CPU i, its NIC on
  * the other CPU (cross, the default) so that a host and its own LANai run
  * side by side as on the real machine, and a host shares its core with the
- * other node's NIC; or the NIC beside its host (--hplam-place co).
+ * other node's NIC; or the NIC beside its host (--hplam-place co); or
+ * each node's firmware as a thread of its host's process (--hplam-place
+ * inproc): the host lends it turns while it polls and while the model
+ * stalls it (PIO, copies, host work), the LANai's work overlapping the
+ * host's as on the real machine, with no process switch in a trip.
  *
  * Every GAM request gets its own reply, as in GAM.  The end-to-end numbers
  * come out of the component costs in nic/myri/myri_timing.c.  First, the
@@ -53,6 +57,7 @@ typedef struct hsh {
 
 static hsh_t *sh;
 static unsigned pongs, bulks;
+static int fw_inproc;   /* the node's firmware is a thread of this process */
 static uint8_t dest[MYRI_PAGE];
 
 static void h_ping(myri_gam_t *g, void *a, int32_t src, const myri_desc_t *d, const void *p)
@@ -97,10 +102,10 @@ static void barrier(int n)
 
 /* One poll; after an empty one the host yields, for the NIC that shares
  * its core (the model counts the time as polling, as the real host spun
- * on am_poll). */
+ * on am_poll); an in-process firmware runs inside the poll instead. */
 static void poll_once(myri_gam_t *g)
 {
-    if (myri_gam_poll(g, 16) == 0)
+    if (myri_gam_poll(g, 16) == 0 && !fw_inproc)
         sched_yield();
 }
 
@@ -146,11 +151,17 @@ static int hplam_rank(int rank, const bench_opts_t *o)
     if (o->pin)
         bench_pin(rank);
     snprintf(node, sizeof(node), "hplam%d", rank);
-    nic_attach_opts_t ao = { .node = node, .nic = "myri0", .pers = "myri", .start = 1 };
+    nic_attach_opts_t ao = { .node = node, .nic = "myri0", .pers = "myri", .start = 1,
+                             .inproc = o->hplam_place == HPLAM_PLACE_INPROC };
     if (nic_host_attach(&ao, &h) != NIC_OK)
         return 1;
-    if (o->pin)
-        /* the node's NIC on the other CPU (cross) or on its host's (co) */
+    fw_inproc = h->inproc != NULL;
+    if (ao.inproc && !fw_inproc) {
+        fprintf(stderr, "hplam: node %s: no in-process firmware\n", node);
+        return 1;
+    }
+    if (o->pin && !fw_inproc)
+        /* the node's nicd on the other CPU (cross) or on its host's (co) */
         bench_pin_pid((pid_t)h->status->fw_pid,
                       o->hplam_place == HPLAM_PLACE_CO ? rank : 1 - rank);
     myri_gam_params_t gp = { .job_key = 77, .my_vnn = rank, .num_vnn = 2, .credits = 4,

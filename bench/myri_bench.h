@@ -20,8 +20,9 @@ typedef struct bench_opts {
 
 /* HP-LAM placement on 2 CPUs, host i always on CPU i: each node's NIC on
  * the other CPU (cross: a host and its own NIC run side by side, as the
- * LANai beside the host CPU), or on its host's CPU (co). */
-enum { HPLAM_PLACE_CROSS = 0, HPLAM_PLACE_CO = 1 };
+ * LANai beside the host CPU), or on its host's CPU (co), or as a thread of
+ * its host's process that the host lends turns (inproc). */
+enum { HPLAM_PLACE_CROSS = 0, HPLAM_PLACE_CO = 1, HPLAM_PLACE_INPROC = 2 };
 
 typedef struct bench_result {
     double rtt_us;       /* round trip */

@@ -2,7 +2,7 @@
  *
  *   myri_vs_udp [--iters N] [--lat-size B] [--bw-size B] [--bw-total B]
  *               [--window W] [--no-pin] [--hplam] [--hplam-only]
- *               [--hplam-place cross|co] [--rt]
+ *               [--hplam-place cross|co|inproc] [--rt]
  *
  * Prints ping-pong latency (round trip / 2) and streaming bandwidth of
  * subdev-myri (timing model off) beside raw UDP between two processes, and
@@ -11,9 +11,10 @@
  * paper's figures (goal: within 15%), after the emulation's own round trip
  * with the model off.  Each rank and its node's nicd share one CPU (rank i
  * on CPU i) unless --no-pin; for HP-LAM each node's nicd runs on the other
- * CPU unless --hplam-place co (bench_hplam.c).  Every process polls and
- * yields: run it on an otherwise idle machine (the script warns), or with
- * --rt (every process at SCHED_FIFO) on a machine other work keeps busy. */
+ * CPU unless --hplam-place co, or in its host's process with --hplam-place
+ * inproc (bench_hplam.c).  Every process polls and yields: run it on an
+ * otherwise idle machine (the script warns), or with --rt (every process
+ * at SCHED_FIFO) on a machine other work keeps busy. */
 #include "config.h"
 
 #include <getopt.h>
@@ -50,11 +51,14 @@ int main(int argc, char **argv)
         case 'O': hplam = hplam_only = 1; break;
         case 'R': bench_rt("myri_vs_udp"); break;
         case 'P':
-            if (strcmp(optarg, "cross") != 0 && strcmp(optarg, "co") != 0) {
-                fprintf(stderr, "myri_vs_udp: --hplam-place cross|co\n");
+            if (strcmp(optarg, "cross") != 0 && strcmp(optarg, "co") != 0 &&
+                strcmp(optarg, "inproc") != 0) {
+                fprintf(stderr, "myri_vs_udp: --hplam-place cross|co|inproc\n");
                 return 2;
             }
-            o.hplam_place = strcmp(optarg, "co") == 0 ? HPLAM_PLACE_CO : HPLAM_PLACE_CROSS;
+            o.hplam_place = strcmp(optarg, "co") == 0       ? HPLAM_PLACE_CO
+                            : strcmp(optarg, "inproc") == 0 ? HPLAM_PLACE_INPROC
+                                                            : HPLAM_PLACE_CROSS;
             break;
         default: return 2;
         }
