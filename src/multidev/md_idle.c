@@ -108,6 +108,10 @@ void md_idle(md_t *md)
             sched_yield();
         return;
     }
+    if (!md_all_can_wait(md)) {
+        sched_yield();      /* a subdevice must be polled: arm nothing */
+        return;
+    }
     md_api_enter(md);
     all = md_wait_fds(md, fds, &nfds);
     md_api_leave(md);

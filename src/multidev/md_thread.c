@@ -62,6 +62,18 @@ int md_wait_fds(md_t *md, struct pollfd *fds, int *nfds)
     return all;
 }
 
+/* Whether every subdevice offers a wait descriptor at all (SCI does not:
+ * its arrivals are silent memory writes).  Asks nothing of them, so it
+ * arms nothing: a caller that cannot sleep anyway must not tell its
+ * in-process firmwares that it stopped lending them turns. */
+int md_all_can_wait(const md_t *md)
+{
+    for (int i = 0; i < md->devs.num; i++)
+        if (i != md->fwd_index && md->devs.subdevs[i].ops->wait_fd == NULL)
+            return 0;
+    return 1;
+}
+
 /* Sleeps until a descriptor is readable or the pause is over. */
 static void md_thread_idle(struct pollfd *fds, int nfds, int all_have_fds,
                            int *pause_us)
@@ -111,7 +123,7 @@ int md_thread_caller_wait(md_t *md, int timeout_ms)
      * sleeps on (a subdevice disarms when it polls): arm them again, or an
      * arrival would wake nobody.  A subdevice without one is polled by a
      * thread that naps between polls: then we had better poll too. */
-    if (!queued)
+    if (!queued && md_all_can_wait(md))
         can_sleep = md_wait_fds(md, fds, &nfds) && nfds > 0;
     md->thr.caller_waiting = can_sleep;
     pthread_mutex_unlock(&md->thr.lock);
@@ -136,14 +148,20 @@ static void *md_thread_main(void *arg)
 
     while (!atomic_load_explicit(&md->thr.stop, memory_order_acquire)) {
         struct pollfd fds[MD_MAX_SUBDEVS];
-        int events, nfds = 0, all_fds = 0;
+        int events, nfds = 0, all_fds = 0, yielding = 0;
 
         if (pthread_mutex_trylock(&md->thr.lock) != 0) {
             sched_yield();  /* the caller is progressing right now */
             continue;
         }
         events = md_progress_locked(md);
+        /* Traffic is flowing: the answer is likely close, yield.  Only a
+         * thread about to sleep arms the descriptors: arming tells an
+         * in-process firmware that nobody lends it turns any more (it
+         * takes its wire back), which would be wrong on every yield. */
         if (events == 0)
+            yielding = md->yield_ns > 0 && md_yield_window(&idle_since, md->yield_ns);
+        if (events == 0 && !yielding)
             all_fds = md_wait_fds(md, fds, &nfds);
         int wake = md->thr.caller_waiting && md_thread_caller_work(md);
         if (wake)
@@ -159,8 +177,8 @@ static void *md_thread_main(void *arg)
         if (events > 0) {
             pause_us = MD_THREAD_PAUSE_MIN_US;
             idle_since = 0;
-        } else if (md->yield_ns > 0 && md_yield_window(&idle_since, md->yield_ns)) {
-            sched_yield();  /* traffic is flowing: the answer is likely close */
+        } else if (yielding) {
+            sched_yield();
         } else {
             md_thread_idle(fds, nfds, all_fds, &pause_us);
         }

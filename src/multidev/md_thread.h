@@ -29,6 +29,8 @@ int  md_thread_setup(md_t *md);       /* decides, does not start */
 /* Arms and collects the subdevices' wait descriptors (caller holds the
  * lock when the thread runs); 1 if every subdevice has one. */
 int  md_wait_fds(md_t *md, struct pollfd *fds, int *nfds);
+/* 1 if every subdevice has a wait_fd op (nothing is asked or armed). */
+int  md_all_can_wait(const md_t *md);
 /* md_idle.c */
 int  md_idle_setup(md_t *md);
 int  md_thread_start(md_t *md);
