@@ -125,6 +125,17 @@ Test(vi_cq, overflow_puts_the_cq_in_error_but_descriptors_complete)
     cr_assert_eq(vi_counter(&p, 1, "cq-overruns"), 1);
 }
 
+/* Posts descriptor d on vi: one data segment of len bytes at offset off of
+ * buf, a receive (is_recv) or a send. */
+static void post_one(vipl_vi_t *vi, via_desc_t *d, vi_buf_t *buf, size_t off, uint32_t len,
+                     int is_recv)
+{
+    vipl_desc_init(d, 0);
+    vipl_desc_add_data(d, buf->mem + off, buf->h, len);
+    cr_assert_eq(is_recv ? vipl_post_recv(vi, d, buf->h) : vipl_post_send(vi, d, buf->h),
+                 VIPL_SUCCESS);
+}
+
 static double pingpong_us(vipl_vi_t *a, vipl_vi_t *b, vi_buf_t *da, vi_buf_t *db, int blocking,
                           int iters)
 {
@@ -132,26 +143,15 @@ static double pingpong_us(vipl_vi_t *a, vipl_vi_t *b, vi_buf_t *da, vi_buf_t *db
     uint64_t t0 = vi_now_us();
 
     for (int i = 0; i < iters; i++) {
-        via_desc_t *rb = vi_desc(db, 0), *ra = vi_desc(da, 1);
-        vipl_desc_init(rb, 0);
-        vipl_desc_add_data(rb, db->mem + 4096, db->h, 64);
-        cr_assert_eq(vipl_post_recv(b, rb, db->h), VIPL_SUCCESS);
-        vipl_desc_init(ra, 0);
-        vipl_desc_add_data(ra, da->mem + 4096, da->h, 64);
-        cr_assert_eq(vipl_post_recv(a, ra, da->h), VIPL_SUCCESS);
-
-        via_desc_t *sa = vi_desc(da, 0), *sb = vi_desc(db, 1);
-        vipl_desc_init(sa, 0);
-        vipl_desc_add_data(sa, da->mem + 6000, da->h, 8);
-        cr_assert_eq(vipl_post_send(a, sa, da->h), VIPL_SUCCESS);
+        post_one(b, vi_desc(db, 0), db, 4096, 64, 1);
+        post_one(a, vi_desc(da, 1), da, 4096, 64, 1);
+        post_one(a, vi_desc(da, 0), da, 6000, 8, 0);
         if (blocking) {
             cr_assert_eq(vipl_recv_wait(b, 5000, &d), VIPL_SUCCESS);
         } else {
             cr_assert_eq(vi_poll_recv(b, 5000, &d), VIPL_SUCCESS);
         }
-        vipl_desc_init(sb, 0);
-        vipl_desc_add_data(sb, db->mem + 6000, db->h, 8);
-        cr_assert_eq(vipl_post_send(b, sb, db->h), VIPL_SUCCESS);
+        post_one(b, vi_desc(db, 1), db, 6000, 8, 0);
         if (blocking) {
             cr_assert_eq(vipl_recv_wait(a, 5000, &d), VIPL_SUCCESS);
             cr_assert_eq(vipl_send_wait(a, 5000, &d), VIPL_SUCCESS);
@@ -188,18 +188,14 @@ Test(vi_cq, t_nic_9_polling_and_blocking_completion)
  * the duration of the call that found the entry, in us. */
 static double one_message(vipl_vi_t *a, vipl_vi_t *b, vipl_cq_t *cq, vi_buf_t *da, vi_buf_t *db)
 {
-    via_desc_t *r = vi_desc(db, 0), *s = vi_desc(da, 0), *d;
+    via_desc_t *d;
     vipl_vi_t *vi;
     int is_recv;
     vipl_result_t rc;
     uint64_t t0, end = vi_now_us() + 5000000;
 
-    vipl_desc_init(r, 0);
-    vipl_desc_add_data(r, db->mem + 4096, db->h, 64);
-    cr_assert_eq(vipl_post_recv(b, r, db->h), VIPL_SUCCESS);
-    vipl_desc_init(s, 0);
-    vipl_desc_add_data(s, da->mem + 4096, da->h, 8);
-    cr_assert_eq(vipl_post_send(a, s, da->h), VIPL_SUCCESS);
+    post_one(b, vi_desc(db, 0), db, 4096, 64, 1);
+    post_one(a, vi_desc(da, 0), da, 4096, 8, 0);
     do {
         t0 = vi_now_us();
         rc = vipl_cq_done(cq, &vi, &is_recv);
