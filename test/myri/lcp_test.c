@@ -416,6 +416,7 @@ Test(protection, unregistered_memory_is_refused, .timeout = 30)
     keys[2] = real;             offs[2] = 0x7fffffff;
     for (int i = 0; i < 3; i++) {
         nic_entry_t *e = nic_ep_sq_slot(ep);
+        cr_assert_not_null(e, "out-queue full after %d forged posts", i);
         myri_desc_t *d = (myri_desc_t *)e;
         memset(d, 0, sizeof(*d));
         d->op = MYRI_OP_MEDIUM;
