@@ -5,11 +5,24 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/nic_fw_thread.h"
 #include "core/nic_host.h"
+#include "echo_order.h"
+
+static void wait_for_echo(void *ep, uint32_t got)
+{
+    (void)got;
+    nic_ep_wait(ep, 100);
+}
+
+static void pause_now_and_then(void *ep, uint32_t got)
+{
+    (void)ep;
+    if (got % 50000 == 0)
+        usleep(2000);   /* let it sleep */
+}
 
 int main(void)
 {
@@ -18,7 +31,7 @@ int main(void)
     nic_fw_thread_t *thr;
     nic_host_t *h;
     nic_ep_t *ep;
-    uint32_t posted = 0, got = 0, n = 200000;
+    uint32_t got, n = 200000;
 
     if (mkdtemp(dir) == NULL)
         return 1;
@@ -33,27 +46,8 @@ int main(void)
     nic_attach_opts_t o = { .node = "s", .nic = "nic0", .rundir = dir };
     if (nic_host_attach(&o, &h) != NIC_OK || nic_ep_open(h, 1, 64, 0, 64, &ep) != NIC_OK)
         return 3;
-    while (got < n) {
-        nic_entry_t *e;
-        while (posted < n && (e = nic_ep_sq_slot(ep)) != NULL) {
-            memcpy(e->bytes, &posted, 4);
-            nic_ep_sq_post(ep);
-            posted++;
-        }
-        nic_entry_t *c = nic_ep_cq_peek(ep);
-        if (c == NULL) {
-            nic_ep_wait(ep, 100);
-            continue;
-        }
-        uint32_t v;
-        memcpy(&v, c->bytes, 4);
-        if (v != got)
-            return 4;
-        nic_ep_cq_release(ep);
-        got++;
-        if (got % 50000 == 0)
-            usleep(2000);   /* let it sleep */
-    }
+    if ((got = echo_in_order(ep, n, wait_for_echo, pause_now_and_then, ep)) != n)
+        return 4;
     nic_ep_close(ep);
     nic_host_detach(h);
     nic_fw_thread_stop(thr);

@@ -9,10 +9,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/nic_host.h"
+#include "echo_order.h"
 
 static atomic_int stop;
 static atomic_long lent;
@@ -31,13 +31,25 @@ static void *lender(void *arg)
     return NULL;
 }
 
+typedef struct lend_ctx {
+    nic_host_t *h;
+    nic_ep_t   *ep;
+} lend_ctx_t;
+
+static void lend_or_wait(void *arg, uint32_t got)
+{
+    lend_ctx_t *c = arg;
+    if (nic_host_lend(c->h) == 0 && got % 7 == 0)
+        nic_ep_wait(c->ep, 100);  /* the firmware thread takes over */
+}
+
 int main(void)
 {
     char dir[] = "/tmp/lend-smoke-XXXXXX";
     nic_host_t *h;
     nic_ep_t *ep;
     pthread_t t[2];
-    uint32_t posted = 0, got = 0, n = 200000;
+    uint32_t got, n = 200000;
     void *ret[2];
 
     if (mkdtemp(dir) == NULL)
@@ -49,26 +61,9 @@ int main(void)
         return 2;
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, lender, h);
-    while (got < n) {
-        nic_entry_t *e;
-        while (posted < n && (e = nic_ep_sq_slot(ep)) != NULL) {
-            memcpy(e->bytes, &posted, 4);
-            nic_ep_sq_post(ep);
-            posted++;
-        }
-        nic_entry_t *c = nic_ep_cq_peek(ep);
-        if (c == NULL) {
-            if (nic_host_lend(h) == 0 && got % 7 == 0)
-                nic_ep_wait(ep, 100);  /* the firmware thread takes over */
-            continue;
-        }
-        uint32_t v;
-        memcpy(&v, c->bytes, 4);
-        if (v != got)
-            return 3;
-        nic_ep_cq_release(ep);
-        got++;
-    }
+    got = echo_in_order(ep, n, lend_or_wait, NULL, &(lend_ctx_t){ h, ep });
+    if (got != n)
+        return 3;
     atomic_store(&stop, 1);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], &ret[i]);
