@@ -11,7 +11,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "nic_fw_internal.h"
@@ -20,20 +19,6 @@
 
 #define NIC_FW_RX_PER_LOOP 64
 #define NIC_FW_SLEEP_GRAIN_NS 1000000ull   /* epoll_wait sleeps in whole ms */
-
-uint64_t nic_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void nic_spin_ns(uint64_t ns)
-{
-    uint64_t end = nic_now_ns() + ns;
-    while (nic_now_ns() < end)
-        ;
-}
 
 uint64_t nic_fw_random(nic_fw_t *fw)
 {

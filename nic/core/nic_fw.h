@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "nic_abi.h"
+#include "nic_clock.h"
 #include "nic_ring.h"
 #include "nic_status.h"
 #include "nic_wire.h"
@@ -136,9 +137,5 @@ void *nic_fw_mr_lookup(nic_fw_ep_t *ep, uint32_t key, uint64_t off,
 void nic_fw_cq_commit(nic_fw_ep_t *ep);
 /* Put the endpoint into the ERROR state with a status code. */
 void nic_fw_ep_fail(nic_fw_ep_t *ep, int status);
-
-uint64_t nic_now_ns(void);
-/* Busy-wait for ns nanoseconds (timing model; nanosleep is too coarse). */
-void nic_spin_ns(uint64_t ns);
 
 #endif /* NIC_FW_H */

@@ -30,13 +30,6 @@
 #define NIC_NICD_PATH "nicd"
 #endif
 
-static uint64_t host_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int host_connect(const char *path)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -200,8 +193,8 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
             close(lfd);
         if (!running)
             host_spawn_nicd(o, dir, log);
-        uint64_t end = host_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-        while ((fd = host_connect(sock)) < 0 && host_now_ns() < end) {
+        uint64_t end = nic_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+        while ((fd = host_connect(sock)) < 0 && nic_now_ns() < end) {
             struct timespec ts = { 0, 2000000 };
             nanosleep(&ts, NULL);
             if (running) {
@@ -335,7 +328,7 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
         rc = NIC_ERR_CONFIG;
         goto err;
     }
-    h->watch_ns = host_now_ns();
+    h->watch_ns = nic_now_ns();
     *host_p = h;
     return NIC_OK;
 err:
@@ -612,7 +605,7 @@ int nic_ep_check(nic_ep_t *ep)
         return atomic_load(&ep->sh->error);
     if (state != NIC_EP_OPEN)
         return NIC_ERR_PEER_FAILED;
-    now = host_now_ns();
+    now = nic_now_ns();
     if (now - h->watch_ns < h->watch_interval_ns)
         return NIC_OK;
     h->watch_ns = now;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "nic_abi.h"
+#include "nic_clock.h"
 #include "nic_ring.h"
 #include "nic_status.h"
 

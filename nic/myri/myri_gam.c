@@ -304,7 +304,7 @@ int myri_gam_poll(myri_gam_t *g, int max)
                     payload = NULL;
                 if (!(d->op & MYRI_OP_REPLY)) {
                     if (now == 0)
-                        now = gam_now_ns();
+                        now = nic_now_ns();
                     gam_owe(g, src, now);   /* before the handler: a reply pays it */
                     g->st.handled++;
                 }
@@ -322,7 +322,7 @@ int myri_gam_poll(myri_gam_t *g, int max)
         n++;
     }
     if (g->ndebtors > 0)
-        gam_pay(g, gam_now_ns());
+        gam_pay(g, nic_now_ns());
     if (n == 0 && (rc = nic_ep_check(g->ep)) != NIC_OK)
         return rc;
     return n;

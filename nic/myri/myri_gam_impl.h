@@ -35,7 +35,6 @@ struct myri_gam {
     myri_gam_stats_t   st;
 };
 
-uint64_t gam_now_ns(void);
 /* The host is stalled until end (CLOCK_MONOTONIC ns; 0: not at all). */
 void gam_wait_until(myri_gam_t *g, uint64_t end);
 /* One turn for an in-process firmware; the events it handled (0 if the

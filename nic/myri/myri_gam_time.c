@@ -6,16 +6,8 @@
 
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 
 #include "myri_gam_impl.h"
-
-uint64_t gam_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Timing model: the host is stalled (a PIO access, a copy) until the
  * deadline.  Costs are deadlines from when the host began the operation, so
@@ -33,10 +25,10 @@ int gam_lend(myri_gam_t *g)
 {
     if (!g->lends)
         return 0;
-    uint64_t t0 = gam_now_ns();
+    uint64_t t0 = nic_now_ns();
     int events = nic_host_lend(g->ep->host);
     if (events > 0)
-        g->turn_ns = (g->turn_ns * 7 + (gam_now_ns() - t0)) / 8;
+        g->turn_ns = (g->turn_ns * 7 + (nic_now_ns() - t0)) / 8;
     return events;
 }
 
@@ -44,13 +36,13 @@ void gam_wait_until(myri_gam_t *g, uint64_t end)
 {
     uint64_t now;
 
-    while ((now = gam_now_ns()) < end) {
+    while ((now = nic_now_ns()) < end) {
         if (g->lends) {
             if (end - now > g->turn_ns && gam_lend(g) > 0)
                 g->st.stall_turns++;
         } else if (end - now > g->yield_ns) {
             sched_yield();
-            g->yield_ns = (g->yield_ns * 7 + (gam_now_ns() - now)) / 8;
+            g->yield_ns = (g->yield_ns * 7 + (nic_now_ns() - now)) / 8;
         }
     }
 }
@@ -88,7 +80,7 @@ uint64_t gam_dequeue_ns(const myri_gam_t *g)
  * after the read of the last poll, which returned at once. */
 static uint64_t gam_start(myri_gam_t *g)
 {
-    uint64_t now = gam_now_ns();
+    uint64_t now = nic_now_ns();
     g->polling_since = 0;
     return now > g->busy_until ? now : g->busy_until;
 }
@@ -112,7 +104,7 @@ static uint64_t gam_start(myri_gam_t *g)
  * found valid. */
 nic_entry_t *gam_poll_entry(myri_gam_t *g, int lend, uint64_t *found)
 {
-    uint64_t p = gam_poll_ns(g), now = gam_now_ns(), read_end, valid;
+    uint64_t p = gam_poll_ns(g), now = nic_now_ns(), read_end, valid;
     nic_entry_t *slot;
 
     read_end = (now > g->busy_until ? now : g->busy_until) + p;

@@ -4,7 +4,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../core/nic_ctl_proto.h"
 #include "sci_host.h"
@@ -155,13 +154,6 @@ int sci_set_timing(sci_dev_t *dev, const sci_timing_t *t)
 
 /* --- fast path --- */
 
-static uint64_t host_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Timing model: when the CPU that began writing a store of len bytes to
  * addr at t0 has written its last 64-byte transaction (P2 §II.A). */
 static uint64_t pio_done_ns(const sci_timing_t *t, uint64_t t0, uint64_t addr, uint64_t len)
@@ -176,9 +168,9 @@ static uint64_t pio_done_ns(const sci_timing_t *t, uint64_t t0, uint64_t addr, u
  * instead of after them. */
 static void pio_wait(sci_dev_t *dev, uint64_t until)
 {
-    while (host_now_ns() < until) {
+    while (nic_now_ns() < until) {
         if (nic_host_lend(dev->nic) < 0) {
-            while (host_now_ns() < until)
+            while (nic_now_ns() < until)
                 ;   /* the firmware runs elsewhere (nicd): just the stall */
             return;
         }
@@ -256,7 +248,7 @@ static int sq_request(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local
         return NIC_ERR_NO_RESOURCE;
     if (timed) {
         /* the CPU begins this store's writes when the previous ones end */
-        uint64_t now = host_now_ns();
+        uint64_t now = nic_now_ns();
         t0 = dev->pio_until > now ? dev->pio_until : now;
     } else {
         sci_pio_settle(dev);   /* the CPU posts it after its writes */

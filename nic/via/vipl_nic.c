@@ -65,9 +65,7 @@ vipl_result_t vipl_from_nic(int status)
 
 uint64_t vipl_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    return nic_now_ns();
 }
 
 void vipl_charge(uint64_t ns)
