@@ -26,6 +26,22 @@ int np_sizes(size_t *sizes, int max)
  * that a ping-pong puts on its path: a blocking rank's wake-up for its own
  * send's completion).  Rank 0 says which round trip is the last in the first
  * byte of its message; the peer reads it from what it received. */
+double np_bandwidth(const size_t *sizes, const double *rtt, int n, double *mbs,
+                    size_t *peak_at)
+{
+    double peak = 0;
+
+    *peak_at = 0;
+    for (int i = 0; i < n; i++) {
+        mbs[i] = sizes[i] / (rtt[i] / 2);
+        if (mbs[i] > peak) {
+            peak = mbs[i];
+            *peak_at = sizes[i];
+        }
+    }
+    return peak;
+}
+
 int np_run(void *rank, int me, const np_ops_t *ops, const size_t *sizes, int n, int budget_ms,
            volatile double *shared)
 {

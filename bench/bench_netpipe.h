@@ -30,4 +30,9 @@ int np_run(void *rank, int me, const np_ops_t *ops, const size_t *sizes, int n, 
  * protocol switches (560/561 B, 128 KB + 1); returns how many (<= max). */
 int np_sizes(size_t *sizes, int max);
 
+/* NetPIPE's bandwidth of each size, size / (round trip / 2), into mbs;
+ * returns the peak and where it is (*peak_at). */
+double np_bandwidth(const size_t *sizes, const double *rtt, int n, double *mbs,
+                    size_t *peak_at);
+
 #endif /* BENCH_NETPIPE_H */

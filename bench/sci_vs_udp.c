@@ -112,21 +112,15 @@ static int compare_via(const size_t *sz, const double *sci_mbs, int n, const siz
 static int sci_against_via(const bench_opts_t *o, const via_np_opts_t *vo, const size_t *sz,
                            const double *mbs, int n, int budget_ms)
 {
-    double vrtt[MAXSZ], vmbs[MAXSZ], vwake[MAXSZ], vpeak = 0;
-    size_t vpeak_at = 0;
+    double vrtt[MAXSZ], vmbs[MAXSZ], vwake[MAXSZ], vpeak;
+    size_t vpeak_at;
     char what[160];
 
     if (bench_via_netpipe(o, vo, sz, n, budget_ms, vrtt, vwake)) {
         fprintf(stderr, "sci_vs_udp: the VIA run failed\n");
         return -1;
     }
-    for (int i = 0; i < n; i++) {
-        vmbs[i] = sz[i] / (vrtt[i] / 2);
-        if (vmbs[i] > vpeak) {
-            vpeak = vmbs[i];
-            vpeak_at = sz[i];
-        }
-    }
+    vpeak = np_bandwidth(sz, vrtt, n, vmbs, &vpeak_at);
     snprintf(what, sizeof(what), "subdev-via, %s timing model, completion=%s, eager_limit=%zu",
              vo->timing, vo->completion, vo->eager_limit ? vo->eager_limit : (size_t)8192);
     printf("VIA MPI latency  %8.2f us   P6: 65 us (MPI/Pro, blocking)  ratio %.2f\n", vrtt[0] / 2,
@@ -140,8 +134,8 @@ static int part_timing(const bench_opts_t *o, int budget_ms, const via_np_opts_t
                        const char *via_curve, int emu_floor)
 {
     size_t sz[MAXSZ], vsz[MAXSZ];
-    double rtt[MAXSZ], off[MAXSZ], mbs[MAXSZ], vmbs[MAXSZ], peak = 0;
-    size_t peak_at = 0;
+    double rtt[MAXSZ], off[MAXSZ], mbs[MAXSZ], vmbs[MAXSZ], peak;
+    size_t peak_at;
     int n = np_sizes(sz, MAXSZ), fails = 0;
 
     /* the emulation alone, same placement: the model can hide it only where
@@ -159,12 +153,8 @@ static int part_timing(const bench_opts_t *o, int budget_ms, const via_np_opts_t
            "round trip in %d ms per size\n", budget_ms);
     printf("%10s %14s %12s%s\n", "size B", "latency us", "MB/s",
            emu_floor ? "  model off: latency us" : "");
+    peak = np_bandwidth(sz, rtt, n, mbs, &peak_at);
     for (int i = 0; i < n; i++) {
-        mbs[i] = sz[i] / (rtt[i] / 2);
-        if (mbs[i] > peak) {
-            peak = mbs[i];
-            peak_at = sz[i];
-        }
         printf("%10zu %14.2f %12.2f", sz[i], rtt[i] / 2, mbs[i]);
         if (emu_floor)
             printf("  %22.2f", off[i] / 2);

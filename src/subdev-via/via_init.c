@@ -125,7 +125,6 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     ctx->busy = malloc(sizeof(int32_t) * (size_t)args->world_size);
-
     ctx->heldp = malloc(sizeof(int32_t) * (size_t)args->world_size);
     if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL ||
         md_awaited_init(&ctx->awaited, args->world_size) != MD_OK) {
@@ -257,8 +256,8 @@ int vsd_finalize(md_subdev_t *sd)
     free(ctx->serves);
     free(ctx->peers);
     free(ctx->busy);
-    md_awaited_fini(&ctx->awaited);
     free(ctx->heldp);
+    md_awaited_fini(&ctx->awaited);
     md_cookies_fini(&ctx->cookies);
     free(ctx);
     sd->priv = NULL;

@@ -5,9 +5,6 @@
  * a dead NIC fails everything. */
 #include "config.h"
 
-#include <string.h>
-#include <time.h>
-
 #include <stdlib.h>
 #include <string.h>
 
