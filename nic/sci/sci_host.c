@@ -239,7 +239,7 @@ static int sq_request(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local
     nic_ring_t *r = &dev->ep->sq;
     uint32_t nslots = sci_sqe_slots(op, len), idx = r->local, at = 0;
     int timed = dev->timing.enabled && op == SCI_OP_STORE;
-    uint64_t t0 = 0;
+    uint64_t done = 0;
     sci_sqe_t *h;
 
     if (nslots > r->mask + 1)
@@ -249,7 +249,8 @@ static int sq_request(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local
     if (timed) {
         /* the CPU begins this store's writes when the previous ones end */
         uint64_t now = nic_now_ns();
-        t0 = dev->pio_until > now ? dev->pio_until : now;
+        done = pio_done_ns(&dev->timing, dev->pio_until > now ? dev->pio_until : now, addr, len);
+        dev->pio_until = done;
     } else {
         sci_pio_settle(dev);   /* the CPU posts it after its writes */
     }
@@ -259,23 +260,18 @@ static int sq_request(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local
     h->nslots = (uint16_t)nslots;
     h->len = len;
     h->addr = addr;
-    h->local = local;
+    h->local = timed ? done : local;   /* a timed store: the firmware's ready time (sci_wire.h) */
     h->cookie = cookie;
     for (int i = 0; i < iovcnt; i++) {
         sq_put(r, h, idx, at, iov[i].iov_base, (uint32_t)iov[i].iov_len);
         at += (uint32_t)iov[i].iov_len;
     }
-    uint64_t done = timed ? pio_done_ns(&dev->timing, t0, addr, len) : 0;
-    if (timed) {
-        h->local = done;   /* the firmware's ready time (sci_wire.h) */
-        dev->pio_until = done;
-        /* A firmware elsewhere (nicd) cannot use this CPU's stall: the
-         * store goes when written, as before the stamps, so that its frame
-         * seldom reaches the other bridge before it is due (a firmware
-         * that must wake for a due time on a busy core wakes late). */
-        if (dev->nic->inproc == NULL)
-            pio_wait(dev, done);
-    }
+    /* A firmware elsewhere (nicd) cannot use this CPU's stall: the store
+     * goes when written, as before the stamps, so that its frame seldom
+     * reaches the other bridge before it is due (a firmware that must wake
+     * for a due time on a busy core wakes late). */
+    if (timed && dev->nic->inproc == NULL)
+        pio_wait(dev, done);
     sq_commit(dev, nslots);
     if (timed)
         pio_wait(dev, done - SCI_PIO_OWED_NS);   /* owe at most that much */
