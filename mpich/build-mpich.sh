@@ -134,11 +134,7 @@ for h in multidev.h md_sdi.h; do
 done
 
 # Debian's source package version (e.g. 4.0.2-3); must be upstream $MPICH_UPSTREAM.
-SRC_VERSION=$(apt-cache showsrc mpich 2>/dev/null | sed -n 's/^Version: //p' |
-              grep "^$MPICH_UPSTREAM-" | sort -V | tail -n 1 || true)
-[ -n "$SRC_VERSION" ] ||
-  die "apt knows no source package mpich $MPICH_UPSTREAM-*: check the deb-src entries
-  (scripts/setup-deps.sh adds them) and run apt-get update"
+SRC_VERSION=$("$ROOT/mpich/fetch-source.sh" --print-version) || exit 1
 
 # ------------------------------------------------------------ cache key
 # Everything that changes the installed MPICH: the netmod sources, this
@@ -161,6 +157,19 @@ KEY=$(cache_key)
 if [ "$PRINT_KEY" = 1 ]; then echo "$KEY"; exit 0; fi
 CACHE_FILE=$CACHE_DIR/mpich-$MPICH_UPSTREAM-multi-$KEY.tar.gz
 
+# Restores the cached tarball into the prefix, which already holds
+# libmultidev.  It is unpacked aside and copied in with
+# --remove-destination, as install_mpich does, so that a running program
+# of the prefix is left alone (tar would write into existing files, and
+# tar --unlink-first fails on the prefix's non-empty directories).
+unpack_cache() {
+  local tmp=$WORK/mpich-unpack
+  rm -rf "$tmp" && mkdir -p "$tmp" &&
+    tar -xzf "$CACHE_FILE" -C "$tmp" &&
+    cp -a --remove-destination "$tmp/." "$PREFIX/" &&
+    rm -rf "$tmp"
+}
+
 # ------------------------------------------------------------ up to date?
 if [ "$FORCE" = 0 ] && [ "$INCREMENTAL" = 0 ] && [ -f "$STAMP" ] &&
    [ "$(cat "$STAMP")" = "$KEY" ] && [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/cpi" ]; then
@@ -172,7 +181,7 @@ if [ "$USE_CACHE" = 1 ] && [ "$FORCE" = 0 ] && [ "$INCREMENTAL" = 0 ]; then
   if [ -f "$CACHE_FILE" ]; then
     t0=$SECONDS
     say "cache HIT: $CACHE_FILE"
-    tar --unlink-first -xzf "$CACHE_FILE" -C "$PREFIX" || die "cannot unpack $CACHE_FILE (delete it to rebuild)"
+    unpack_cache || die "cannot unpack $CACHE_FILE (delete it to rebuild)"
     mkdir -p "$(dirname "$STAMP")" && echo "$KEY" > "$STAMP"
     say "restored MPICH into $PREFIX in $((SECONDS - t0)) s"
     "$PREFIX/bin/mpichversion" | sed -n 's/^/build-mpich:   /; /Version:\|Device:/p'
@@ -184,26 +193,7 @@ fi
 T_START=$SECONDS
 
 # ------------------------------------------------------------ source
-fetch_source() {
-  rm -rf "$SRC_DIR.tmp" && mkdir -p "$SRC_DIR.tmp"
-  if ! (cd "$SRC_DIR.tmp" && apt-get source "mpich=$SRC_VERSION"); then
-    echo "apt-get source failed; refreshing the package lists and retrying"
-    apt-get update || sudo apt-get update
-    (cd "$SRC_DIR.tmp" && apt-get source "mpich=$SRC_VERSION")
-  fi
-  local d
-  d=$(find "$SRC_DIR.tmp" -mindepth 1 -maxdepth 1 -type d -name "mpich-$MPICH_UPSTREAM*" | head -n 1)
-  [ -n "$d" ] && [ -f "$d/configure.ac" ] || { echo "no unpacked mpich-$MPICH_UPSTREAM in $SRC_DIR.tmp"; return 1; }
-  rm -rf "$SRC_DIR" && mv "$d" "$SRC_DIR"
-  echo "$SRC_VERSION" > "$SRC_DIR/.multidev-source-version"
-  rm -rf "$SRC_DIR.tmp"
-}
-if [ ! -f "$SRC_DIR/.multidev-source-version" ] ||
-   [ "$(cat "$SRC_DIR/.multidev-source-version")" != "$SRC_VERSION" ]; then
-  step fetch-source fetch_source
-else
-  say "source: reusing $SRC_DIR (mpich $SRC_VERSION)"
-fi
+step fetch-source "$ROOT/mpich/fetch-source.sh"
 
 # ------------------------------------------------------------ injection
 copy_netmod() {

@@ -5,8 +5,9 @@
 # passed/total, every failure with its output and our notes on why it fails
 # (mpich/pt2pt-notes.txt), and the tests that pass on the baseline only.
 #
-# The suite is built from the MPICH source that mpich/build-mpich.sh fetched
-# (_work/mpich-src), configured against the MPI under test.
+# The suite is built from Debian's MPICH source in _work/mpich-src, fetched by
+# mpich/fetch-source.sh when missing (a build restored from the cache has
+# none), and configured against the MPI under test.
 #
 # Usage: mpich/run-pt2pt-suite.sh [options]
 #   --baseline        also run the suite on Debian's MPICH (mpicc.mpich, mpiexec.mpich)
@@ -70,7 +71,7 @@ case "$TIMEOUT" in ''|*[!0-9]*) die "--timeout wants seconds, not '$TIMEOUT'" ;;
 [ -z "$TESTLIST" ] || [ -f "$TESTLIST" ] || die "no test list $TESTLIST"
 
 [ -f "$SRC/test/mpi/configure" ] ||
-  die "no MPICH source in $SRC: run mpich/build-mpich.sh first (it fetches it)"
+  "$ROOT/mpich/fetch-source.sh" || die "no MPICH source in $SRC, and mpich/fetch-source.sh could not fetch it"
 if [ "$RUN_OURS" = 1 ] || [ "$RUN_EMU" = 1 ]; then
   [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mpiexec" ] ||
     die "no MPICH in $PREFIX: run mpich/build-mpich.sh first"
