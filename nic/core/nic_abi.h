@@ -43,7 +43,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define NIC_ABI_VERSION   1u
+#define NIC_ABI_VERSION   2u
 #define NIC_EP_MAGIC      0x4e494345u   /* "NICE" */
 #define NIC_STATUS_MAGIC  0x4e494353u   /* "NICS" */
 #define NIC_ENTRY_SIZE    64u           /* bytes per ring entry */
@@ -107,7 +107,9 @@ typedef struct nic_ep_shared {
     _Atomic uint32_t cq_prod;      /* futex word for host_waiting */
     _Atomic uint32_t state;        /* enum nic_ep_state */
     _Atomic int32_t  error;        /* nic status code when state is ERROR */
-    uint8_t  pad2[NIC_CACHELINE - 20];
+    _Atomic uint32_t mem_gen;      /* bumped after the firmware wrote host memory
+                                      outside the CQ (SCI remote stores) */
+    uint8_t  pad2[NIC_CACHELINE - 24];
 
     /* --- personality scratch: 2 lines, layout owned by the personality --- */
     uint8_t  pers[2 * NIC_CACHELINE];

@@ -135,6 +135,9 @@ void *nic_fw_mr_lookup(nic_fw_ep_t *ep, uint32_t key, uint64_t off,
                        uint64_t len, uint32_t access);
 /* Publish CQ entries and wake a host blocked in nic_ep_wait(). */
 void nic_fw_cq_commit(nic_fw_ep_t *ep);
+/* The firmware wrote the endpoint's memory without a CQ entry (an SCI
+ * remote store): bump mem_gen and wake a sleeping host. */
+void nic_fw_ep_mem_written(nic_fw_ep_t *ep);
 /* Put the endpoint into the ERROR state with a status code. */
 void nic_fw_ep_fail(nic_fw_ep_t *ep, int status);
 

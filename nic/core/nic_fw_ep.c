@@ -219,6 +219,16 @@ void nic_fw_cq_commit(nic_fw_ep_t *ep)
         fw_ep_wake(ep);
 }
 
+void nic_fw_ep_mem_written(nic_fw_ep_t *ep)
+{
+    /* The stores are done; the read-modify-write orders them before the
+     * look at host_waiting (the host stores host_waiting, then reads
+     * mem_gen: one of the two sees the other). */
+    atomic_fetch_add(&ep->sh->mem_gen, 1);
+    if (atomic_load(&ep->sh->host_waiting))
+        fw_ep_wake(ep);
+}
+
 void nic_fw_ep_fail(nic_fw_ep_t *ep, int status)
 {
     atomic_store(&ep->sh->error, status);

@@ -109,6 +109,14 @@ int  nic_ep_wait(nic_ep_t *ep, int timeout_ms);
  * or -1.  Call nic_ep_wake_disarm() when awake again (it drains the fd). */
 int  nic_ep_wake_arm(nic_ep_t *ep);
 void nic_ep_wake_disarm(nic_ep_t *ep);
+/* Bumped by the firmware each time it writes the endpoint's memory outside
+ * the CQ (nic_fw_ep_mem_written).  A host that polls such memory reads it
+ * before a pass and, after nic_ep_wake_arm(), compares: a change means
+ * something landed that the pass may have missed. */
+static inline uint32_t nic_ep_mem_gen(const nic_ep_t *ep)
+{
+    return atomic_load(&ep->sh->mem_gen);
+}
 
 void nic_host_kick_slow(nic_host_t *host);
 

@@ -16,6 +16,10 @@
  *   INTR       a CQE to the endpoint that created the interrupt.
  *   BARRIER    answered with BARRIER_ACK: everything before it is applied.
  *
+ * A host asleep on its wake descriptor is woken after each frame that wrote
+ * its memory (nic_fw_ep_mem_written): the emulation's stand-in for a host
+ * that spins on its memory, so that an idle rank need not occupy a CPU.
+ *
  * Timing model: a frame is held until the time its sender stamped on it. */
 #include "config.h"
 
@@ -46,7 +50,19 @@ static void store_bytes(uint8_t *dst, const uint8_t *src, uint32_t n)
     }
 }
 
-static void rx_write(sci_bridge_t *b, const sci_pkt_hdr_t *p, const uint8_t *data)
+/* The endpoint whose memory the frame wrote so far; a sleeping host is
+ * woken once per frame and endpoint, after the frame's stores. */
+static void rx_written(nic_fw_ep_t **written, nic_fw_ep_t *ep)
+{
+    if (*written == ep)
+        return;
+    if (*written != NULL)
+        nic_fw_ep_mem_written(*written);
+    *written = ep;
+}
+
+static void rx_write(sci_bridge_t *b, const sci_pkt_hdr_t *p, const uint8_t *data,
+                     nic_fw_ep_t **written)
 {
     uint64_t addr = p->addr;
     uint32_t left = p->len;
@@ -68,6 +84,7 @@ static void rx_write(sci_bridge_t *b, const sci_pkt_hdr_t *p, const uint8_t *dat
             if (got < k)
                 b->st.rx_clipped++;
             store_bytes(dst, data + skip, got);
+            rx_written(written, e->ep);
             sci_ep(e->ep)->st.rx_bytes += got;
             if (counted != e->ep) {
                 sci_ep(e->ep)->st.rx_writes++;
@@ -259,6 +276,7 @@ typedef struct rx_ctx {
     nic_fw_t     *fw;
     sci_bridge_t *b;
     int           peer;
+    nic_fw_ep_t  *written;   /* rx_written() */
 } rx_ctx_t;
 
 static void apply_packet(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data)
@@ -268,7 +286,7 @@ static void apply_packet(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data)
 
     b->st.rx_packets++;
     switch (p->cmd) {
-    case SCI_CMD_WRITE:       rx_write(b, p, data); break;
+    case SCI_CMD_WRITE:       rx_write(b, p, data, &x->written); break;
     case SCI_CMD_READ_REQ:    rx_read_req(x->fw, b, x->peer, p, data); break;
     case SCI_CMD_READ_RESP:   rx_read_resp(b, p, data); break;
     case SCI_CMD_INTR:        rx_intr(b, x->peer, p); break;
@@ -288,7 +306,7 @@ int sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from
     nic_fw_t *fw = arg;
     sci_bridge_t *b = sci_of(fw);
     answer_need_t need = { 0, 0 };
-    rx_ctx_t x = { fw, b, sci_peer_get(b, from, 1) };
+    rx_ctx_t x = { fw, b, sci_peer_get(b, from, 1), NULL };
 
     if (x.peer < 0 || for_each_packet(frame, len, count_answers, &need) < 0) {
         b->st.rx_bad++;
@@ -300,6 +318,7 @@ int sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from
         return NIC_ERR_NO_RESOURCE;
     b->st.rx_frames++;
     for_each_packet(frame, len, apply_packet, &x);
+    rx_written(&x.written, NULL);
     return NIC_OK;
 }
 

@@ -104,8 +104,7 @@ void md_idle(md_t *md)
     }
     if (md->thr.enabled) {
         /* the progress thread watches the subdevices and wakes us */
-        if (md_thread_caller_wait(md, MD_IDLE_BLOCK_MS) != 0)
-            sched_yield();
+        md_thread_caller_wait(md, MD_IDLE_BLOCK_MS);
         return;
     }
     if (!md_all_can_wait(md)) {

@@ -62,10 +62,9 @@ int md_wait_fds(md_t *md, struct pollfd *fds, int *nfds)
     return all;
 }
 
-/* Whether every subdevice offers a wait descriptor at all (SCI does not:
- * its arrivals are silent memory writes).  Asks nothing of them, so it
- * arms nothing: a caller that cannot sleep anyway must not tell its
- * in-process firmwares that it stopped lending them turns. */
+/* Whether every subdevice offers a wait descriptor at all.  Asks nothing
+ * of them, so it arms nothing: a caller that cannot sleep anyway must not
+ * tell its in-process firmwares that it stopped lending them turns. */
 int md_all_can_wait(const md_t *md)
 {
     for (int i = 0; i < md->devs.num; i++)
@@ -110,34 +109,36 @@ static void md_thread_wake_caller(md_t *md)
         md_log_warn("progress thread: waking the caller: %s", strerror(errno));
 }
 
-int md_thread_caller_wait(md_t *md, int timeout_ms)
+void md_thread_caller_wait(md_t *md, int timeout_ms)
 {
     struct pollfd pfd = { .fd = md->thr.wake_fd, .events = POLLIN };
     struct pollfd fds[MD_MAX_SUBDEVS];
     uint64_t n;
-    int queued, can_sleep = 0, nfds;
+    int queued, nfds;
 
     pthread_mutex_lock(&md->thr.lock);
     queued = md_thread_caller_work(md);
     /* Our own progress may have disarmed the descriptors the thread
      * sleeps on (a subdevice disarms when it polls): arm them again, or an
-     * arrival would wake nobody.  A subdevice without one is polled by a
-     * thread that naps between polls: then we had better poll too. */
-    if (!queued && md_all_can_wait(md))
-        can_sleep = md_wait_fds(md, fds, &nfds) && nfds > 0;
-    md->thr.caller_waiting = can_sleep;
+     * arrival would wake nobody.  A subdevice without one (SCI) is polled
+     * by the thread between naps of at most MD_THREAD_PAUSE_MAX_US; it
+     * wakes us when it has queued work for us.  Polling it ourselves
+     * instead kept one core busy per idle rank: on a host with more ranks
+     * than cores, the ranks that had messages waited for a CPU behind it
+     * (a ping-pong between two nodes took 100-250 us instead of 20 us
+     * beside an idle rank of a third). */
+    if (!queued)
+        (void)md_wait_fds(md, fds, &nfds);
+    md->thr.caller_waiting = !queued;
     pthread_mutex_unlock(&md->thr.lock);
     if (queued)
-        return 0;           /* the caller's next call runs it */
-    if (!can_sleep)
-        return -1;
+        return;             /* the caller's next call runs it */
     poll(&pfd, 1, timeout_ms);
     if (read(md->thr.wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
         md_log_warn("idle wait: %s", strerror(errno));
     pthread_mutex_lock(&md->thr.lock);
     md->thr.caller_waiting = 0;
     pthread_mutex_unlock(&md->thr.lock);
-    return 0;
 }
 
 static void *md_thread_main(void *arg)

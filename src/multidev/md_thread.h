@@ -37,9 +37,8 @@ int  md_thread_start(md_t *md);
 void md_thread_stop(md_t *md);
 /* A caller with nothing to do sleeps until the progress thread queues a
  * completion or a handler for it (or timeout_ms pass), or returns at once
- * when one is queued already: 0.  -1 without sleeping when a subdevice has
- * no wait descriptor (the caller had better poll). */
-int  md_thread_caller_wait(md_t *md, int timeout_ms);
+ * when one is queued already. */
+void md_thread_caller_wait(md_t *md, int timeout_ms);
 
 /* Idle waits (md_idle, the progress thread) keep yielding for a window
  * after the traffic stopped before they sleep.  *since_ns marks the start

@@ -148,6 +148,7 @@ typedef struct sci_ctx {
     uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
     uint64_t             eager_limit;
     int                  dead;       /* status once the firmware died */
+    uint32_t             mem_gen_seen;    /* nic_ep_mem_gen() when the last pass began */
     uint64_t             peer_check_ns;   /* next liveness check */
     size_t               check_ms;        /* MULTIDEV_SCI_PEER_CHECK_MS */
     char                 nic_name[32], addr[64], timing[16];
@@ -192,6 +193,7 @@ int  sci_improbe(md_subdev_t *sd, const md_match_t *m, int *flag, md_request_t *
 int  sci_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req);
 /* sci_progress.c */
 int  sci_progress(md_subdev_t *sd);
+int  sci_wait_fd(md_subdev_t *sd);
 int  sci_progress_inner(sci_ctx_t *ctx);
 void sci_complete(sci_ctx_t *ctx, md_request_t *req);
 void sci_flush_done(sci_ctx_t *ctx);

@@ -322,5 +322,6 @@ MD_LOAD_DEVICE_PTR(sci)
     ops->improbe = sci_improbe;
     ops->imrecv = sci_imrecv;
     ops->progress = sci_progress;
+    ops->wait_fd = sci_wait_fd;
     return MD_OK;
 }

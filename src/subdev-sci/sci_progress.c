@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sci_impl.h"
 
@@ -192,10 +193,46 @@ int sci_progress_inner(sci_ctx_t *ctx)
     return n;
 }
 
+/* Local work that no remote store announces: it must be polled. */
+static int work_unannounced(const sci_ctx_t *ctx)
+{
+    if (ctx->ctl_head != NULL)
+        return 1;      /* control stores waiting for room in the window */
+    for (int32_t i = 0; i < ctx->nserved; i++) {
+        const sci_peer_t *p = &ctx->peers[ctx->served[i]];
+        if (p->held_head != NULL || p->tp_head != NULL || p->sendq.head != NULL)
+            return 1;
+    }
+    return 0;
+}
+
+/* The multidevice's progress thread sleeps on this while idle: the bridge
+ * writes it after a frame that stored into our memory (or a CQ entry).
+ * What landed between our last pass and the arming shows in mem_gen. */
+int sci_wait_fd(md_subdev_t *sd)
+{
+    sci_ctx_t *ctx = sd->priv;
+    int fd;
+
+    if (ctx->dead || work_unannounced(ctx))
+        return -1;
+    fd = nic_ep_wake_arm(ctx->dev->ep);
+    if (fd >= 0 && nic_ep_mem_gen(ctx->dev->ep) != ctx->mem_gen_seen) {
+        uint64_t one = 1;
+        if (write(fd, &one, sizeof(one)) < 0) {
+            /* saturated: readable anyway */
+        }
+    }
+    return fd;
+}
+
 int sci_progress(md_subdev_t *sd)
 {
     sci_ctx_t *ctx = sd->priv;
     int n;
+
+    nic_ep_wake_disarm(ctx->dev->ep);
+    ctx->mem_gen_seen = nic_ep_mem_gen(ctx->dev->ep);   /* before the pass looks */
 
     /* The timing model's PIO writes of our last stores end before we look
      * for answers; an in-process firmware gets the wait's turns. */

