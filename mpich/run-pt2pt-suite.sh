@@ -81,41 +81,47 @@ if [ "$RUN_BASE" != 0 ]; then
     die "Debian's MPICH (mpicc.mpich, mpiexec.mpich) is not installed: run scripts/setup-deps.sh"
 fi
 
-# Builds and runs the suite for one MPI.  $1 name, $2 mpicc, $3 mpiexec.
+# Builds and runs the suite for one MPI.  $1 name (results in
+# $WORK/pt2pt-<name>), $2 mpicc, $3 mpiexec, $4 the name of the run whose
+# build to use (default $1): the tests depend on the wrapper only, since
+# runtests is given the launcher, so one build serves several launchers.
 run_suite() {
-  local name=$1 cc=$2 mpiexec=$3
-  local dir=$WORK/pt2pt-$name
+  local name=$1 cc=$2 mpiexec=$3 build=${4:-$1}
+  local res=$WORK/pt2pt-$name dir=$WORK/pt2pt-$build
   local t0=$SECONDS
-  mkdir -p "$dir"
-  say "[$name] configuring test/mpi with CC=$cc (log: $dir/configure.log)"
+  mkdir -p "$dir" "$res"
   # test/mpi's configure takes the wrapper from MPICC (CC alone is ignored
   # and "mpicc" is looked up in PATH - Debian's /usr/bin/mpicc is Open MPI).
-  local stamp="MPICC=$cc MPIEXEC=$mpiexec"
+  local stamp="MPICC=$cc"
   if [ ! -f "$dir/.configured-with" ] || [ "$(cat "$dir/.configured-with")" != "$stamp" ]; then
-    rm -rf "$dir" && mkdir -p "$dir"
+    say "[$name] configuring test/mpi with CC=$cc (log: $dir/configure.log)"
+    rm -rf "$dir" && mkdir -p "$dir" "$res"
     (cd "$dir" && MPICC=$cc CC=$cc MPIEXEC=$mpiexec "$SRC/test/mpi/configure" \
         --disable-fortran --disable-cxx --disable-romio --disable-spawn --disable-ft-tests \
         >configure.log 2>&1) ||
       { tail -n 30 "$dir/configure.log" >&2; die "[$name] configure of test/mpi failed ($dir/configure.log)"; }
     echo "$stamp" > "$dir/.configured-with"
+  else
+    say "[$name] test/mpi already configured with CC=$cc in $dir"
   fi
-  say "[$name] building util and pt2pt (log: $dir/make.log)"
-  (make -C "$dir/util" -j2 all && make -C "$dir/pt2pt" -j2 all) >"$dir/make.log" 2>&1 ||
-    { tail -n 30 "$dir/make.log" >&2; die "[$name] building the pt2pt tests failed ($dir/make.log)"; }
+  say "[$name] building util and pt2pt (log: $res/make.log)"
+  (make -C "$dir/util" -j2 all && make -C "$dir/pt2pt" -j2 all) >"$res/make.log" 2>&1 ||
+    { tail -n 30 "$res/make.log" >&2; die "[$name] building the pt2pt tests failed ($res/make.log)"; }
 
   local list=testlist
   if [ -n "$TESTLIST" ]; then cp "$TESTLIST" "$dir/pt2pt/testlist.custom"; list=testlist.custom; fi
-  say "[$name] running pt2pt with $mpiexec, MPITEST_TIMEOUT=$TIMEOUT s (log: $dir/runtests.log)"
-  rm -f "$dir"/summary-pt2pt.*
+  say "[$name] running pt2pt with $mpiexec, MPITEST_TIMEOUT=$TIMEOUT s (log: $res/runtests.log)"
+  rm -f "$res"/summary-pt2pt.*
   # runtests exits non-zero when a test fails; the TAP file says which.
   (cd "$dir" && MPITEST_TIMEOUT=$TIMEOUT ./runtests -srcdir="$SRC/test/mpi" \
       -tests="$list" -testdirs=pt2pt -mpiexec="$mpiexec" \
-      -xmlfile=summary-pt2pt.xml -tapfile=summary-pt2pt.tap -junitfile=summary-pt2pt.junit.xml \
-      >runtests.log 2>&1) || true
-  [ -f "$dir/summary-pt2pt.tap" ] || die "[$name] runtests wrote no TAP file (see $dir/runtests.log)"
+      -xmlfile="$res/summary-pt2pt.xml" -tapfile="$res/summary-pt2pt.tap" \
+      -junitfile="$res/summary-pt2pt.junit.xml" \
+      >"$res/runtests.log" 2>&1) || true
+  [ -f "$res/summary-pt2pt.tap" ] || die "[$name] runtests wrote no TAP file (see $res/runtests.log)"
   say "[$name] done in $((SECONDS - t0)) s"
-  echo "$((SECONDS - t0))" > "$dir/elapsed"
-  echo "$TIMEOUT" > "$dir/timeout"
+  echo "$((SECONDS - t0))" > "$res/elapsed"
+  echo "$TIMEOUT" > "$res/timeout"
 }
 
 if [ "$REPORT_ONLY" = 1 ]; then
@@ -133,8 +139,10 @@ if [ "$RUN_EMU" = 1 ] && [ "$REPORT_ONLY" = 0 ]; then
     die "mdconfig failed on examples/emulated-4node.net"
   rundir=$(mktemp -d /dev/shm/md-pt2pt-XXXXXX)
   trap 'rm -rf "$rundir"' EXIT
+  # the build of the one-node run, when there was one (the same wrapper)
   MULTIDEV_CONFIG=$conf MULTIDEV_NIC_RUNDIR=$rundir NODES="node0 node1" NODE_MAP=cyclic \
-    run_suite emulated "$PREFIX/bin/mpicc" "$ROOT/mpich/mpiexec-nodes.sh"
+    run_suite emulated "$PREFIX/bin/mpicc" "$ROOT/mpich/mpiexec-nodes.sh" \
+    "$([ "$RUN_OURS" = 1 ] && echo ours || echo emulated)"
 fi
 # The testlist lines of the tests that failed on ours (on one node or on the
 # emulated nodes), keyed as the summary keys them; their keys go to $2.
