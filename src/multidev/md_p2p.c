@@ -421,7 +421,21 @@ int md_cancel_send(md_t *md, md_request_t *req)
     return MD_LOCKED(md, md_cancel_send_locked(md, req));
 }
 
+/* The completions and handlers that the progress thread queued for us run
+ * as we leave, and count as events: a caller told "nothing happened"
+ * would go idle - to sleep, past its yield window - with an MPI request
+ * that has just completed, until something else woke it (up to
+ * MD_IDLE_BLOCK_MS). */
 int md_progress(md_t *md)
 {
-    return MD_LOCKED(md, md_progress_locked(md));
+    int events, ran;
+
+    md_api_enter(md);
+    events = md_progress_locked(md);
+    ran = md_api_leave(md);
+    if (events >= 0 && ran > 0) {
+        events += ran;
+        md->idle_polls = 0;
+    }
+    return events;
 }

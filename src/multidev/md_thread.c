@@ -272,10 +272,11 @@ void md_defer_sysmsg(md_t *md, const md_envelope_t *env, const void *payload)
     md->thr.sys_tail = d;
 }
 
-void md_api_leave_slow(md_t *md)
+int md_api_leave_slow(md_t *md)
 {
     md_request_t *done = md->thr.done_head;
     md_deferred_sys_t *sys = md->thr.sys_head;
+    int ran = 0;
 
     md->thr.done_head = md->thr.done_tail = NULL;
     md->thr.sys_head = md->thr.sys_tail = NULL;
@@ -285,6 +286,7 @@ void md_api_leave_slow(md_t *md)
         md_request_t *next = done->md_next;
         md_request_finish(done);
         done = next;
+        ran++;
     }
     while (sys != NULL) {
         md_deferred_sys_t *next = sys->next;
@@ -292,5 +294,7 @@ void md_api_leave_slow(md_t *md)
                               sys->len);
         free(sys);
         sys = next;
+        ran++;
     }
+    return ran;
 }

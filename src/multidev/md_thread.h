@@ -61,15 +61,15 @@ static inline void md_api_enter(md_t *md)
         pthread_mutex_lock(&md->thr.lock);
 }
 
-/* Unlocks and runs the completions and handlers queued meanwhile. */
-void md_api_leave_slow(md_t *md);
+/* Unlocks and runs the completions and handlers queued meanwhile; returns
+ * how many it ran. */
+int  md_api_leave_slow(md_t *md);
 
-static inline void md_api_leave(md_t *md)
+static inline int md_api_leave(md_t *md)
 {
-    if (md->thr.enabled)
-        md_api_leave_slow(md);
-    else if (md->thr.sys_head != NULL)
-        md_api_leave_slow(md);
+    if (md->thr.enabled || md->thr.sys_head != NULL)
+        return md_api_leave_slow(md);
+    return 0;
 }
 
 /* Runs call (an int expression) as a public entry point. */

@@ -202,6 +202,52 @@ Test(progress, an_idle_oversubscribed_rank_sleeps_until_a_message_comes,
     cr_assert_eq(forkjob_run(2, nodes3, chain3, idle_blocks, NULL, 50), 0);
 }
 
+/* A completion that the progress thread queued for the caller runs when
+ * the caller's next md_progress() leaves, and must count as an event: a
+ * caller told "nothing happened" goes idle (past its yield window: to
+ * sleep) with its request complete, until something else wakes it. */
+static int queued_completions_count(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                                    void *arg)
+{
+    int rc = 0;
+
+    (void)arg;
+    for (int i = 0; i < 50 && rc == 0 && rank < 2; i++) {
+        md_request_t req = { 0 };
+        int v = i;
+        if (rank == 0 && md_isend(md, &req, &v, sizeof(v), 1, 0, 5, CTX, 0) != MD_OK)
+            rc = 40;
+        if (rank == 1 && md_irecv(md, &req, &v, sizeof(v), 0, 0, 5, CTX, NULL) != MD_OK)
+            rc = 41;
+        while (rc == 0 && !md_request_is_complete(&req)) {
+            if (md_progress(md) == 0) {
+                if (md_request_is_complete(&req))
+                    rc = 42;    /* completed, yet "no events" */
+                else
+                    md_idle(md);
+            }
+        }
+        if (rc == 0 && rank == 1 && v != i)
+            rc = 43;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(progress, completions_queued_by_the_thread_count_as_events, .timeout = 60)
+{
+    setenv("MULTIDEV_PROGRESS_THREAD", "on", 1);
+    setenv("MULTIDEV_IDLE", "block", 1);
+    setenv("MULTIDEV_YIELD_US", "0", 1);
+    setenv("MULTIDEV_SPIN_POLLS", "0", 1);
+    int rc = forkjob_run(2, nodes3, chain3, queued_completions_count, NULL, 50);
+    unsetenv("MULTIDEV_YIELD_US");
+    unsetenv("MULTIDEV_SPIN_POLLS");
+    cr_assert_eq(rc, 0, "rank status %d (42: md_progress said 0 events after completing "
+                 "the request)", rc);
+}
+
 /* Idle settings that make no sense stop md_init with MD_ERR_CONFIG; sane
  * ones (including a yield time of 0: sleep at once) are taken. */
 static int init_with(const char *var, const char *value)
