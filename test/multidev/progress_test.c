@@ -206,6 +206,20 @@ Test(progress, an_idle_oversubscribed_rank_sleeps_until_a_message_comes,
  * the caller's next md_progress() leaves, and must count as an event: a
  * caller told "nothing happened" goes idle (past its yield window: to
  * sleep) with its request complete, until something else wakes it. */
+static int wait_counting(md_t *md, md_request_t *req)
+{
+    while (!md_request_is_complete(req)) {
+        if (md_progress(md) == 0) {
+            if (md_request_is_complete(req))
+                return 42;      /* completed, yet "no events" */
+            md_idle(md);
+        }
+    }
+    return 0;
+}
+
+/* A ping-pong, so that each receive waits for a message that comes later
+ * (the thread, not the caller, then sees it arrive). */
 static int queued_completions_count(md_t *md, int rank, int size, forkjob_shared_t *sh,
                                     void *arg)
 {
@@ -213,21 +227,18 @@ static int queued_completions_count(md_t *md, int rank, int size, forkjob_shared
 
     (void)arg;
     for (int i = 0; i < 50 && rc == 0 && rank < 2; i++) {
-        md_request_t req = { 0 };
-        int v = i;
-        if (rank == 0 && md_isend(md, &req, &v, sizeof(v), 1, 0, 5, CTX, 0) != MD_OK)
-            rc = 40;
-        if (rank == 1 && md_irecv(md, &req, &v, sizeof(v), 0, 0, 5, CTX, NULL) != MD_OK)
-            rc = 41;
-        while (rc == 0 && !md_request_is_complete(&req)) {
-            if (md_progress(md) == 0) {
-                if (md_request_is_complete(&req))
-                    rc = 42;    /* completed, yet "no events" */
-                else
-                    md_idle(md);
-            }
-        }
-        if (rc == 0 && rank == 1 && v != i)
+        md_request_t s = { 0 }, r = { 0 };
+        int out = i, in = -1, peer = 1 - rank;
+        if (rank == 1 && (md_irecv(md, &r, &in, sizeof(in), peer, 0, 5, CTX, NULL) != MD_OK ||
+                          (rc = wait_counting(md, &r)) != 0))
+            break;
+        if (md_isend(md, &s, &out, sizeof(out), peer, 0, 5, CTX, 0) != MD_OK ||
+            (rc = wait_counting(md, &s)) != 0)
+            break;
+        if (rank == 0 && (md_irecv(md, &r, &in, sizeof(in), peer, 0, 5, CTX, NULL) != MD_OK ||
+                          (rc = wait_counting(md, &r)) != 0))
+            break;
+        if (in != i)
             rc = 43;
     }
     forkjob_finish(sh);
