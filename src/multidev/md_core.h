@@ -137,7 +137,7 @@ struct md {
 
     md_thread_state_t thr;
     int            idle_mode;           /**< md_idle_mode_t */
-    int            idle_polls;          /**< idle md_progress calls in a row */
+    int            idle_polls;          /**< idle md_progress calls in a row (the caller's thread only) */
     int            spin_polls;          /**< MULTIDEV_SPIN_POLLS */
     uint64_t       yield_ns;            /**< MULTIDEV_YIELD_US, before blocking */
     uint64_t       yield_since_ns;      /**< when the yielding began */

@@ -361,11 +361,7 @@ static int md_progress_all(md_t *md)
 
 int md_progress_locked(md_t *md)
 {
-    int events = md_progress_all(md);
-
-    if (events != 0)
-        md->idle_polls = 0;
-    return events;
+    return md_progress_all(md);
 }
 
 
@@ -433,9 +429,9 @@ int md_progress(md_t *md)
     md_api_enter(md);
     events = md_progress_locked(md);
     ran = md_api_leave(md);
-    if (events >= 0 && ran > 0) {
+    if (events >= 0)
         events += ran;
-        md->idle_polls = 0;
-    }
+    if (events != 0)
+        md->idle_polls = 0;     /* the caller's own count: only it writes it */
     return events;
 }
