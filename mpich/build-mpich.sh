@@ -157,16 +157,20 @@ KEY=$(cache_key)
 if [ "$PRINT_KEY" = 1 ]; then echo "$KEY"; exit 0; fi
 CACHE_FILE=$CACHE_DIR/mpich-$MPICH_UPSTREAM-multi-$KEY.tar.gz
 
-# Restores the cached tarball into the prefix, which already holds
-# libmultidev.  It is unpacked aside and copied in with
-# --remove-destination, as install_mpich does, so that a running program
-# of the prefix is left alone (tar would write into existing files, and
-# tar --unlink-first fails on the prefix's non-empty directories).
+# Copies a staged tree into the prefix, which already holds libmultidev.
+# --remove-destination: programs of the prefix may be running (another
+# job's mpiexec); replacing the directory entry leaves them alone, while
+# writing into a running executable fails with "Text file busy".
+copy_into_prefix() { cp -a --remove-destination "$1/." "$PREFIX/"; }
+
+# Restores the cached tarball: unpacked aside, then copied in (tar would
+# write into existing files, and tar --unlink-first fails on the prefix's
+# non-empty directories).
 unpack_cache() {
   local tmp=$WORK/mpich-unpack
   rm -rf "$tmp" && mkdir -p "$tmp" &&
     tar -xzf "$CACHE_FILE" -C "$tmp" &&
-    cp -a --remove-destination "$tmp/." "$PREFIX/" &&
+    copy_into_prefix "$tmp" &&
     rm -rf "$tmp"
 }
 
@@ -287,10 +291,7 @@ install_mpich() {
   rm -rf "$STAGE"
   make -C "$BUILD" install DESTDIR="$STAGE"
   [ -x "$STAGE$PREFIX/bin/mpicc" ] || { echo "make install left no $STAGE$PREFIX/bin/mpicc"; return 1; }
-  # --remove-destination: programs of the prefix may be running (another
-  # job's mpiexec); replacing the directory entry leaves them alone, while
-  # writing into a running executable fails with "Text file busy".
-  cp -a --remove-destination "$STAGE$PREFIX/." "$PREFIX/"
+  copy_into_prefix "$STAGE$PREFIX"
 }
 
 # MPICH's examples/cpi, compiled from the fetched source with the installed

@@ -654,6 +654,7 @@ int nic_ep_wake_arm(nic_ep_t *ep)
     atomic_store(&ep->sh->host_waiting, 1);
     /* Work already there, or a dead firmware: be readable at once. */
     if (atomic_load(&ep->sh->cq_prod) != ep->cq.local ||
+        atomic_load(&ep->sh->mem_gen) != ep->mem_gen_seen ||
         atomic_load(&ep->sh->state) != NIC_EP_OPEN || atomic_load(&ep->host->dead)) {
         uint64_t one = 1;
         if (write(ep->wake_fd, &one, sizeof(one)) < 0) {
@@ -666,6 +667,7 @@ int nic_ep_wake_arm(nic_ep_t *ep)
 void nic_ep_wake_disarm(nic_ep_t *ep)
 {
     uint64_t v;
+    ep->mem_gen_seen = atomic_load(&ep->sh->mem_gen);   /* the caller looks next */
     if (!ep->armed)
         return;
     ep->armed = 0;

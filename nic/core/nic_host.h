@@ -47,6 +47,7 @@ typedef struct nic_ep {
     nic_ring_t       sq, rq, cq;     /* host's side of each ring */
     int              wake_fd;        /* nic_ep_wake_arm(), -1 until then */
     int              armed;
+    uint32_t         mem_gen_seen;   /* sh->mem_gen at the last nic_ep_wake_disarm() */
 } nic_ep_t;
 
 typedef struct nic_mr {
@@ -106,13 +107,15 @@ int  nic_ep_check(nic_ep_t *ep);
 int  nic_ep_wait(nic_ep_t *ep, int timeout_ms);
 /* A descriptor to sleep on in poll(): nic_ep_wake_arm() returns an eventfd
  * (created on first use) that becomes readable once the CQ is not empty,
- * or -1.  Call nic_ep_wake_disarm() when awake again (it drains the fd). */
+ * or the firmware wrote the endpoint's memory outside the CQ (SCI stores,
+ * nic_fw_ep_mem_written), or -1.  Call nic_ep_wake_disarm() when awake
+ * again, before looking at the CQ and that memory: it drains the fd and
+ * notes mem_gen, so that a write that lands after the look and before the
+ * next arming makes that arming readable at once. */
 int  nic_ep_wake_arm(nic_ep_t *ep);
 void nic_ep_wake_disarm(nic_ep_t *ep);
 /* Bumped by the firmware each time it writes the endpoint's memory outside
- * the CQ (nic_fw_ep_mem_written).  A host that polls such memory reads it
- * before a pass and, after nic_ep_wake_arm(), compares: a change means
- * something landed that the pass may have missed. */
+ * the CQ (nic_fw_ep_mem_written). */
 static inline uint32_t nic_ep_mem_gen(const nic_ep_t *ep)
 {
     return atomic_load(&ep->sh->mem_gen);

@@ -334,7 +334,7 @@ static int md_cancel_send_locked(md_t *md, md_request_t *req)
     return rc;
 }
 
-static int md_progress_all(md_t *md)
+int md_progress_locked(md_t *md)
 {
     int events = 0, n = md->devs.num, start;
 
@@ -357,11 +357,6 @@ static int md_progress_all(md_t *md)
         events += rc;
     }
     return events;
-}
-
-int md_progress_locked(md_t *md)
-{
-    return md_progress_all(md);
 }
 
 

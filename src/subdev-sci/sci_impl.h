@@ -148,7 +148,6 @@ typedef struct sci_ctx {
     uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
     uint64_t             eager_limit;
     int                  dead;       /* status once the firmware died */
-    uint32_t             mem_gen_seen;    /* nic_ep_mem_gen() when the last pass began */
     uint64_t             peer_check_ns;   /* next liveness check */
     size_t               check_ms;        /* MULTIDEV_SCI_PEER_CHECK_MS */
     char                 nic_name[32], addr[64], timing[16];

@@ -6,7 +6,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sci_impl.h"
 
@@ -207,23 +206,15 @@ static int work_unannounced(const sci_ctx_t *ctx)
 }
 
 /* The multidevice's progress thread sleeps on this while idle: the bridge
- * writes it after a frame that stored into our memory (or a CQ entry).
- * What landed between our last pass and the arming shows in mem_gen. */
+ * writes it after a frame that stored into our memory (or a CQ entry);
+ * what landed since sci_progress disarmed it makes it readable at once. */
 int sci_wait_fd(md_subdev_t *sd)
 {
     sci_ctx_t *ctx = sd->priv;
-    int fd;
 
     if (ctx->dead || work_unannounced(ctx))
         return -1;
-    fd = nic_ep_wake_arm(ctx->dev->ep);
-    if (fd >= 0 && nic_ep_mem_gen(ctx->dev->ep) != ctx->mem_gen_seen) {
-        uint64_t one = 1;
-        if (write(fd, &one, sizeof(one)) < 0) {
-            /* saturated: readable anyway */
-        }
-    }
-    return fd;
+    return nic_ep_wake_arm(ctx->dev->ep);
 }
 
 int sci_progress(md_subdev_t *sd)
@@ -231,8 +222,7 @@ int sci_progress(md_subdev_t *sd)
     sci_ctx_t *ctx = sd->priv;
     int n;
 
-    nic_ep_wake_disarm(ctx->dev->ep);
-    ctx->mem_gen_seen = nic_ep_mem_gen(ctx->dev->ep);   /* before the pass looks */
+    nic_ep_wake_disarm(ctx->dev->ep);   /* before the pass looks (mem_gen) */
 
     /* The timing model's PIO writes of our last stores end before we look
      * for answers; an in-process firmware gets the wait's turns. */
