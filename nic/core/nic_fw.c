@@ -98,6 +98,7 @@ int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
     pthread_mutex_init(&fw->turn_lock, NULL);
     for (unsigned c = 0; c < NIC_FW_MAX_CONN; c++)
         fw->conns[c].fd = fw->conns[c].pidfd = -1;
+    atomic_init(&fw->next_ns, UINT64_MAX);
     fw->rng = nic_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)fw;
     snprintf(fw->node, sizeof(fw->node), "%s", cfg->node ? cfg->node : "");
     snprintf(fw->nic, sizeof(fw->nic), "%s", cfg->nic ? cfg->nic : "");
@@ -305,18 +306,25 @@ int nic_fw_lend(nic_fw_t *fw)
     if (pthread_mutex_trylock(&fw->turn_lock) != 0)
         return 0;                  /* the firmware is at work itself */
     events = fw_turn(fw, &now, &next);
+    atomic_store_explicit(&fw->next_ns, next, memory_order_relaxed);
     pthread_mutex_unlock(&fw->turn_lock);
     atomic_store_explicit(&fw->lent_ns, now, memory_order_relaxed);
     return events;
 }
 
-void nic_fw_unlend(nic_fw_t *fw)
+static void fw_kick(nic_fw_t *fw)
 {
     uint64_t one = 1;
 
-    if (atomic_exchange(&fw->lent_ns, 0) != 0 && write(fw->event_fd, &one, sizeof(one)) < 0) {
+    if (write(fw->event_fd, &one, sizeof(one)) < 0) {
         /* counter saturated: the firmware wakes anyway */
     }
+}
+
+void nic_fw_unlend(nic_fw_t *fw)
+{
+    if (atomic_exchange(&fw->lent_ns, 0) != 0)
+        fw_kick(fw);
 }
 
 /* A host lent a turn within this window: it drives the data path. */
@@ -326,13 +334,30 @@ void nic_fw_unlend(nic_fw_t *fw)
  * picked up. */
 #define NIC_FW_LEND_NAP_MS 1
 
+int nic_fw_host_on_wire(nic_fw_t *fw)
+{
+    uint64_t next = atomic_load_explicit(&fw->next_ns, memory_order_relaxed);
+
+    atomic_store(&fw->lent_ns, NIC_FW_HOST_ON_WIRE);
+    /* Wake the firmware thread if it sleeps watching the wire (nobody lent
+     * for a while): it would take the next frame, and the host's wake
+     * would be for nothing.  Wake it too if a deadline of the data path (a
+     * frame the timing model holds, an ack owed) falls within its nap,
+     * since the host will not look before an arrival. */
+    if (atomic_load(&fw->status->fw_sleeping) ||
+        (next != UINT64_MAX && next < nic_now_ns() + NIC_FW_LEND_WINDOW_NS))
+        fw_kick(fw);
+    return fw->wire.fd;
+}
+
 /* Whether hosts drive the data path now; the wire socket leaves the epoll
  * set while they do, so arrivals do not wake the firmware thread for
  * nothing, and comes back when they stop. */
 static int fw_hosts_lending(nic_fw_t *fw, uint64_t now)
 {
     uint64_t lent = atomic_load_explicit(&fw->lent_ns, memory_order_relaxed);
-    int lending = lent != 0 && now - lent < NIC_FW_LEND_WINDOW_NS;
+    int lending = lent == NIC_FW_HOST_ON_WIRE ||
+                  (lent != 0 && now - lent < NIC_FW_LEND_WINDOW_NS);
 
     if (lending == fw->wire_watched) {
         struct epoll_event ev = { .events = lending ? 0 : EPOLLIN,
@@ -354,6 +379,7 @@ int nic_fw_run(nic_fw_t *fw)
 
         pthread_mutex_lock(&fw->turn_lock);
         events = fw_turn(fw, &now, &next);
+        atomic_store_explicit(&fw->next_ns, next, memory_order_relaxed);
         pthread_mutex_unlock(&fw->turn_lock);
         if ((++loops & 255) == 0) {
             events += fw_wait_events(fw, 0);
@@ -363,19 +389,26 @@ int nic_fw_run(nic_fw_t *fw)
             last_busy = now;
             continue;
         }
+        uint64_t until_next = next > now ? next - now : 0;
         if (fw_hosts_lending(fw, now)) {
             /* A host of this process runs the turns, timers included, while
-             * it polls: nap, answering control requests, without announcing
-             * sleep (hosts do not kick), and look again.  Never spin here:
-             * the host shares this CPU. */
-            fw_wait_events(fw, NIC_FW_LEND_NAP_MS);
+             * it polls, or sleeps on the wire and will when a frame comes:
+             * nap, answering control requests, without announcing sleep
+             * (hosts do not kick), and look again.  A deadline of our own
+             * within the nap while the host sleeps is ours to meet.  Never
+             * spin otherwise: the host shares this CPU. */
+            if (atomic_load_explicit(&fw->lent_ns, memory_order_relaxed) ==
+                    NIC_FW_HOST_ON_WIRE &&
+                until_next <= (uint64_t)NIC_FW_LEND_NAP_MS * NIC_FW_SLEEP_GRAIN_NS)
+                sched_yield();
+            else
+                fw_wait_events(fw, NIC_FW_LEND_NAP_MS);
             continue;
         }
         /* Idle but recently busy, or a deadline of our own (a frame or a
          * completion a timing model holds, an ack owed) closer than a sleep
          * in whole milliseconds could meet: stay responsive, and let a
          * process sharing this core run. */
-        uint64_t until_next = next > now ? next - now : 0;
         if (now - last_busy < spin_ns || until_next <= spin_ns + NIC_FW_SLEEP_GRAIN_NS) {
             sched_yield();
             continue;

@@ -38,10 +38,15 @@ struct nic_fw {
      * under turn_lock: by the firmware's own loop, or by a host thread of
      * the same process that lends its idle time (nic_fw_lend). */
     pthread_mutex_t       turn_lock;
-    _Atomic uint64_t      lent_ns;              /* last turn a host lent */
+    _Atomic uint64_t      lent_ns;              /* last turn a host lent, or
+                                                   NIC_FW_HOST_ON_WIRE */
+    _Atomic uint64_t      next_ns;              /* the data path's next deadline */
     int                   wire_watched;         /* wire socket in the epoll set */
     uint8_t               ctl_out[NIC_CTL_DATA_MAX];
 };
+
+/* lent_ns while a host sleeps in poll() on the wire (nic_fw_host_on_wire) */
+#define NIC_FW_HOST_ON_WIRE UINT64_MAX
 
 /* epoll tags: kind << 32 | index */
 enum { NIC_EV_LISTEN = 1, NIC_EV_EVENT, NIC_EV_WIRE, NIC_EV_CONN, NIC_EV_PIDFD };

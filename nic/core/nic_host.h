@@ -46,6 +46,9 @@ typedef struct nic_ep {
     size_t           seg_size;
     nic_ring_t       sq, rq, cq;     /* host's side of each ring */
     int              wake_fd;        /* nic_ep_wake_arm(), -1 until then */
+    int              sleep_fd;       /* in-process firmware: epoll of wake_fd
+                                        and, while on_wire, the wire socket */
+    int              on_wire;
     int              armed;
     uint32_t         mem_gen_seen;   /* sh->mem_gen at the last nic_ep_wake_disarm() */
 } nic_ep_t;
@@ -111,8 +114,14 @@ int  nic_ep_wait(nic_ep_t *ep, int timeout_ms);
  * nic_fw_ep_mem_written), or -1.  Call nic_ep_wake_disarm() when awake
  * again, before looking at the CQ and that memory: it drains the fd and
  * notes mem_gen, so that a write that lands after the look and before the
- * next arming makes that arming readable at once. */
-int  nic_ep_wake_arm(nic_ep_t *ep);
+ * next arming makes that arming readable at once.
+ * sole: no other thread of this process lends the firmware turns until the
+ * caller wakes.  With the firmware in this process the descriptor is then
+ * readable also when a frame waits on the wire, which the firmware thread
+ * leaves to the host meanwhile (nic_fw_host_on_wire): the woken host must
+ * lend a turn (nic_host_lend) before it looks, as every progress call does.
+ * Without sole, another thread lends: nothing is taken from it. */
+int  nic_ep_wake_arm(nic_ep_t *ep, int sole);
 void nic_ep_wake_disarm(nic_ep_t *ep);
 /* Bumped by the firmware each time it writes the endpoint's memory outside
  * the CQ (nic_fw_ep_mem_written). */

@@ -141,8 +141,11 @@ uint64_t      vipl_cq_wakeups(vipl_cq_t *cq);
 
 /* A descriptor that becomes readable once the CQ holds an entry (for
  * poll(): a progress thread sleeping while idle), -1 if none; call
- * vipl_cq_wake_done() when awake again. */
-int           vipl_cq_wake_fd(vipl_cq_t *cq);
+ * vipl_cq_wake_done() when awake again.  sole: as nic_ep_wake_arm()'s (the
+ * caller is its process's only poller; with an in-process firmware the
+ * descriptor then also wakes for frames on the wire, and the woken thread
+ * lends a turn, vipl_nic_lend, before it looks). */
+int           vipl_cq_wake_fd(vipl_cq_t *cq, int sole);
 void          vipl_cq_wake_done(vipl_cq_t *cq);
 
 /* VIP_VI_ATTRIBUTES (+ queue depths, powers of two) */

@@ -74,11 +74,11 @@ vipl_result_t vipl_cq_done(vipl_cq_t *cq, vipl_vi_t **vi, int *is_recv)
     return VIPL_SUCCESS;
 }
 
-int vipl_cq_wake_fd(vipl_cq_t *cq)
+int vipl_cq_wake_fd(vipl_cq_t *cq, int sole)
 {
     int fd;
     pthread_mutex_lock(&cq->lock);
-    fd = nic_ep_wake_arm(cq->ep);
+    fd = nic_ep_wake_arm(cq->ep, sole);
     pthread_mutex_unlock(&cq->lock);
     return fd;
 }

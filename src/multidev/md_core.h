@@ -90,6 +90,10 @@ typedef struct md_thread_state {
      * so in caller_waiting; both under lock */
     int               wake_fd;
     int               caller_waiting;
+    /* the caller polls the subdevices in its idle loop (md_idle, past its
+     * spin polls) and has neither slept nor seen an event since: the
+     * thread sleeps beside it rather than on the wire it is polling */
+    _Atomic int       caller_polling;
 } md_thread_state_t;
 
 struct md_comm {
@@ -141,6 +145,7 @@ struct md {
     int            spin_polls;          /**< MULTIDEV_SPIN_POLLS */
     uint64_t       yield_ns;            /**< MULTIDEV_YIELD_US, before blocking */
     uint64_t       yield_since_ns;      /**< when the yielding began */
+    uint64_t       idle_left_ns;        /**< when md_idle last returned */
     int            progress_rr;
     int            print_stats;
 };

@@ -10,6 +10,14 @@
  * MULTIDEV_YIELD_US.  (Blocking at once made every ping-pong reply pay two
  * wake-ups: 20-40 us instead of 0.3 us over shm.)  MULTIDEV_IDLE forces
  * spin, yield or block.
+ *
+ * On such a host a rank spins through one empty poll only, not 64: a poll
+ * that lends an in-process NIC firmware its turn takes 1-2 us, so 64 of
+ * them held a core for 100 us without a yield, and the rank that had the
+ * next step to do (a relay forwarding, with both cores held by the two
+ * ends of its route) waited that long for a CPU: a forwarded 8 B
+ * ping-pong over three emulated nodes on two cores took 90-120 us a
+ * message, 31-40 us with one spin poll (2026-11-26).
  */
 #include "config.h"
 
@@ -24,8 +32,13 @@
 #include "md_thread.h"
 
 #define MD_SPIN_POLLS_DEFAULT 64
+#define MD_SPIN_POLLS_OVERSUBSCRIBED 1
 #define MD_YIELD_US_DEFAULT   200
 #define MD_IDLE_BLOCK_MS      10     /* bounded: a dead peer wakes nobody */
+/* Longer than a progress pass between two idle polls of one wait loop: a
+ * caller that spent this long outside md_idle did other work (computed
+ * between two MPI_Test calls), so it polls rather than waits. */
+#define MD_IDLE_GAP_NS        (100 * 1000ull)
 
 enum md_idle_mode { MD_IDLE_SPIN, MD_IDLE_YIELD, MD_IDLE_BLOCK };
 
@@ -78,6 +91,8 @@ int md_idle_setup(md_t *md)
             return MD_ERR_CONFIG;
         }
     }
+    if (spin == NULL && md->idle_mode == MD_IDLE_BLOCK)
+        md->spin_polls = MD_SPIN_POLLS_OVERSUBSCRIBED;
     md_log_info("idle waits: %s after %d empty polls%s (%d ranks on this host, "
                 "%d processing units)", md_idle_names[md->idle_mode], md->spin_polls,
                 md->idle_mode == MD_IDLE_BLOCK ? " and the yield time" : "",
@@ -85,23 +100,19 @@ int md_idle_setup(md_t *md)
     return MD_OK;
 }
 
-void md_idle(md_t *md)
+static void md_idle_set_polling(md_t *md, int polling)
+{
+    if (md->thr.enabled &&
+        atomic_load_explicit(&md->thr.caller_polling, memory_order_relaxed) != polling)
+        atomic_store_explicit(&md->thr.caller_polling, polling, memory_order_relaxed);
+}
+
+/* Sleeps until a subdevice has work (or MD_IDLE_BLOCK_MS pass). */
+static void md_idle_block(md_t *md)
 {
     struct pollfd fds[MD_MAX_SUBDEVS];
     int nfds, all;
 
-    if (++md->idle_polls <= md->spin_polls || md->idle_mode == MD_IDLE_SPIN)
-        return;
-    if (md->idle_mode == MD_IDLE_YIELD) {
-        sched_yield();
-        return;
-    }
-    if (md->idle_polls == md->spin_polls + 1)
-        md->yield_since_ns = 0;     /* the yielding starts now */
-    if (md->yield_ns > 0 && md_yield_window(&md->yield_since_ns, md->yield_ns)) {
-        sched_yield();
-        return;
-    }
     if (md->thr.enabled) {
         /* the progress thread watches the subdevices and wakes us */
         md_thread_caller_wait(md, MD_IDLE_BLOCK_MS);
@@ -112,10 +123,44 @@ void md_idle(md_t *md)
         return;
     }
     md_api_enter(md);
-    all = md_wait_fds(md, fds, &nfds);
+    all = md_wait_fds(md, fds, &nfds, MD_WAIT_F_SOLE);
     md_api_leave(md);
     if (all && nfds > 0)
         poll(fds, (nfds_t)nfds, MD_IDLE_BLOCK_MS);
     else
         sched_yield();
+}
+
+void md_idle(md_t *md)
+{
+    uint64_t now;
+    int new_stretch;
+
+    if (++md->idle_polls <= md->spin_polls || md->idle_mode == MD_IDLE_SPIN)
+        return;
+    if (md->idle_mode == MD_IDLE_YIELD) {
+        sched_yield();
+        return;
+    }
+    /* Blocking mode.  A stretch of idle polls begins past the spin polls,
+     * or again after the caller did other work since its last idle poll:
+     * one that calls MPI_Test between computations must yield, not sleep
+     * (MPICH does not tell a test from a wait).  Within a stretch the
+     * caller polls continuously, and the progress thread sleeps beside it
+     * instead of on the wires it polls. */
+    now = md_now_ns();
+    new_stretch = md->idle_polls == md->spin_polls + 1 ||
+                  now - md->idle_left_ns > MD_IDLE_GAP_NS;
+    if (new_stretch) {
+        md->idle_polls = md->spin_polls + 1;
+        md->yield_since_ns = now;
+    }
+    if (now - md->yield_since_ns < md->yield_ns) {
+        md_idle_set_polling(md, !new_stretch);
+        sched_yield();
+    } else {
+        md_idle_set_polling(md, 0);
+        md_idle_block(md);
+    }
+    md->idle_left_ns = md_now_ns();
 }

@@ -426,7 +426,11 @@ int md_progress(md_t *md)
     ran = md_api_leave(md);
     if (events >= 0)
         events += ran;
-    if (events != 0)
+    if (events != 0) {
         md->idle_polls = 0;     /* the caller's own count: only it writes it */
+        if (md->thr.enabled &&
+            atomic_load_explicit(&md->thr.caller_polling, memory_order_relaxed))
+            atomic_store_explicit(&md->thr.caller_polling, 0, memory_order_relaxed);
+    }
     return events;
 }

@@ -47,7 +47,7 @@
 extern "C" {
 #endif
 
-#define MD_SDI_ABI_VERSION 1
+#define MD_SDI_ABI_VERSION 2
 
 /* ------------------------------------------------------------------ */
 /* Status codes                                                        */
@@ -312,6 +312,9 @@ struct md_subdev {
     md_subdev_counters_t counters;
 };
 
+/* wait_fd() flags */
+#define MD_WAIT_F_SOLE 0x1u   /**< the sleeper is the process's only poller */
+
 /* Mandatory slots are marked [M]; NULL in an optional slot means
  * "unsupported". */
 typedef struct md_subdev_ops {
@@ -362,10 +365,17 @@ typedef struct md_subdev_ops {
     int (*progress)(md_subdev_t *sd);
 
     /* A file descriptor that becomes readable when progress() has work to
-     * do; the multidevice's progress thread sleeps on it while idle.
-     * Returns -1 (or the slot is NULL) if there is none: the thread then
-     * polls with a growing pause. */
-    int (*wait_fd)(md_subdev_t *sd);
+     * do; an idle thread (the multidevice's progress thread, or a caller
+     * blocked in md_idle) sleeps on it and calls progress() when it wakes.
+     * flags: MD_WAIT_F_SOLE when no other thread of the process will call
+     * progress() before the sleeper wakes; the descriptor may then stand
+     * for raw arrivals that only progress() turns into work (an in-process
+     * NIC firmware leaves its wire to the sleeper, so an arrival wakes one
+     * thread instead of two).  Without it another thread keeps polling, and
+     * the descriptor must take nothing over from it.  Returns -1 (or the
+     * slot is NULL) if there is none: the thread then polls with a growing
+     * pause. */
+    int (*wait_fd)(md_subdev_t *sd, unsigned flags);
 } md_subdev_ops_t;
 
 /* Every subdevice module exports

@@ -42,7 +42,7 @@ int md_thread_setup(md_t *md)
 
 /* What an idle thread can sleep on; asked under the lock, like every
  * subdevice operation.  Returns 1 if every subdevice has a descriptor. */
-int md_wait_fds(md_t *md, struct pollfd *fds, int *nfds)
+int md_wait_fds(md_t *md, struct pollfd *fds, int *nfds, unsigned flags)
 {
     int all = 1;
 
@@ -53,7 +53,7 @@ int md_wait_fds(md_t *md, struct pollfd *fds, int *nfds)
 
         if (i == md->fwd_index)
             continue;       /* fed by the other subdevices */
-        fd = sd->ops->wait_fd ? sd->ops->wait_fd(sd) : -1;
+        fd = sd->ops->wait_fd ? sd->ops->wait_fd(sd, flags) : -1;
         if (fd >= 0)
             fds[(*nfds)++] = (struct pollfd){ .fd = fd, .events = POLLIN };
         else
@@ -127,8 +127,8 @@ void md_thread_caller_wait(md_t *md, int timeout_ms)
      * than cores, the ranks that had messages waited for a CPU behind it
      * (a ping-pong between two nodes took 100-250 us instead of 20 us
      * beside an idle rank of a third). */
-    if (!queued)
-        (void)md_wait_fds(md, fds, &nfds);
+    if (!queued)    /* for the thread, which polls alone while we sleep */
+        (void)md_wait_fds(md, fds, &nfds, MD_WAIT_F_SOLE);
     md->thr.caller_waiting = !queued;
     pthread_mutex_unlock(&md->thr.lock);
     if (queued)
@@ -139,6 +139,14 @@ void md_thread_caller_wait(md_t *md, int timeout_ms)
     pthread_mutex_lock(&md->thr.lock);
     md->thr.caller_waiting = 0;
     pthread_mutex_unlock(&md->thr.lock);
+}
+
+/* How the thread sleeps: alone on the subdevices, or beside a caller that
+ * polls them in its idle loop (md_idle) and receives what arrives. */
+static unsigned md_thread_sleep_flags(md_t *md)
+{
+    return atomic_load_explicit(&md->thr.caller_polling, memory_order_relaxed)
+               ? 0 : MD_WAIT_F_SOLE;
 }
 
 static void *md_thread_main(void *arg)
@@ -163,7 +171,7 @@ static void *md_thread_main(void *arg)
         if (events == 0)
             yielding = md->yield_ns > 0 && md_yield_window(&idle_since, md->yield_ns);
         if (events == 0 && !yielding)
-            all_fds = md_wait_fds(md, fds, &nfds);
+            all_fds = md_wait_fds(md, fds, &nfds, md_thread_sleep_flags(md));
         int wake = md->thr.caller_waiting && md_thread_caller_work(md);
         if (wake)
             md->thr.caller_waiting = 0;
@@ -203,6 +211,7 @@ int md_thread_start(md_t *md)
     md->thr.caller_waiting = 0;
     pthread_mutex_init(&md->thr.lock, NULL);
     atomic_init(&md->thr.stop, 0);
+    atomic_init(&md->thr.caller_polling, 0);
     rc = pthread_create(&md->thr.thread, NULL, md_thread_main, md);
     if (rc != 0) {
         md_log_error("cannot start the progress thread: %s", strerror(rc));

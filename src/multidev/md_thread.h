@@ -28,7 +28,7 @@
 int  md_thread_setup(md_t *md);       /* decides, does not start */
 /* Arms and collects the subdevices' wait descriptors (caller holds the
  * lock when the thread runs); 1 if every subdevice has one. */
-int  md_wait_fds(md_t *md, struct pollfd *fds, int *nfds);
+int  md_wait_fds(md_t *md, struct pollfd *fds, int *nfds, unsigned flags);
 /* 1 if every subdevice has a wait_fd op (nothing is asked or armed). */
 int  md_all_can_wait(const md_t *md);
 /* md_idle.c */
@@ -40,15 +40,20 @@ void md_thread_stop(md_t *md);
  * when one is queued already. */
 void md_thread_caller_wait(md_t *md, int timeout_ms);
 
+static inline uint64_t md_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Idle waits (md_idle, the progress thread) keep yielding for a window
  * after the traffic stopped before they sleep.  *since_ns marks the start
  * of the current idle stretch (0: it starts now); 1 while inside the
  * window. */
 static inline int md_yield_window(uint64_t *since_ns, uint64_t window_ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    uint64_t now = md_now_ns();
     if (*since_ns == 0)
         *since_ns = now;
     return now - *since_ns < window_ns;

@@ -168,7 +168,7 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
 int  myri_held_retry(myri_ctx_t *ctx);
 /* myri_progress.c */
 int  myri_progress(md_subdev_t *sd);
-int  myri_wait_fd(md_subdev_t *sd);
+int  myri_wait_fd(md_subdev_t *sd, unsigned flags);
 void myri_complete(myri_ctx_t *ctx, md_request_t *req);
 void myri_flush_done(myri_ctx_t *ctx);
 void myri_fail_all(myri_ctx_t *ctx, int status);

@@ -190,12 +190,12 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
 
 /* The multidevice's progress thread sleeps on this while idle: the NIC
  * writes it after a completion-queue entry (nic_ep_wake_arm). */
-int myri_wait_fd(md_subdev_t *sd)
+int myri_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     myri_ctx_t *ctx = sd->priv;
     if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0)
         return -1;   /* work that no arrival announces: keep polling */
-    return nic_ep_wake_arm(myri_gam_ep(ctx->gam));
+    return nic_ep_wake_arm(myri_gam_ep(ctx->gam), !!(flags & MD_WAIT_F_SOLE));
 }
 
 int myri_progress(md_subdev_t *sd)

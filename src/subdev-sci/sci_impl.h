@@ -192,7 +192,7 @@ int  sci_improbe(md_subdev_t *sd, const md_match_t *m, int *flag, md_request_t *
 int  sci_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req);
 /* sci_progress.c */
 int  sci_progress(md_subdev_t *sd);
-int  sci_wait_fd(md_subdev_t *sd);
+int  sci_wait_fd(md_subdev_t *sd, unsigned flags);
 int  sci_progress_inner(sci_ctx_t *ctx);
 void sci_complete(sci_ctx_t *ctx, md_request_t *req);
 void sci_flush_done(sci_ctx_t *ctx);

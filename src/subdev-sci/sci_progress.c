@@ -208,13 +208,13 @@ static int work_unannounced(const sci_ctx_t *ctx)
 /* The multidevice's progress thread sleeps on this while idle: the bridge
  * writes it after a frame that stored into our memory (or a CQ entry);
  * what landed since sci_progress disarmed it makes it readable at once. */
-int sci_wait_fd(md_subdev_t *sd)
+int sci_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     sci_ctx_t *ctx = sd->priv;
 
     if (ctx->dead || work_unannounced(ctx))
         return -1;
-    return nic_ep_wake_arm(ctx->dev->ep);
+    return nic_ep_wake_arm(ctx->dev->ep, !!(flags & MD_WAIT_F_SOLE));
 }
 
 int sci_progress(md_subdev_t *sd)

@@ -324,7 +324,7 @@ int shm_pid_gone(pid_t pid);
 int shm_wake_open(shm_ctx_t *ctx);
 void shm_wake_close(shm_ctx_t *ctx);
 void shm_wake_peer(shm_peer_t *peer, const char *seg_name);
-int shm_wait_fd(md_subdev_t *sd);
+int shm_wait_fd(md_subdev_t *sd, unsigned flags);
 void shm_wake_disarm(shm_ctx_t *ctx);
 void shm_wake_send(shm_ctx_t *ctx, shm_peer_t *peer);
 

@@ -92,10 +92,11 @@ void shm_wake_send(shm_ctx_t *ctx, shm_peer_t *peer)
                   ctx->wake_tx < 0 ? "no socket" : strerror(errno));
 }
 
-int shm_wait_fd(md_subdev_t *sd)
+int shm_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
 
+    (void)flags;        /* the doorbell socket is ours alone either way */
     /* queued sends need polling: nobody wakes us when ring space frees */
     if (ctx->wake_rx < 0 || ctx->out_pending > 0 || ctx->seg_hdr == NULL)
         return -1;

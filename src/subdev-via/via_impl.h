@@ -247,7 +247,7 @@ void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie);
 int  vsd_held_retry(vsd_ctx_t *ctx);
 /* via_progress.c */
 int  vsd_progress(md_subdev_t *sd);
-int  vsd_wait_fd(md_subdev_t *sd);
+int  vsd_wait_fd(md_subdev_t *sd, unsigned flags);
 /* Completions the rank was woken for (completion=block; 0 with poll). */
 uint64_t vsd_wakeups(md_subdev_t *sd);
 void vsd_complete(vsd_ctx_t *ctx, md_request_t *req);

@@ -214,12 +214,12 @@ static int poll_cq(vsd_ctx_t *ctx)
  * writes it after a completion-queue entry.  Work no completion announces
  * (messages waiting for credits, which come back by RDMA write; held
  * arrivals) keeps it polling. */
-int vsd_wait_fd(md_subdev_t *sd)
+int vsd_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     vsd_ctx_t *ctx = sd->priv;
     if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0 || ctx->done.head != NULL)
         return -1;
-    return vipl_cq_wake_fd(ctx->cq);
+    return vipl_cq_wake_fd(ctx->cq, !!(flags & MD_WAIT_F_SOLE));
 }
 
 #define VSD_PROBE_MS 250

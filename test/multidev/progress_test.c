@@ -282,3 +282,49 @@ Test(progress, idle_settings_are_checked_at_init)
     cr_assert_eq(init_with("MULTIDEV_YIELD_US", "0"), MD_OK);
     cr_assert_eq(init_with("MULTIDEV_YIELD_US", "500"), MD_OK);
 }
+
+/* md_idle calls of at least 5 ms (sleeps: 10 ms when nothing comes) in
+ * `span` seconds of empty polls, each after `compute` seconds of work
+ * outside the multidevice. */
+static int idle_sleeps(md_t *md, double span, double compute)
+{
+    double stop = now() + span;
+    int sleeps = 0;
+
+    while (now() < stop) {
+        double end = now() + compute;
+        while (now() < end) {
+            /* an application computing between two MPI_Test calls */
+        }
+        md_progress(md);
+        double t0 = now();
+        md_idle(md);
+        sleeps += now() - t0 >= 5e-3;
+    }
+    return sleeps;
+}
+
+/* MPICH's progress does not tell MPI_Test from MPI_Wait, so md_idle must:
+ * a caller that keeps polling in a wait loop yields for the yield time and
+ * then sleeps (10 ms at a time when nothing comes), one that computes
+ * between its polls only yields.  It used to sleep there too: an MPI_Test
+ * loop then lost 10 ms a call. */
+Test(progress, a_caller_that_computes_between_polls_is_never_put_to_sleep, .timeout = 60)
+{
+    md_t *md = NULL;
+
+    setenv("MULTIDEV_IDLE", "block", 1);
+    setenv("MULTIDEV_YIELD_US", "1000", 1);
+    setenv("MULTIDEV_SPIN_POLLS", "0", 1);
+    int rc = solo_init(NULL, &md);
+    unsetenv("MULTIDEV_IDLE");
+    unsetenv("MULTIDEV_YIELD_US");
+    unsetenv("MULTIDEV_SPIN_POLLS");
+    cr_assert_eq(rc, MD_OK);
+    int waiting = idle_sleeps(md, 0.06, 0);
+    int testing = idle_sleeps(md, 0.06, 300e-6);
+    md_finalize(md);
+    cr_assert_geq(waiting, 2, "a wait loop slept %d times in 60 ms", waiting);
+    /* a few, on a machine so loaded that a yield takes 5 ms */
+    cr_assert_leq(testing, 3, "a test loop was put to sleep %d times in 60 ms", testing);
+}

@@ -254,7 +254,7 @@ int mh_wait(mh_rank_t *r, md_request_t *req, int timeout_ms)
         }
         int fd;
         if (now - idle_since >= (uint64_t)spin_us && r->ops.wait_fd != NULL &&
-            (fd = r->ops.wait_fd(&r->sd)) >= 0) {
+            (fd = r->ops.wait_fd(&r->sd, MD_WAIT_F_SOLE)) >= 0) {
             struct pollfd p = { .fd = fd, .events = POLLIN };
             poll(&p, 1, 1);
         } else {

@@ -1,13 +1,19 @@
 /* nic_test.c - the firmware core: rings and doorbells, sleeping and
  * waking, back-pressure, reclaiming a dead process, nicd started on demand
- * (exactly one per node) and exiting when idle, nicctl, a dead firmware. */
+ * (exactly one per node) and exiting when idle, nicctl, a dead firmware,
+ * the in-process firmware and the hosts that lend it turns or sleep on its
+ * wire. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -402,5 +408,73 @@ Test(inproc, a_second_process_of_the_node_attaches_to_the_running_firmware, .tim
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child step %d failed",
               WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    nic_host_detach(h);
+}
+
+/* One datagram to the firmware's wire from outside any NIC (the echo
+ * personality drops it). */
+static void poke_wire(const nic_host_t *h)
+{
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = h->wire_ip,
+                              .sin_port = h->wire_port };   /* both in network order */
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    char frame[16] = "not a frame";
+
+    cr_assert_geq(s, 0);
+    cr_assert_eq(sendto(s, frame, sizeof(frame), 0, (struct sockaddr *)&to, sizeof(to)),
+                 (ssize_t)sizeof(frame));
+    close(s);
+}
+
+/* Whether a datagram sent now makes fd readable within 100 ms; up to
+ * five datagrams, since the firmware thread, which still takes a turn
+ * every millisecond, may receive one between the send and the poll. */
+static int wire_wakes(const nic_host_t *h, int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+
+    for (int i = 0; i < 5; i++) {
+        poke_wire(h);
+        if (poll(&p, 1, 100) == 1)
+            return 1;
+    }
+    return 0;
+}
+
+Test(inproc, a_sole_sleeper_is_woken_by_the_wire_and_one_beside_a_poller_is_not, .timeout = 30)
+{
+    nic_attach_opts_t o = { .node = "ip3", .nic = "nic0", .pers = "echo", .rundir = rundir,
+                            .inproc = 1 };
+    nic_host_t *h;
+    nic_ep_t *ep;
+    struct pollfd p = { .events = POLLIN };
+
+    fresh_rundir();
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    cr_assert_not_null(h->inproc);
+    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 16, &ep), NIC_OK);
+
+    /* Sole: the frame itself wakes the host, which lends the turn that
+     * takes it off the wire. */
+    p.fd = nic_ep_wake_arm(ep, 1);
+    cr_assert_geq(p.fd, 0);
+    cr_assert_eq(poll(&p, 1, 0), 0, "nothing arrived yet");
+    cr_assert(wire_wakes(h, p.fd), "a frame on the wire woke the sole sleeper");
+    nic_ep_wake_disarm(ep);
+    uint64_t give_up = nic_now_ns() + 2000000000ull;
+    while (poll(&p, 1, 0) == 1 && nic_now_ns() < give_up)
+        nic_host_lend(h);
+    cr_assert_eq(poll(&p, 1, 0), 0, "a lent turn received the frame");
+
+    /* Beside a poller: frames are the poller's, only work wakes. */
+    p.fd = nic_ep_wake_arm(ep, 0);
+    cr_assert_geq(p.fd, 0);
+    poke_wire(h);
+    cr_assert_eq(poll(&p, 1, 200), 0, "a bare frame woke a sleeper beside a poller");
+    post_echo(ep, 77);
+    cr_assert_eq(poll(&p, 1, 2000), 1, "a completion wakes it");
+    nic_ep_wake_disarm(ep);
+    cr_assert_eq(reap_echo(ep), 77);
+    cr_assert_eq(nic_ep_close(ep), NIC_OK);
     nic_host_detach(h);
 }

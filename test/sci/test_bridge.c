@@ -93,7 +93,7 @@ Test(bridge, store_wakes_an_armed_host_and_bumps_mem_gen)
     export_import(&mr, 0, 4096, 4096, &seg, &win);
     ep_b = dev(B)->ep;
     uint32_t gen0 = nic_ep_mem_gen(ep_b);
-    int fd = nic_ep_wake_arm(ep_b);
+    int fd = nic_ep_wake_arm(ep_b, 0);
     cr_assert_geq(fd, 0);
     struct pollfd pfd = { .fd = fd, .events = POLLIN };
     cr_assert_eq(poll(&pfd, 1, 0), 0, "nothing stored yet: not readable");

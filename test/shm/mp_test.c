@@ -288,7 +288,7 @@ static int wait_fd_rank(tb_shared_t *tb, int rank, void *arg)
         tb_recv_req(&r, 0, &x, sizeof(x), 1, CTX);
         TB_CHECK(dev.ops.irecv(&dev.sd, &r) == MD_OK, "irecv");
         tb_progress(&dev);
-        pfd.fd = dev.ops.wait_fd(&dev.sd);
+        pfd.fd = dev.ops.wait_fd(&dev.sd, MD_WAIT_F_SOLE);
         TB_CHECK(pfd.fd >= 0, "wait_fd %d", pfd.fd);
         TB_CHECK(poll(&pfd, 1, 0) == 0, "readable before anything was sent");
         atomic_store(&tb->flags[1], 1);             /* go ahead and send */
@@ -304,7 +304,7 @@ static int wait_fd_rank(tb_shared_t *tb, int rank, void *arg)
             usleep(1000);
         tb_recv_req(&r, 0, &x, sizeof(x), 2, CTX);
         TB_CHECK(dev.ops.irecv(&dev.sd, &r) == MD_OK, "irecv");
-        pfd.fd = dev.ops.wait_fd(&dev.sd);
+        pfd.fd = dev.ops.wait_fd(&dev.sd, MD_WAIT_F_SOLE);
         TB_CHECK(pfd.fd >= 0 && poll(&pfd, 1, 0) == 1,
                  "slept with a message in the ring");
         TB_CHECK(tb_wait(&dev, &r, 10) == 0, "second message");

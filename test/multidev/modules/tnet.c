@@ -412,11 +412,12 @@ static int tnet_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
 }
 
 /* Sleep on the socket, unless sends are waiting for room (then poll). */
-static int tnet_wait_fd(md_subdev_t *sd)
+static int tnet_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     tnet_t *t = sd->priv;
-
     int held = 0;
+
+    (void)flags;
 
     for (int r = 0; r < t->size && t->reorder; r++)
         held |= t->sys_held[r] != NULL;
