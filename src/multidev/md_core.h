@@ -144,6 +144,8 @@ struct md {
     int            idle_polls;          /**< idle md_progress calls in a row (the caller's thread only) */
     int            spin_polls;          /**< MULTIDEV_SPIN_POLLS */
     uint64_t       yield_ns;            /**< MULTIDEV_YIELD_US, before blocking */
+    uint64_t       spin_ns;             /**< MULTIDEV_SPIN_US, block mode */
+    uint64_t       spin_since_ns;       /**< when the spinning began */
     uint64_t       yield_since_ns;      /**< when the yielding began */
     uint64_t       idle_left_ns;        /**< when md_idle last returned */
     int            progress_rr;

@@ -11,13 +11,15 @@
  * wake-ups: 20-40 us instead of 0.3 us over shm.)  MULTIDEV_IDLE forces
  * spin, yield or block.
  *
- * On such a host a rank spins through one empty poll only, not 64: a poll
- * that lends an in-process NIC firmware its turn takes 1-2 us, so 64 of
- * them held a core for 100 us without a yield, and the rank that had the
- * next step to do (a relay forwarding, with both cores held by the two
- * ends of its route) waited that long for a CPU: a forwarded 8 B
+ * On such a host the spinning also ends after MULTIDEV_SPIN_US (5 us): a
+ * poll that lends an in-process NIC firmware its turn takes 1-2 us, so 64
+ * of them held a core for 100 us without a yield, and the rank that had
+ * the next step to do (a relay forwarding, with both cores held by the
+ * two ends of its route) waited that long for a CPU: a forwarded 8 B
  * ping-pong over three emulated nodes on two cores took 90-120 us a
- * message, 31-40 us with one spin poll (2026-11-26).
+ * message, 31-40 us with one spin poll (2026-11-26).  A count of one poll
+ * instead made shm ping-pongs pay a sched_yield per poll (0.7 -> 1.7-3.5
+ * us); 5 us covers an shm reply.
  */
 #include "config.h"
 
@@ -32,7 +34,7 @@
 #include "md_thread.h"
 
 #define MD_SPIN_POLLS_DEFAULT 64
-#define MD_SPIN_POLLS_OVERSUBSCRIBED 1
+#define MD_SPIN_US_DEFAULT    5
 #define MD_YIELD_US_DEFAULT   200
 #define MD_IDLE_BLOCK_MS      10     /* bounded: a dead peer wakes nobody */
 /* Longer than a progress pass between two idle polls of one wait loop: a
@@ -63,6 +65,7 @@ int md_idle_setup(md_t *md)
     const char *mode = getenv("MULTIDEV_IDLE");
     const char *spin = getenv("MULTIDEV_SPIN_POLLS");
     const char *yield = getenv("MULTIDEV_YIELD_US");
+    const char *spin_us = getenv("MULTIDEV_SPIN_US");
     int pus = md_idle_count_pus();
     char *end = NULL;
     long long yield_us = yield ? strtoll(yield, &end, 10) : MD_YIELD_US_DEFAULT;
@@ -76,6 +79,13 @@ int md_idle_setup(md_t *md)
         md_log_error("MULTIDEV_YIELD_US=%s: expected microseconds, 0 to 10000000", yield);
         return MD_ERR_CONFIG;
     }
+    long long spin_max_us = spin_us ? strtoll(spin_us, &end, 10) : MD_SPIN_US_DEFAULT;
+    if (spin_us != NULL && (end == spin_us || *end != '\0' || spin_max_us < 0 ||
+                            spin_max_us > 10000000)) {
+        md_log_error("MULTIDEV_SPIN_US=%s: expected microseconds, 0 to 10000000", spin_us);
+        return MD_ERR_CONFIG;
+    }
+    md->spin_ns = (uint64_t)spin_max_us * 1000u;
     md->yield_ns = (uint64_t)yield_us * 1000u;
     if (mode == NULL || strcasecmp(mode, "auto") == 0) {
         md->idle_mode = pus > 0 && md->host_ranks > pus ? MD_IDLE_BLOCK
@@ -91,12 +101,14 @@ int md_idle_setup(md_t *md)
             return MD_ERR_CONFIG;
         }
     }
-    if (spin == NULL && md->idle_mode == MD_IDLE_BLOCK)
-        md->spin_polls = MD_SPIN_POLLS_OVERSUBSCRIBED;
-    md_log_info("idle waits: %s after %d empty polls%s (%d ranks on this host, "
-                "%d processing units)", md_idle_names[md->idle_mode], md->spin_polls,
-                md->idle_mode == MD_IDLE_BLOCK ? " and the yield time" : "",
-                md->host_ranks, pus);
+    if (md->idle_mode == MD_IDLE_BLOCK)
+        md_log_info("idle waits: spin for %d empty polls or %lld us, yield for %lld us, "
+                    "then block (%d ranks on this host, %d processing units)",
+                    md->spin_polls, spin_max_us, yield_us, md->host_ranks, pus);
+    else
+        md_log_info("idle waits: %s after %d empty polls (%d ranks on this host, %d "
+                    "processing units)", md_idle_names[md->idle_mode], md->spin_polls,
+                    md->host_ranks, pus);
     return MD_OK;
 }
 
@@ -136,8 +148,19 @@ void md_idle(md_t *md)
     uint64_t now;
     int new_stretch;
 
-    if (++md->idle_polls <= md->spin_polls || md->idle_mode == MD_IDLE_SPIN)
+    if (md->idle_mode == MD_IDLE_SPIN)
         return;
+    if (++md->idle_polls <= md->spin_polls) {
+        if (md->idle_mode != MD_IDLE_BLOCK)
+            return;
+        /* an oversubscribed host: spin for at most the spin time */
+        now = md_now_ns();
+        if (md->idle_polls == 1)
+            md->spin_since_ns = now;
+        if (now - md->spin_since_ns < md->spin_ns)
+            return;
+        md->idle_polls = md->spin_polls + 1;
+    }
     if (md->idle_mode == MD_IDLE_YIELD) {
         sched_yield();
         return;

@@ -278,6 +278,9 @@ Test(progress, idle_settings_are_checked_at_init)
     cr_assert_eq(init_with("MULTIDEV_YIELD_US", "-5"), MD_ERR_CONFIG);
     cr_assert_eq(init_with("MULTIDEV_YIELD_US", "20ms"), MD_ERR_CONFIG);
     cr_assert_eq(init_with("MULTIDEV_SPIN_POLLS", "-1"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_SPIN_US", "5us"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_SPIN_US", "-1"), MD_ERR_CONFIG);
+    cr_assert_eq(init_with("MULTIDEV_SPIN_US", "0"), MD_OK);
     cr_assert_eq(init_with("MULTIDEV_IDLE", "sometimes"), MD_ERR_CONFIG);
     cr_assert_eq(init_with("MULTIDEV_YIELD_US", "0"), MD_OK);
     cr_assert_eq(init_with("MULTIDEV_YIELD_US", "500"), MD_OK);
