@@ -13,6 +13,12 @@
 #   sci-via     examples/sci-via-pair.net: one pair, small messages over
 #               SCI and large ones over VIA (size split, non-overtaking)
 #   oscar       examples/oscar.net, 4 ranks on 2 nodes: shm + SCI + Myrinet
+#   myri-via    examples/myri-via.net, 4 ranks on 3 nodes (two on p): shm +
+#               VIA + Myrinet, p-q split by size between VIA and Myrinet
+#
+# After its suite, each set-up runs `coll` (every pair talks) once more with
+# MULTIDEV_STATS=1 and checks that every subdevice it names carried bytes
+# (fwd: messages forwarded through an intermediate node).
 #
 # Usage: test/mpi/emulated.sh [SETUP...]   (default: all)
 # Exit status 0 if every test of every set-up passed.
@@ -24,15 +30,16 @@ WORK=${MULTIDEV_WORK_DIR:-$ROOT/_work}/emulated
 TESTS=(pingpong_check pingpong_anysrc anysource anymix anytag probe cancel
        truncate ssend datatype order coll rma cpi)
 
-# setup NAME -> "description nodes np map"
+# setup NAME -> "description|nodes|np|map|subdevices that must carry traffic"
 declare -A SETUPS=(
-  [myri]="emulated-4node.net|node0 node1|4|block"
-  [myri4]="emulated-4node.net|node0 node1 node2 node3|4|block"
-  [relay]="relay-3node.net|a c b|3|cyclic"
-  [sci-via]="sci-via-pair.net|a b|2|block"
-  [oscar]="oscar.net|n1 n2|4|block"
+  [myri]="emulated-4node.net|node0 node1|4|block|shm myri"
+  [myri4]="emulated-4node.net|node0 node1 node2 node3|4|block|myri"
+  [relay]="relay-3node.net|a c b|3|cyclic|myri sci fwd"
+  [sci-via]="sci-via-pair.net|a b|2|block|sci via"
+  [oscar]="oscar.net|n1 n2|4|block|shm sci myri"
+  [myri-via]="myri-via.net|p q r|4|cyclic|shm via myri"
 )
-ORDER=(myri myri4 relay sci-via oscar)
+ORDER=(myri myri4 relay sci-via oscar myri-via)
 
 [ -x "$PREFIX/bin/mdconfig" ] && [ -x "$PREFIX/bin/mpicc" ] ||
   { echo "emulated.sh: build first (scripts/build.sh): no mdconfig or mpicc in $PREFIX" >&2; exit 2; }
@@ -45,11 +52,32 @@ mkdir -p "$WORK"
 rundir=$(mktemp -d /dev/shm/md-emulated-XXXXXX)
 trap 'rm -rf "$rundir"' EXIT
 
+# check_carriers SETUP CONF NODES NP MAP SUBDEV...: bytes sent per subdevice
+# over all ranks of one run of coll, from the MULTIDEV_STATS lines
+# ("multidev[R] stats NAME: sent N msgs B B ...").
+check_carriers() {
+  local s=$1 conf=$2 nodes=$3 np=$4 map=$5 out sd bytes rc=0
+  shift 5
+  out=$(NODES="$nodes" NODE_MAP="$map" MULTIDEV_CONFIG="$conf" MULTIDEV_STATS=1 \
+        MULTIDEV_NIC_RUNDIR="$rundir/$s" timeout 120 \
+        "$ROOT/test/mpi/launch-nodes.sh" "$np" "$WORK/$s/build/coll" 2>&1) ||
+    { echo "FAIL  $s: coll with MULTIDEV_STATS=1 failed"; echo "$out" | tail -5; return 1; }
+  for sd in "$@"; do
+    bytes=$(awk -v sd="$sd:" '$2 == "stats" && $3 == sd { b += $7 } END { print b + 0 }' <<<"$out")
+    if [ "$bytes" -gt 0 ]; then
+      echo "PASS  $s: $sd carried $bytes bytes"
+    else
+      echo "FAIL  $s: $sd carried nothing"; rc=1
+    fi
+  done
+  return $rc
+}
+
 failed=()
 for s in "${selected[@]}"; do
   spec=${SETUPS[$s]:-}
   [ -n "$spec" ] || { echo "emulated.sh: no set-up '$s' (have: ${ORDER[*]})" >&2; exit 2; }
-  IFS='|' read -r desc nodes np map <<<"$spec"
+  IFS='|' read -r desc nodes np map carriers <<<"$spec"
   conf="$WORK/$s/conf"
   rm -rf "$conf"
   echo "== $s: $desc, $np ranks on nodes: $nodes"
@@ -61,6 +89,8 @@ for s in "${selected[@]}"; do
        MULTIDEV_NIC_RUNDIR="$rundir/$s" \
        "$ROOT/test/mpi/run.sh" --launcher "$ROOT/test/mpi/launch-nodes.sh" \
        --np "$np" --build "$WORK/$s/build" --env MULTIDEV_STATS=0 "${TESTS[@]}"; then
+    failed+=("$s")
+  elif ! check_carriers "$s" "$conf" "$nodes" "$np" "$map" $carriers; then
     failed+=("$s")
   fi
 done
