@@ -334,7 +334,7 @@ void nic_fw_unlend(nic_fw_t *fw)
  * picked up. */
 #define NIC_FW_LEND_NAP_MS 1
 
-int nic_fw_host_on_wire(nic_fw_t *fw)
+void nic_fw_host_on_wire(nic_fw_t *fw)
 {
     uint64_t next = atomic_load_explicit(&fw->next_ns, memory_order_relaxed);
 
@@ -347,7 +347,6 @@ int nic_fw_host_on_wire(nic_fw_t *fw)
     if (atomic_load(&fw->status->fw_sleeping) ||
         (next != UINT64_MAX && next < nic_now_ns() + NIC_FW_LEND_WINDOW_NS))
         fw_kick(fw);
-    return fw->wire.fd;
 }
 
 /* Whether hosts drive the data path now; the wire socket leaves the epoll

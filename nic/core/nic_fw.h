@@ -117,11 +117,12 @@ int  nic_fw_lend(nic_fw_t *fw);
  * path back at once (it watches the wire again). */
 void nic_fw_unlend(nic_fw_t *fw);
 /* The lending host is about to sleep in poll() on the wire socket itself
- * (returned) and will lend a turn when it wakes: one wake-up per arrival,
- * the host's, instead of the firmware thread's and then the host's.  The
- * firmware thread keeps its naps and meets its own deadlines meanwhile;
- * it takes the wire back once no host has lent for the lending window. */
-int  nic_fw_host_on_wire(nic_fw_t *fw);
+ * (nic_fw_wire()->fd) and will lend a turn when it wakes: one wake-up per
+ * arrival, the host's, instead of the firmware thread's and then the
+ * host's.  The firmware thread keeps its naps and meets its own deadlines
+ * meanwhile; it takes the wire back once no host has lent for the lending
+ * window after the host woke. */
+void nic_fw_host_on_wire(nic_fw_t *fw);
 void nic_fw_stop(nic_fw_t *fw);      /* any thread */
 void nic_fw_destroy(nic_fw_t *fw);
 

@@ -112,13 +112,6 @@ int md_idle_setup(md_t *md)
     return MD_OK;
 }
 
-static void md_idle_set_polling(md_t *md, int polling)
-{
-    if (md->thr.enabled &&
-        atomic_load_explicit(&md->thr.caller_polling, memory_order_relaxed) != polling)
-        atomic_store_explicit(&md->thr.caller_polling, polling, memory_order_relaxed);
-}
-
 /* Sleeps until a subdevice has work (or MD_IDLE_BLOCK_MS pass). */
 static void md_idle_block(md_t *md)
 {
@@ -179,10 +172,10 @@ void md_idle(md_t *md)
         md->yield_since_ns = now;
     }
     if (now - md->yield_since_ns < md->yield_ns) {
-        md_idle_set_polling(md, !new_stretch);
+        md_set_caller_polling(md, !new_stretch);
         sched_yield();
     } else {
-        md_idle_set_polling(md, 0);
+        md_set_caller_polling(md, 0);
         md_idle_block(md);
     }
     md->idle_left_ns = md_now_ns();

@@ -428,9 +428,7 @@ int md_progress(md_t *md)
         events += ran;
     if (events != 0) {
         md->idle_polls = 0;     /* the caller's own count: only it writes it */
-        if (md->thr.enabled &&
-            atomic_load_explicit(&md->thr.caller_polling, memory_order_relaxed))
-            atomic_store_explicit(&md->thr.caller_polling, 0, memory_order_relaxed);
+        md_set_caller_polling(md, 0);
     }
     return events;
 }

@@ -59,6 +59,15 @@ static inline int md_yield_window(uint64_t *since_ns, uint64_t window_ns)
     return now - *since_ns < window_ns;
 }
 
+/* Whether the caller polls in its idle loop now (md_core.h); written by
+ * the caller only, and only when it changes. */
+static inline void md_set_caller_polling(md_t *md, int polling)
+{
+    if (md->thr.enabled &&
+        atomic_load_explicit(&md->thr.caller_polling, memory_order_relaxed) != polling)
+        atomic_store_explicit(&md->thr.caller_polling, polling, memory_order_relaxed);
+}
+
 /* Entry and exit of every public call. */
 static inline void md_api_enter(md_t *md)
 {
