@@ -2,9 +2,11 @@
  * process (nic_host_attach with inproc), driven at once by its own thread
  * and by two host threads that lend it turns, while the main thread posts
  * and reaps 200000 entries and now and then sleeps in nic_ep_wait, which
- * hands the data path back to the firmware thread. */
+ * hands the data path back to the firmware thread, or in poll() on the
+ * wire as the process's only poller (nic_ep_wake_arm with sole). */
 #include "config.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,8 +41,18 @@ typedef struct lend_ctx {
 static void lend_or_wait(void *arg, uint32_t got)
 {
     lend_ctx_t *c = arg;
-    if (nic_host_lend(c->h) == 0 && got % 7 == 0)
+    if (nic_host_lend(c->h) != 0)
+        return;
+    if (got % 7 == 0) {
         nic_ep_wait(c->ep, 100);  /* the firmware thread takes over */
+    } else if (got % 11 == 0) {
+        /* asleep on the wire, then a lent turn as a woken host does */
+        struct pollfd p = { .fd = nic_ep_wake_arm(c->ep, 1), .events = POLLIN };
+        if (p.fd >= 0)
+            poll(&p, 1, 1);
+        nic_ep_wake_disarm(c->ep);
+        nic_host_lend(c->h);
+    }
 }
 
 int main(void)
