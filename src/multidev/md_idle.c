@@ -11,15 +11,19 @@
  * wake-ups: 20-40 us instead of 0.3 us over shm.)  MULTIDEV_IDLE forces
  * spin, yield or block.
  *
- * On such a host the spinning also ends after MULTIDEV_SPIN_US (5 us): a
+ * On such a host the spinning also ends after MULTIDEV_SPIN_US (1 us): a
  * poll that lends an in-process NIC firmware its turn takes 1-2 us, so 64
  * of them held a core for 100 us without a yield, and the rank that had
  * the next step to do (a relay forwarding, with both cores held by the
  * two ends of its route) waited that long for a CPU: a forwarded 8 B
  * ping-pong over three emulated nodes on two cores took 90-120 us a
- * message, 31-40 us with one spin poll (2026-11-26).  A count of one poll
- * instead made shm ping-pongs pay a sched_yield per poll (0.7 -> 1.7-3.5
- * us); 5 us covers an shm reply.
+ * message, 31-40 us with one spin poll (2026-11-26).  A time rather than
+ * a count of polls, since polls differ: 1 us covers an shm reply (0.2-0.5
+ * us over shm with 1 or 5 us), and with the timing models, whose polls
+ * cost modelled time too, the SCI hop took 12.0-13.4 us with 1 us of
+ * spinning against 15.4-16.4 with 5, the forwarded route 55-61 against
+ * 55-78 us (3 interleaved runs each; without the models the two were
+ * alike).
  */
 #include "config.h"
 
@@ -34,7 +38,7 @@
 #include "md_thread.h"
 
 #define MD_SPIN_POLLS_DEFAULT 64
-#define MD_SPIN_US_DEFAULT    5
+#define MD_SPIN_US_DEFAULT    1
 #define MD_YIELD_US_DEFAULT   200
 #define MD_IDLE_BLOCK_MS      10     /* bounded: a dead peer wakes nobody */
 /* Longer than a progress pass between two idle polls of one wait loop: a
