@@ -15,6 +15,11 @@
  * against 195-235 with 4 x 256 KiB), and it holds half the memory. */
 #define MD_FWD_DEFAULT_CHUNK  (64 * 1024)
 #define MD_FWD_DEFAULT_WINDOW 8
+/* Acknowledgements gathered per neighbour, and how long one may wait: a
+ * standard send does not wait for its acknowledgement (md_fwd_ack.c), so
+ * they only hold IndirectQueue entries meanwhile. */
+#define MD_FWD_DEFAULT_ACK_BATCH    16
+#define MD_FWD_DEFAULT_ACK_DELAY_US 500
 
 static int md_fwd_env_size(const char *name, size_t def, size_t *value)
 {
@@ -31,10 +36,29 @@ static int md_fwd_env_size(const char *name, size_t def, size_t *value)
     return MD_OK;
 }
 
+/* A whole number from lo to hi, or the default when the variable is unset. */
+static int md_fwd_env_count(const char *name, long def, long lo, long hi, long *value)
+{
+    const char *text = getenv(name);
+    char *end = NULL;
+
+    *value = def;
+    if (text == NULL)
+        return MD_OK;
+    *value = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || *value < lo || *value > hi) {
+        md_log_error("%s='%s': expected a whole number from %ld to %ld", name, text,
+                     lo, hi);
+        return MD_ERR_CONFIG;
+    }
+    return MD_OK;
+}
+
 int md_fwd_setup(md_t *md)
 {
     md_fwd_state_t *st = calloc(1, sizeof(*st));
     size_t window;
+    long batch = 0, delay_us = 0;
     int rc;
 
     if (st == NULL)
@@ -51,6 +75,14 @@ int md_fwd_setup(md_t *md)
         rc = MD_ERR_CONFIG;
     }
     st->params.window = (int)window;
+    if (rc == MD_OK)
+        rc = md_fwd_env_count("MULTIDEV_FWD_ACK_BATCH", MD_FWD_DEFAULT_ACK_BATCH, 1,
+                              MD_FWD_ACKQ_MAX, &batch);
+    if (rc == MD_OK)
+        rc = md_fwd_env_count("MULTIDEV_FWD_ACK_DELAY_US", MD_FWD_DEFAULT_ACK_DELAY_US, 0,
+                              1000000, &delay_us);
+    st->params.ack_batch = (int)batch;
+    st->params.ack_delay_ns = (uint64_t)delay_us * 1000u;
     return rc;
 }
 
@@ -171,14 +203,19 @@ void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
         return;
     }
     case MD_SYSTAG_FWD_CREDIT:
-    case MD_SYSTAG_FWD_ACK:
         if (!md_fwd_payload_ok(env, sizeof(ctl)))
             return;
         memcpy(&ctl, payload, sizeof(ctl));
-        if (env->tag == MD_SYSTAG_FWD_CREDIT)
-            md_fwd_on_credit(md, &ctl);
-        else
-            md_fwd_on_ack(md, &ctl);
+        md_fwd_on_credit(md, &ctl);
+        return;
+    case MD_SYSTAG_FWD_ACK:
+        if (!md_fwd_payload_ok(env, sizeof(ctl)))
+            return;
+        if (env->size % sizeof(ctl) != 0)
+            md_log_error("forwarding: acknowledgement message from rank %d has "
+                         "%llu bytes, not whole entries; the rest is dropped",
+                         env->src_world, (unsigned long long)env->size);
+        md_fwd_on_acks(md, payload, env->size);
         return;
     default:
         md_log_error("system message with reserved tag %d from rank %d has no "

@@ -20,9 +20,12 @@
  *      device list without a module) matches the first chunk like any
  *      arrival (posting order, ANY_SOURCE duplicates, sequence numbers for
  *      non-overtaking) and assembles the rest; once all data is in (and,
- *      for MPI_Ssend, matched) it acknowledges upstream.
+ *      for MPI_Ssend, matched) it acknowledges upstream: at once for an
+ *      MPI_Ssend, otherwise gathered with others (md_fwd_ack.c).
  *   B  passes the acknowledgement up and forgets the flow.
- *   A  completes the user's send.
+ *   A  forgets the flow.  The user's send completed when its last chunk
+ *      left (the payload was copied into the chunks), or, for MPI_Ssend,
+ *      completes now.
  *
  * A flow is named by (origin, destination, sequence number): the envelope
  * of the original message.  Credits and acknowledgements travel back over
@@ -52,7 +55,7 @@ typedef struct md_fwd_hdr {
  * credits for it (the acknowledgement alone ends the flow). */
 #define MD_FWD_F_NO_CREDITS 0x1u
 
-/* Payload of FWD_CREDIT and FWD_ACK. */
+/* Payload of FWD_CREDIT, and each entry of FWD_ACK (an array). */
 typedef struct md_fwd_ctl {
     int32_t  origin;
     int32_t  dst;
@@ -61,15 +64,26 @@ typedef struct md_fwd_ctl {
     int32_t  credits;       /**< FWD_CREDIT: chunks released */
 } md_fwd_ctl_t;
 
-/* Tunables (MULTIDEV_FWD_CHUNK, MULTIDEV_FWD_WINDOW) */
+/* An acknowledgement on its way upstream (md_fwd_ack.c). */
+typedef struct md_fwd_ack_pending {
+    int32_t      upstream;
+    int          up_subdev;
+    md_fwd_ctl_t ctl;
+} md_fwd_ack_pending_t;
+
+/* Tunables (MULTIDEV_FWD_CHUNK, MULTIDEV_FWD_WINDOW, MULTIDEV_FWD_ACK_BATCH,
+ * MULTIDEV_FWD_ACK_DELAY_US) */
 typedef struct md_fwd_params {
-    size_t chunk;
-    int    window;
+    size_t   chunk;
+    int      window;
+    int      ack_batch;         /**< acknowledgements gathered per neighbour */
+    uint64_t ack_delay_ns;      /**< the longest one waits */
 } md_fwd_params_t;
 
 /* md_fwd_send.c (origin) */
 int  md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c);
 void md_fwd_on_credit(md_t *md, const md_fwd_ctl_t *ctl);
+/* The origin's part of an acknowledgement (the flow began here). */
 void md_fwd_on_ack(md_t *md, const md_fwd_ctl_t *ctl);
 /* Sends an internal message (tag < 0) straight to a neighbour over one
  * subdevice; the request is the caller's and completes through
@@ -79,10 +93,26 @@ int  md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
 int  md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
                      const md_fwd_ctl_t *ctl);
 
+/* md_fwd_ack.c: acknowledgements, gathered per upstream neighbour.
+ * urgent: an MPI_Ssend's origin waits for it; send at once. */
+void md_fwd_ack_queue(md_t *md, int up_subdev, int32_t upstream,
+                      const md_fwd_ctl_t *ctl, int urgent);
+/* Sends the gathered acknowledgements: all (force) or once the oldest has
+ * waited the delay.  Called after every progress pass and before a rank
+ * sleeps (md_wait_fds). */
+void md_fwd_ack_flush(md_t *md, int force);
+/* An FWD_ACK message of len bytes (entries of md_fwd_ctl_t). */
+void md_fwd_on_acks(md_t *md, const void *payload, size_t len);
+/* At finalize: the gathered acknowledgements go out, and their sends are
+ * given a bounded chance to complete. */
+void md_fwd_ack_finish(md_t *md);
+
 /* md_fwd_relay.c (intermediate) */
 void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
                        const void *data);
-void md_fwd_relay_ack(md_t *md, const md_fwd_ctl_t *ctl);
+/* Forgets the flow an acknowledgement names and says where it goes on
+ * (*up); 0 if the flow is unknown. */
+int  md_fwd_relay_ack(md_t *md, const md_fwd_ctl_t *ctl, md_fwd_ack_pending_t *up);
 void md_fwd_relay_credit(md_t *md, const md_fwd_ctl_t *ctl);
 
 /* md_fwd_recv.c (destination) */

@@ -76,7 +76,8 @@ static void md_fwd_in_ack(md_t *md, md_fwd_in_t *in)
                          .hop_src = md->rank };
 
     in->acked = 1;
-    md_fwd_send_ctl(md, in->up_subdev, in->upstream, MD_SYSTAG_FWD_ACK, &ctl);
+    md_fwd_ack_queue(md, in->up_subdev, in->upstream, &ctl,
+                     !!(in->mq.env.flags & MD_ENV_F_SYNC));
 }
 
 /* All data in: acknowledge (a synchronous send only once matched) and

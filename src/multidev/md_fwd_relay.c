@@ -5,8 +5,9 @@
  * left for the destination (last relay) or when the next relay has passed
  * its credit back, so every relay holds at most window x chunk bytes of a
  * flow (none when the origin's header says the message fits in its
- * window).  The destination's acknowledgement is passed upstream and the
- * flow forgotten.
+ * window).  The destination's acknowledgement is passed upstream (the
+ * entries of one FWD_ACK in one message per neighbour) and the flow
+ * forgotten.
  */
 #include "config.h"
 
@@ -120,21 +121,22 @@ void md_fwd_relay_credit(md_t *md, const md_fwd_ctl_t *ctl)
         md_fwd_relay_credit_up(md, r);
 }
 
-void md_fwd_relay_ack(md_t *md, const md_fwd_ctl_t *ctl)
+int md_fwd_relay_ack(md_t *md, const md_fwd_ctl_t *ctl, md_fwd_ack_pending_t *up)
 {
     md_fwd_state_t *st = md->fwd;
-    md_fwd_ctl_t up = *ctl;
 
     for (md_fwd_relay_t **p = &st->relays; *p != NULL; p = &(*p)->next) {
         md_fwd_relay_t *r = *p;
         if (r->origin != ctl->origin || r->dst != ctl->dst || r->seq != ctl->seq)
             continue;
-        up.hop_src = md->rank;
-        md_fwd_send_ctl(md, r->up_subdev, r->upstream, MD_SYSTAG_FWD_ACK, &up);
+        *up = (md_fwd_ack_pending_t){ .upstream = r->upstream, .up_subdev = r->up_subdev,
+                                      .ctl = *ctl };
+        up->ctl.hop_src = md->rank;
         *p = r->next;
         free(r);
-        return;
+        return 1;
     }
     md_log_warn("forwarding: acknowledgement for an unknown relayed flow from "
                 "rank %d to rank %d", ctl->origin, ctl->dst);
+    return 0;
 }

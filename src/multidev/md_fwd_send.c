@@ -1,8 +1,13 @@
 /*
  * md_fwd_send.c - the origin of a forwarded message (P1 §3.4 steps 1, 2
- * and 6): chunks go out as the relay's credits allow; the user's send
- * completes when the destination's acknowledgement has come back and every
- * chunk has left this rank.
+ * and 6): chunks go out as the relay's credits allow.  A standard-mode
+ * send completes when its last chunk has left this rank (each chunk holds
+ * a copy of its bytes, so the user's buffer is free, as after any eager
+ * send); an MPI_Ssend when, besides, the destination's acknowledgement has
+ * come back (it says the message was matched).  The flow leaves the
+ * IndirectQueue when both have happened.  P1 had every blocking send wait
+ * for the acknowledgement; MPI's standard mode does not ask it, and it put
+ * an acknowledgement on the critical path of every forwarded round trip.
  */
 #include "config.h"
 
@@ -22,21 +27,29 @@ static md_fwd_out_t **md_fwd_out_find(md_fwd_state_t *st, int32_t dst,
     return NULL;
 }
 
-/* Completes the user's send once nothing of the flow is left in flight. */
+/* Completes the user's send (see above) and, once nothing of the flow is
+ * left in flight and the acknowledgement is in, forgets the flow. */
 static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
 {
     md_fwd_state_t *st = md->fwd;
+    int sync = (o->env.flags & MD_ENV_F_SYNC) != 0, all_out;
     md_fwd_out_t **p;
 
-    if (error == MD_OK && (!o->acked || o->chunks_inflight > 0))
-        return;
-    if (error != MD_OK && o->chunks_inflight > 0)
+    if (error != MD_OK && o->error == MD_OK)
+        o->error = error;
+    if (o->error != MD_OK && o->chunks_inflight > 0)
         return;         /* finish when the last chunk send returns */
+    all_out = o->sent == o->env.size && o->started && o->chunks_inflight == 0;
+    if (!o->user_done && (o->error != MD_OK || (all_out && (o->acked || !sync)))) {
+        o->user_done = 1;
+        o->user->status.error = o->error;
+        md_request_done(md, o->user);
+    }
+    if (o->error == MD_OK && !(o->acked && all_out))
+        return;
     p = md_fwd_out_find(st, o->env.dst_world, o->env.seq);
     if (p != NULL)
         *p = o->next;
-    o->user->status.error = error;
-    md_request_done(md, o->user);
     free(o);
 }
 
@@ -134,8 +147,7 @@ int md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c)
             req->subdev = c->subdev;
             return rc;
         }
-        o->acked = 1;       /* let the chunks in flight finish the request */
-        md_fwd_out_maybe_finish(md, o, rc);
+        md_fwd_out_maybe_finish(md, o, rc);   /* or its last chunk in flight */
     }
     return MD_OK;
 }
@@ -170,10 +182,6 @@ void md_fwd_on_ack(md_t *md, const md_fwd_ctl_t *ctl)
 {
     md_fwd_out_t **p;
 
-    if (ctl->origin != md->rank) {
-        md_fwd_relay_ack(md, ctl);
-        return;
-    }
     p = md_fwd_out_find(md->fwd, ctl->dst, ctl->seq);
     if (p == NULL) {
         md_log_warn("forwarding: acknowledgement for an unknown flow to rank "

@@ -15,6 +15,8 @@ typedef struct md_fwd_out {
     int                credits;
     int                chunks_inflight;
     int                acked;
+    int                user_done;    /**< the user's request completed */
+    int                error;        /**< the first failure, MD_OK if none */
     struct md_fwd_out *next;
 } md_fwd_out_t;
 
@@ -40,11 +42,17 @@ typedef struct md_fwd_send {
     uint8_t       buf[];             /**< header + chunk bytes */
 } md_fwd_send_t;
 
+#define MD_FWD_ACKQ_MAX 64
+
 typedef struct md_fwd_state {
     md_fwd_params_t params;
     md_fwd_out_t   *out;
     md_fwd_relay_t *relays;
     md_fwd_counters_t counters;
+    md_fwd_ack_pending_t ackq[MD_FWD_ACKQ_MAX];
+    int             nackq;
+    uint64_t        ackq_since_ns;   /**< when the oldest was queued */
+    int             ctl_inflight;    /**< FWD_ACK messages not yet sent */
 } md_fwd_state_t;
 
 md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,

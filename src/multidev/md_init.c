@@ -197,6 +197,7 @@ int md_finalize(md_t *md)
             break;
     if (md->pending.head != NULL)
         md_log_warn("finalize with sends that never left: they are dropped");
+    md_fwd_ack_finish(md);
     md_anyq_drain_cancels(md);
     if (md->print_stats)
         md_print_stats(md, stderr);

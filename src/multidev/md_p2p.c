@@ -356,6 +356,7 @@ int md_progress_locked(md_t *md)
             return rc;
         events += rc;
     }
+    md_fwd_ack_flush(md, 0);        /* those that waited long enough */
     return events;
 }
 

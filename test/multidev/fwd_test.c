@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "forkjob.h"
 
@@ -71,6 +72,35 @@ static int fwd_counted(md_t *md, int rank, uint64_t msgs, uint64_t bytes)
            c.relayed_chunks >= msgs && c.originated_msgs == 0;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* After the test's traffic: every rank progresses until its IndirectQueues
+ * are empty (the destination sends the acknowledgements it gathered once
+ * they have waited MULTIDEV_FWD_ACK_DELAY_US), then waits for the others.
+ * 0, or -1 if its queues did not empty within 10 s. */
+enum { DRAINED = 63 };
+
+static int drain_indirect(md_t *md, forkjob_shared_t *sh, int size)
+{
+    double end = now_s() + 10;
+    int rc = 0;
+
+    while (md_indirect_in_flight(md) != 0 && now_s() < end)
+        if (md_progress(md) < 0)
+            break;
+    if (md_indirect_in_flight(md) != 0)
+        rc = -1;
+    atomic_fetch_add(&sh->counters[DRAINED], 1);
+    while (atomic_load(&sh->counters[DRAINED]) < size && now_s() < end + 10)
+        md_progress(md);
+    return rc;
+}
+
 /* Credits a relay returns for sizes[]: only a message of more chunks than
  * the window needs them, one per chunk (defaults: 64 KiB chunks, a window
  * of 8; so only the 1 MiB message, 16 chunks). */
@@ -92,9 +122,8 @@ static int through_one_relay(md_t *md, int rank, int size,
             if (md_isend(md, &s, buf, sizes[i], 2, 0, (int)i, CTX, 0) != MD_OK ||
                 forkjob_wait(md, &s) != 0 || s.status.error != MD_OK)
                 rc = 20 + (int)i;
-            /* the send completed: the end-to-end acknowledgement came back */
-            if (md_indirect_in_flight(md) != 0)
-                rc = 40;
+            /* a standard send completes when its chunks have left; its
+             * flow stays queued until the acknowledgement (checked below) */
         }
     } else if (rank == 2) {
         for (size_t i = 0; i < NSIZES && rc == 0; i++) {
@@ -117,6 +146,8 @@ static int through_one_relay(md_t *md, int rank, int size,
     forkjob_finish(sh);
     if (forkjob_serve(md, sh, size) != 0 && rc == 0)
         rc = 99;
+    if (drain_indirect(md, sh, size) != 0 && rc == 0)
+        rc = 97;    /* every IndirectQueue empties: the acknowledgements came */
     if (rank == 1 && md_subdev(md, 0)->counters.sysmsgs_recvd == 0)
         rc = 98;    /* the relay saw the chunks */
     if (rank == 1 && rc == 0) {
@@ -125,8 +156,6 @@ static int through_one_relay(md_t *md, int rank, int size,
         if (c.credits_returned != SIZES_CREDITS)
             rc = 95;    /* small messages need no credits, large ones do */
     }
-    if (md_indirect_in_flight(md) != 0 && rc == 0)
-        rc = 97;    /* every IndirectQueue is empty at the end */
     if (rc == 0 && !fwd_counted(md, rank, NSIZES, sizes_total()))
         rc = 96;
     return rc;
@@ -305,4 +334,123 @@ static int forwarded_sysmsg(md_t *md, int rank, int size, forkjob_shared_t *sh,
 Test(forwarding, system_messages_are_forwarded, .timeout = 60)
 {
     cr_assert_eq(forkjob_run(3, chain3_nodes, chain3, forwarded_sysmsg, NULL, 50), 0);
+}
+
+/* A standard send through a relay completes once its chunks have left,
+ * while the destination does not even run the multidevice (so no
+ * acknowledgement can come back: the send used to wait for it); an
+ * MPI_Ssend completes only once the destination matched it, which its
+ * acknowledgement, sent at once, reports.  Both are checked by causality,
+ * not by time: the destination acts only after the origin said where it
+ * stands. */
+enum { STD_DONE = 0, SYNC_POSTED = 1, SYNC_DONE = 2 };
+
+static int standard_and_synchronous(md_t *md, int rank, int size,
+                                    forkjob_shared_t *sh, void *arg)
+{
+    static uint8_t buf[4096];
+    md_request_t s = { 0 }, r = { 0 };
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        fill(buf, sizeof(buf), 1);
+        if (md_isend(md, &s, buf, sizeof(buf), 2, 0, 1, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &s) != 0 || s.status.error != MD_OK)
+            rc = 10;
+        atomic_store(&sh->counters[STD_DONE], 1);   /* no receive posted yet */
+        memset(&s, 0, sizeof(s));
+        if (rc == 0 && (md_isend(md, &s, buf, sizeof(buf), 2, 0, 2, CTX, MD_ENV_F_SYNC) != MD_OK ||
+                        forkjob_wait(md, &s) != 0 || s.status.error != MD_OK))
+            rc = 11;
+        if (rc == 0 && atomic_load(&sh->counters[SYNC_POSTED]) == 0)
+            rc = 12;    /* the Ssend completed before its receive was posted */
+        atomic_store(&sh->counters[SYNC_DONE], 1);
+    } else if (rank == 2) {
+        double end = now_s() + 20;
+        struct timespec nap = { 0, 1000000 };
+        while (atomic_load(&sh->counters[STD_DONE]) == 0 && now_s() < end)
+            nanosleep(&nap, NULL);      /* computes, no MPI calls */
+        if (atomic_load(&sh->counters[STD_DONE]) == 0)
+            rc = 20;    /* the standard send waited for the destination */
+        /* let the Ssend arrive and sit unmatched for a while */
+        end = now_s() + 0.2;
+        while (now_s() < end)
+            md_progress(md);
+        if (atomic_load(&sh->counters[SYNC_DONE]) != 0)
+            rc = 21;
+        atomic_store(&sh->counters[SYNC_POSTED], 1);
+        if (md_irecv(md, &r, buf, sizeof(buf), 0, 0, 2, CTX, NULL) != MD_OK ||
+            forkjob_wait(md, &r) != 0 || check(buf, sizeof(buf), 1) != 0)
+            rc = 22;
+        memset(&r, 0, sizeof(r));
+        if (md_irecv(md, &r, buf, sizeof(buf), 0, 0, 1, CTX, NULL) != MD_OK ||
+            forkjob_wait(md, &r) != 0 || check(buf, sizeof(buf), 1) != 0)
+            rc = 23;
+    }
+    forkjob_finish(sh);
+    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
+        rc = 99;
+    if (drain_indirect(md, sh, size) != 0 && rc == 0)
+        rc = 97;
+    return rc;
+}
+
+Test(forwarding, a_standard_send_completes_when_it_left_an_ssend_when_matched, .timeout = 60)
+{
+    /* no progress thread: nothing runs at the destination while it naps */
+    setenv("MULTIDEV_PROGRESS_THREAD", "off", 1);
+    int rc = forkjob_run(3, chain3_nodes, chain3, standard_and_synchronous, NULL, 50);
+    unsetenv("MULTIDEV_PROGRESS_THREAD");
+    cr_assert_eq(rc, 0, "rank status %d (20: the standard send waited for the destination; "
+                 "12, 21: the Ssend completed before it was matched)", rc);
+}
+
+/* The destination gathers acknowledgements: 64 small messages, a batch of
+ * 16 and a delay longer than the test, make 4 FWD_ACK messages (a few more
+ * if the machine stalls the test past the delay), which the relay passes
+ * on one for one; every flow is acknowledged. */
+enum { GATHERED = 64 };
+
+static int acks_gathered(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    static uint8_t buf[256];
+    md_fwd_counters_t c;
+    int rc = 0;
+
+    (void)arg;
+    for (int i = 0; i < GATHERED && rc == 0; i++) {
+        md_request_t q = { 0 };
+        if (rank == 0 && (md_isend(md, &q, buf, sizeof(buf), 2, 0, 3, CTX, 0) != MD_OK ||
+                          forkjob_wait(md, &q) != 0))
+            rc = 10;
+        if (rank == 2 && (md_irecv(md, &q, buf, sizeof(buf), 0, 0, 3, CTX, NULL) != MD_OK ||
+                          forkjob_wait(md, &q) != 0))
+            rc = 20;
+    }
+    forkjob_finish(sh);
+    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
+        rc = 99;
+    if (drain_indirect(md, sh, size) != 0 && rc == 0)
+        rc = 97;
+    md_get_fwd_counters(md, &c);
+    if (rc == 0 && (rank == 1 || rank == 2) && c.acks_sent != GATHERED)
+        rc = 30 + rank;     /* every flow acknowledged, once, on each hop */
+    if (rc == 0 && (rank == 1 || rank == 2) &&
+        (c.ack_msgs_sent < GATHERED / 16 || c.ack_msgs_sent > GATHERED / 16 + 4))
+        rc = 40 + rank;     /* gathered in batches of 16 */
+    if (rc == 0 && rank == 0 && c.ack_msgs_sent != 0)
+        rc = 50;
+    return rc;
+}
+
+Test(forwarding, acknowledgements_are_gathered, .timeout = 60)
+{
+    setenv("MULTIDEV_FWD_ACK_BATCH", "16", 1);
+    setenv("MULTIDEV_FWD_ACK_DELAY_US", "300000", 1);
+    int rc = forkjob_run(3, chain3_nodes, chain3, acks_gathered, NULL, 50);
+    unsetenv("MULTIDEV_FWD_ACK_BATCH");
+    unsetenv("MULTIDEV_FWD_ACK_DELAY_US");
+    cr_assert_eq(rc, 0, "rank status %d (3x: acknowledgements counted on rank x; 4x: "
+                 "not gathered)", rc);
 }
