@@ -101,6 +101,19 @@ static int drain_indirect(md_t *md, forkjob_shared_t *sh, int size)
     return rc;
 }
 
+/* The end of a rank's part: it serves the others until all are done
+ * (99 if that fails), then drains its IndirectQueues (97).  Returns rc, or
+ * the first of those that failed if rc is 0. */
+static int finish_and_drain(md_t *md, forkjob_shared_t *sh, int size, int rc)
+{
+    forkjob_finish(sh);
+    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
+        rc = 99;
+    if (drain_indirect(md, sh, size) != 0 && rc == 0)
+        rc = 97;    /* every IndirectQueue empties: the acknowledgements came */
+    return rc;
+}
+
 /* Credits a relay returns for sizes[]: only a message of more chunks than
  * the window needs them, one per chunk (defaults: 64 KiB chunks, a window
  * of 8; so only the 1 MiB message, 16 chunks). */
@@ -143,11 +156,7 @@ static int through_one_relay(md_t *md, int rank, int size,
                 rc = 90;
         }
     }
-    forkjob_finish(sh);
-    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
-        rc = 99;
-    if (drain_indirect(md, sh, size) != 0 && rc == 0)
-        rc = 97;    /* every IndirectQueue empties: the acknowledgements came */
+    rc = finish_and_drain(md, sh, size, rc);
     if (rank == 1 && md_subdev(md, 0)->counters.sysmsgs_recvd == 0)
         rc = 98;    /* the relay saw the chunks */
     if (rank == 1 && rc == 0) {
@@ -388,11 +397,7 @@ static int standard_and_synchronous(md_t *md, int rank, int size,
             forkjob_wait(md, &r) != 0 || check(buf, sizeof(buf), 1) != 0)
             rc = 23;
     }
-    forkjob_finish(sh);
-    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
-        rc = 99;
-    if (drain_indirect(md, sh, size) != 0 && rc == 0)
-        rc = 97;
+    rc = finish_and_drain(md, sh, size, rc);
     return rc;
 }
 
@@ -428,11 +433,7 @@ static int acks_gathered(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
                           forkjob_wait(md, &q) != 0))
             rc = 20;
     }
-    forkjob_finish(sh);
-    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
-        rc = 99;
-    if (drain_indirect(md, sh, size) != 0 && rc == 0)
-        rc = 97;
+    rc = finish_and_drain(md, sh, size, rc);
     md_get_fwd_counters(md, &c);
     if (rc == 0 && (rank == 1 || rank == 2) && c.acks_sent != GATHERED)
         rc = 30 + rank;     /* every flow acknowledged, once, on each hop */
