@@ -129,6 +129,16 @@ md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
     return NULL;
 }
 
+size_t md_fwd_eager_cut(const md_t *md, int subdev, size_t len)
+{
+    size_t eager = md->devs.subdevs[subdev].attr.eager_limit;
+
+    if (len <= eager && eager > 2 * sizeof(md_fwd_hdr_t) &&
+        len + sizeof(md_fwd_hdr_t) > eager)
+        return eager - sizeof(md_fwd_hdr_t);
+    return len;
+}
+
 int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
                     int32_t tag, const void *buf, size_t len)
 {

@@ -42,6 +42,42 @@ static void md_fwd_relay_chunk_done(md_request_t *req)
     free(s);
 }
 
+/* Sends len bytes of the flow at offset on to the next hop, as a chunk of
+ * its own (P1 footnote 5: a copy, so the subdevice's receive path is free
+ * again). */
+static void md_fwd_relay_send(md_t *md, const md_fwd_relay_t *r, int subdev, int32_t next,
+                              const md_fwd_hdr_t *hdr, uint64_t offset, const void *data,
+                              size_t len)
+{
+    md_fwd_hdr_t out = *hdr;
+    md_fwd_send_t *s = malloc(sizeof(*s) + sizeof(out) + len);
+    int rc;
+
+    if (s == NULL) {
+        md_log_error("forwarding: out of memory relaying for rank %d",
+                     hdr->env.src_world);
+        return;
+    }
+    memset(s, 0, sizeof(*s));
+    out.hop_src = md->rank;
+    out.offset = offset;
+    out.len = (uint32_t)len;
+    memcpy(s->buf, &out, sizeof(out));
+    memcpy(s->buf + sizeof(out), data, len);
+    s->md = md;
+    s->relay_chunk = 1;
+    s->ctl = (md_fwd_ctl_t){ .origin = r->origin, .dst = r->dst, .seq = r->seq };
+    s->req.on_complete = md_fwd_relay_chunk_done;
+    s->req.user = s;
+    rc = md_fwd_send_raw(md, &s->req, subdev, next, MD_SYSTAG_FWD_DATA, s->buf,
+                         sizeof(out) + len);
+    if (rc != MD_OK) {
+        md_log_error("forwarding: relaying to rank %d failed: %s", next,
+                     md_status_string(rc));
+        free(s);
+    }
+}
+
 void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
                        const void *data)
 {
@@ -49,10 +85,7 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
     md_fwd_relay_t *r = md_fwd_relay_find(st, hdr->env.src_world,
                                           hdr->env.dst_world, hdr->env.seq);
     const md_route_class_t *c;
-    md_fwd_hdr_t out;
-    md_fwd_send_t *s;
     int32_t next;
-    int rc;
 
     if (hdr->env.dst_world < 0 || hdr->env.dst_world >= md->size ||
         (c = md_conntab_lookup(md, hdr->env.dst_world, hdr->env.size)) == NULL) {
@@ -80,31 +113,14 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
     }
     st->counters.relayed_chunks++;
     st->counters.relayed_bytes += hdr->len;
-
-    /* P1 footnote 5: copy, so the subdevice's receive path is free again */
-    s = malloc(sizeof(*s) + sizeof(out) + hdr->len);
-    if (s == NULL) {
-        md_log_error("forwarding: out of memory relaying for rank %d",
-                     hdr->env.src_world);
-        return;
-    }
-    memset(s, 0, sizeof(*s));
-    out = *hdr;
-    out.hop_src = md->rank;
-    memcpy(s->buf, &out, sizeof(out));
-    memcpy(s->buf + sizeof(out), data, hdr->len);
-    s->md = md;
-    s->relay_chunk = 1;
-    s->ctl = (md_fwd_ctl_t){ .origin = r->origin, .dst = r->dst, .seq = r->seq };
-    s->req.on_complete = md_fwd_relay_chunk_done;
-    s->req.user = s;
-    rc = md_fwd_send_raw(md, &s->req, c->subdev, next, MD_SYSTAG_FWD_DATA,
-                         s->buf, sizeof(out) + hdr->len);
-    if (rc != MD_OK) {
-        md_log_error("forwarding: relaying to rank %d failed: %s", next,
-                     md_status_string(rc));
-        free(s);
-    }
+    /* A chunk of a small flow that this hop would not take eagerly with its
+     * header goes on in two parts (md_fwd_eager_cut); the credits of larger
+     * flows count whole chunks, so theirs go on as they came. */
+    size_t first = r->no_credits ? md_fwd_eager_cut(md, c->subdev, hdr->len) : hdr->len;
+    md_fwd_relay_send(md, r, c->subdev, next, hdr, hdr->offset, data, first);
+    if (first < hdr->len)
+        md_fwd_relay_send(md, r, c->subdev, next, hdr, hdr->offset + first,
+                          (const uint8_t *)data + first, hdr->len - first);
 }
 
 void md_fwd_relay_credit(md_t *md, const md_fwd_ctl_t *ctl)

@@ -71,18 +71,26 @@ static int md_fwd_needs_credits(const md_fwd_state_t *st, uint64_t size)
     return (size + st->params.chunk - 1) / st->params.chunk > (uint64_t)st->params.window;
 }
 
+/* The bytes of the next chunk (md_fwd_eager_cut on the first hop). */
+static size_t md_fwd_chunk_len(md_t *md, const md_fwd_out_t *o)
+{
+    size_t rest = o->env.size - o->sent;
+
+    if (rest > md->fwd->params.chunk)
+        return md->fwd->params.chunk;
+    return md_fwd_eager_cut(md, o->subdev, rest);
+}
+
 static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
 {
     md_fwd_state_t *st = md->fwd;
 
     while (o->credits > 0 && (o->sent < o->env.size || !o->started)) {
-        size_t len = o->env.size - o->sent;
+        size_t len = md_fwd_chunk_len(md, o);
         md_fwd_send_t *s;
         md_fwd_hdr_t hdr;
         int rc;
 
-        if (len > st->params.chunk)
-            len = st->params.chunk;
         s = malloc(sizeof(*s) + sizeof(hdr) + len);
         if (s == NULL)
             return MD_ERR_NO_MEMORY;

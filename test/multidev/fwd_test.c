@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "forkjob.h"
+#include "md_fwd.h"          /* md_fwd_hdr_t: where chunks are cut */
 
 #define CTX 3
 
@@ -454,4 +455,71 @@ Test(forwarding, acknowledgements_are_gathered, .timeout = 60)
     unsetenv("MULTIDEV_FWD_ACK_DELAY_US");
     cr_assert_eq(rc, 0, "rank status %d (3x: acknowledgements counted on rank x; 4x: "
                  "not gathered)", rc);
+}
+
+/* Chunks cut at the eager limit: n0 and n1 tell the multidevice their tnet
+ * sends eagerly up to 4096 bytes, n2 without limit.  A message that a hop
+ * would send eagerly alone, but not with the chunk's header, goes in two
+ * parts: cut by the origin n0 on its first hop, by the relay n1 on the
+ * way from n2 to n0.  Sizes around the limit, both ways, data checked; the
+ * relay sends exactly the chunks the rule makes. */
+static const char *const cut3[][2] = {
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet eager_limit=4096\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet n1\n" },
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet eager_limit=4096\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\n" },
+    { "n2", "multidev-node-config 1\nnode n2\ndevice tnet\n"
+            "route n0 0 inf tnet n1\nroute n1 0 inf tnet -\n"
+            "route n2 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+static const size_t cut_sizes[] = { 4096 - sizeof(md_fwd_hdr_t), 4097 - sizeof(md_fwd_hdr_t),
+                                    4096, 4097 };
+enum { NCUT = sizeof(cut_sizes) / sizeof(cut_sizes[0]) };
+
+static int chunks_cut_at_the_eager_limit(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                                         void *arg)
+{
+    static uint8_t buf[8192];
+    int rc = 0;
+
+    (void)arg;
+    for (int dir = 0; dir < 2 && rc == 0; dir++) {
+        int from = dir == 0 ? 0 : 2, to = 2 - from;
+        for (int i = 0; i < NCUT && rc == 0; i++) {
+            md_request_t q = { 0 };
+            if (rank == from) {
+                fill(buf, cut_sizes[i], (unsigned)i);
+                if (md_isend(md, &q, buf, cut_sizes[i], to, 0, i, CTX, 0) != MD_OK ||
+                    forkjob_wait(md, &q) != 0)
+                    rc = 10 + i;
+            } else if (rank == to) {
+                memset(buf, 0, sizeof(buf));
+                if (md_irecv(md, &q, buf, sizeof(buf), from, 0, i, CTX, NULL) != MD_OK ||
+                    forkjob_wait(md, &q) != 0 || q.status.size != cut_sizes[i] ||
+                    check(buf, cut_sizes[i], (unsigned)i) != 0)
+                    rc = 20 + i;
+            }
+        }
+    }
+    rc = finish_and_drain(md, sh, size, rc);
+    if (rc == 0 && rank == 1) {
+        md_fwd_counters_t c;
+        md_get_fwd_counters(md, &c);
+        /* in: n0 cut its 2 middle sizes (6 chunks), n2 cut none (4);
+         * out: 6 towards n2, 6 towards n0 (the relay cut the same 2) */
+        uint64_t data_out = md_subdev(md, 0)->counters.sysmsgs_sent - c.ack_msgs_sent;
+        if (c.relayed_chunks != 10 || data_out != 12)
+            rc = 30;
+    }
+    return rc;
+}
+
+Test(forwarding, chunks_are_cut_at_the_eager_limit_of_each_hop, .timeout = 60)
+{
+    int rc = forkjob_run(3, chain3_nodes, cut3, chunks_cut_at_the_eager_limit, NULL, 50);
+    cr_assert_eq(rc, 0, "rank status %d (2x: data; 30: chunks relayed or sent)", rc);
 }
