@@ -105,8 +105,7 @@ int  md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
 void md_fwd_ack_queue(md_t *md, int up_subdev, int32_t upstream,
                       const md_fwd_ctl_t *ctl, int urgent);
 /* Sends the gathered acknowledgements: all (force) or once the oldest has
- * waited the delay.  Called after every progress pass and before a rank
- * sleeps (md_wait_fds). */
+ * waited the delay.  Called after every progress pass. */
 void md_fwd_ack_flush(md_t *md, int force);
 /* An FWD_ACK message of len bytes (entries of md_fwd_ctl_t). */
 void md_fwd_on_acks(md_t *md, const void *payload, size_t len);

@@ -9,7 +9,10 @@
  * the destination need not acknowledge at once: it gathers the
  * acknowledgements per upstream neighbour and sends them as one FWD_ACK
  * message of several entries once MULTIDEV_FWD_ACK_BATCH are waiting, once
- * the oldest has waited MULTIDEV_FWD_ACK_DELAY_US, before the rank sleeps,
+ * the oldest has waited MULTIDEV_FWD_ACK_DELAY_US (checked after every
+ * progress pass: a rank asleep sends them at its next pass, at most the
+ * progress thread's 50 ms poll later; flushing before every sleep sent
+ * each one alone, since a progress thread sleeps between most messages),
  * and at finalize.  An MPI_Ssend's origin waits for its acknowledgement
  * (sent once the message is matched), so that one leaves at once, with
  * whatever waits for the same neighbour.  A relay passes the entries of an
