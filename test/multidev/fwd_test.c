@@ -449,7 +449,7 @@ static int acks_gathered(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
 Test(forwarding, acknowledgements_are_gathered, .timeout = 60)
 {
     setenv("MULTIDEV_FWD_ACK_BATCH", "16", 1);
-    setenv("MULTIDEV_FWD_ACK_DELAY_US", "300000", 1);
+    setenv("MULTIDEV_FWD_ACK_DELAY_US", "1000000", 1);
     int rc = forkjob_run(3, chain3_nodes, chain3, acks_gathered, NULL, 50);
     unsetenv("MULTIDEV_FWD_ACK_BATCH");
     unsetenv("MULTIDEV_FWD_ACK_DELAY_US");
