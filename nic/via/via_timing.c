@@ -3,8 +3,15 @@
  * benchmark measures and compares with the papers; they are not here.
  *
  * lanai7 - the Berkeley VI firmware on Myrinet LANai 7 (P4, seed 004):
- *   link              160 MB/s  Myrinet-1280 links of the LANai 7 era
- *                               ([BG], seed 002-004 §5.4)
+ *   link               80 MB/s  "Myrinet links are full-duplex ... capable
+ *                               of carrying 80 MB/sec of bandwidth in each
+ *                               direction" (P2 [L144]), the only Myrinet
+ *                               link rate the papers give; P4 gives none.
+ *                               Background knowledge says the LANai 7's
+ *                               Myrinet-1280 links carried twice that; until
+ *                               2026-11-26 we took 160 MB/s from it, and the
+ *                               raw VI stream came out link-bound at 2.3x
+ *                               P4's 68.3 MB/s.
  *   packet payload    4096 B    NativeMTU (seed 002-004 §5.3; P4 fn. 2)
  *   switch            300 ns    cut-through crossbar ([BG]; P2 gives none)
  *   DMA set-up        2500 ns   "a null DMA transaction requires 2-3 usec"
@@ -72,7 +79,7 @@ int via_timing_profile(const char *name, via_timing_t *t, via_host_timing_t *ht)
     hh.dereg_base_ns = 3100;
     hh.dereg_page_ns = 410;
     if (strcmp(name, "lanai7") == 0) {
-        tt.link_MBps = 160;
+        tt.link_MBps = 80;
         tt.mtu = 4096;
         tt.switch_ns = 300;
         tt.dma_MBps = 264;
