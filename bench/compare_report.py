@@ -13,8 +13,10 @@ with the ratios of the first label to each other one, then the verdict:
   --goal mpi        (compare-mpi.sh) 8 B latency ours <= Debian MPICH;
                     1 MiB bandwidth ours >= 0.9 x Open MPI
   --goal anysource  (anysource.sh)   ANY_SOURCE latency <= 1.1 x specific
-  --goal route      (route.sh)       forwarded A-C latency vs A-B + B-C;
-                    4 MiB A->C bandwidth >= 0.8 x the slower hop
+  --goal route      (route.sh)       forwarded A-C latency vs A-B + B-C
+                    (with --forward-us: the median excess over all sizes
+                    <= the forwarding cost); 4 MiB A->C bandwidth >= 0.8 x
+                    the slower hop
   --goal none
 
 Exit status: 0 goals met (or not evaluated), 1 a goal missed, 3 data missing.
@@ -174,16 +176,29 @@ def goal_anysource(r):
 
 def goal_route(r):
     status = 0
+    cost = r.forward_us
     sizes = sorted(r.value.get(("pingpong", "AC"), {}))
     print("forwarded latency A-C against the sum of its hops A-B + B-C (the excess is the")
     print("forwarding cost; goal: A-C <= A-B + B-C + forwarding cost):")
     print("%8s %12s %12s %12s %10s" % ("size", "A-B+B-C", "A-C", "excess_us", "ratio"))
+    excess = []
     for s in sizes:
         ab, bc, ac = (r.get("pingpong", l, s) for l in ("AB", "BC", "AC"))
         if None in (ab, bc, ac):
             continue
-        print("%8s %12.3f %12.3f %12.3f %10.3f" % (size_str(s), ab + bc, ac, ac - ab - bc,
-                                                  ac / (ab + bc)))
+        excess.append(ac - ab - bc)
+        over = "  over" if cost is not None and excess[-1] > cost else ""
+        print("%8s %12.3f %12.3f %12.3f %10.3f%s" % (size_str(s), ab + bc, ac, excess[-1],
+                                                    ac / (ab + bc), over))
+    if cost is not None:
+        if not excess:
+            print("forwarded latency: MISSING DATA")
+            return 3
+        med = statistics.median(excess)
+        print("excess within the forwarding cost (%.1f us) at %d of %d sizes" % (
+            cost, sum(e <= cost for e in excess), len(excess)))
+        status = verdict_line("median excess over all sizes vs forwarding cost", med / cost,
+                              1.0, False, "%.1f us vs %.1f us" % (med, cost))
     size = 4 << 20
     ab, bc, ac = (r.get("bandwidth", l, size) for l in ("AB", "BC", "AC"))
     if None in (ab, bc, ac) or not min(ab, bc):
@@ -203,11 +218,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--goal", choices=sorted(GOALS), default="mpi")
     ap.add_argument("--programs", default="pingpong,bandwidth")
+    ap.add_argument("--forward-us", type=float, default=None,
+                    help="route: the forwarding cost of the description, in us")
     ap.add_argument("results")
     ap.add_argument("stat", choices=["median", "best"])
     ap.add_argument("labels")
     a = ap.parse_args()
+    if a.forward_us is not None and a.forward_us <= 0:
+        ap.error("--forward-us wants a positive number of microseconds")
     r = Results(a.results, a.stat, a.labels.split(","))
+    r.forward_us = a.forward_us
     for prog in a.programs.split(","):
         if prog not in PROGS:
             ap.error("unknown program %s" % prog)

@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${BENCH_WORK:-$ROOT/_work/bench}
-MPI=ours NP=3 RANKS=0,1,2 REPEATS=3 STAT=median TIMEOUT=300 BIND=0 LAUNCHER=
+MPI=ours NP=3 RANKS=0,1,2 REPEATS=3 STAT=median TIMEOUT=300 BIND=0 LAUNCHER= FORWARD_US=
 PP_ARGS=()
 BW_ARGS=()
 
@@ -33,6 +33,8 @@ usage: bench/route.sh [options]
   --quick                   fewer iterations
   --bind                    bind ranks to cores
   --timeout S               limit for one run (default 300)
+  --forward-us US           the relay's forwarding cost in the description
+                            (relay-3node.net: 15): judge the latency too
   --pingpong-args A         extra pingpong arguments
   --bandwidth-args A        extra bandwidth arguments
 Exit status: 0 goal met, 1 missed, 2 usage or set-up error, 3 a run failed.
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --quick) PP_ARGS+=(--iters 2000 --warmup 200); BW_ARGS+=(--iters 40 --warmup 4) ;;
     --bind) BIND=1 ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
+    --forward-us) FORWARD_US=${2:?}; shift ;;
     --pingpong-args) read -r -a a <<<"${2:?}"; PP_ARGS+=("${a[@]}"); shift ;;
     --bandwidth-args) read -r -a a <<<"${2:?}"; BW_ARGS+=("${a[@]}"); shift ;;
     -h|--help) usage; exit 0 ;;
@@ -95,7 +98,8 @@ for ((r = 1; r <= REPEATS; r++)); do
 done
 echo
 set +e
-python3 "$BENCH/compare_report.py" --goal route "$RESULTS" "$STAT" AC,AB,BC |
+python3 "$BENCH/compare_report.py" --goal route ${FORWARD_US:+--forward-us "$FORWARD_US"} \
+  "$RESULTS" "$STAT" AC,AB,BC |
   tee "$RESULTS/report.txt"
 status=${PIPESTATUS[0]}
 set -e
