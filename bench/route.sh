@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${BENCH_WORK:-$ROOT/_work/bench}
-MPI=ours NP=3 RANKS=0,1,2 REPEATS=3 STAT=median TIMEOUT=300 BIND=0 LAUNCHER= FORWARD_US=
+MPI=ours NP=3 RANKS=0,1,2 REPEATS=3 STAT=median TIMEOUT=600 BIND=0 LAUNCHER= FORWARD_US=
 PP_ARGS=()
 BW_ARGS=()
 
@@ -32,7 +32,8 @@ usage: bench/route.sh [options]
   --stat median|best        statistic over the runs (default median)
   --quick                   fewer iterations
   --bind                    bind ranks to cores
-  --timeout S               limit for one run (default 300)
+  --timeout S               limit for one run (default 600: with the timing
+                            models on a bandwidth run takes 4-5 min)
   --forward-us US           the relay's forwarding cost in the description
                             (relay-3node.net: 15): judge the latency too
   --pingpong-args A         extra pingpong arguments
