@@ -187,3 +187,14 @@ int forkjob_wait(md_t *md, md_request_t *req)
     }
     return md_request_is_complete(req) ? 0 : -1;
 }
+
+int forkjob_run_env(const char *const (*env)[2], int size, const char *const *nodes,
+                    const char *const (*confs)[2], forkjob_fn fn, void *arg, int timeout_s)
+{
+    for (int i = 0; env[i][0] != NULL; i++)
+        setenv(env[i][0], env[i][1], 1);
+    int rc = forkjob_run(size, nodes, confs, fn, arg, timeout_s);
+    for (int i = 0; env[i][0] != NULL; i++)
+        unsetenv(env[i][0]);
+    return rc;
+}

@@ -26,6 +26,11 @@ int forkjob_run(int size, const char *const *nodes,
                 const char *const (*confs)[2], forkjob_fn fn, void *arg,
                 int timeout_s);
 
+/* forkjob_run with the environment variables env (a NULL-terminated list of
+ * { name, value } pairs) set for the job, and unset again after it. */
+int forkjob_run_env(const char *const (*env)[2], int size, const char *const *nodes,
+                    const char *const (*confs)[2], forkjob_fn fn, void *arg, int timeout_s);
+
 /* Progress until every rank has called forkjob_finish (relays use it). */
 int forkjob_serve(md_t *md, forkjob_shared_t *shared, int size);
 void forkjob_finish(forkjob_shared_t *shared);

@@ -405,9 +405,8 @@ static int standard_and_synchronous(md_t *md, int rank, int size,
 Test(forwarding, a_standard_send_completes_when_it_left_an_ssend_when_matched, .timeout = 60)
 {
     /* no progress thread: nothing runs at the destination while it naps */
-    setenv("MULTIDEV_PROGRESS_THREAD", "off", 1);
-    int rc = forkjob_run(3, chain3_nodes, chain3, standard_and_synchronous, NULL, 50);
-    unsetenv("MULTIDEV_PROGRESS_THREAD");
+    static const char *const env[][2] = { { "MULTIDEV_PROGRESS_THREAD", "off" }, { NULL } };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, standard_and_synchronous, NULL, 50);
     cr_assert_eq(rc, 0, "rank status %d (20: the standard send waited for the destination; "
                  "12, 21: the Ssend completed before it was matched)", rc);
 }
@@ -448,11 +447,10 @@ static int acks_gathered(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
 
 Test(forwarding, acknowledgements_are_gathered, .timeout = 60)
 {
-    setenv("MULTIDEV_FWD_ACK_BATCH", "16", 1);
-    setenv("MULTIDEV_FWD_ACK_DELAY_US", "1000000", 1);
-    int rc = forkjob_run(3, chain3_nodes, chain3, acks_gathered, NULL, 50);
-    unsetenv("MULTIDEV_FWD_ACK_BATCH");
-    unsetenv("MULTIDEV_FWD_ACK_DELAY_US");
+    static const char *const env[][2] = {
+        { "MULTIDEV_FWD_ACK_BATCH", "16" }, { "MULTIDEV_FWD_ACK_DELAY_US", "1000000" }, { NULL }
+    };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, acks_gathered, NULL, 50);
     cr_assert_eq(rc, 0, "rank status %d (3x: acknowledgements counted on rank x; 4x: "
                  "not gathered)", rc);
 }

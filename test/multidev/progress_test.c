@@ -248,13 +248,11 @@ static int queued_completions_count(md_t *md, int rank, int size, forkjob_shared
 
 Test(progress, completions_queued_by_the_thread_count_as_events, .timeout = 60)
 {
-    setenv("MULTIDEV_PROGRESS_THREAD", "on", 1);
-    setenv("MULTIDEV_IDLE", "block", 1);
-    setenv("MULTIDEV_YIELD_US", "0", 1);
-    setenv("MULTIDEV_SPIN_POLLS", "0", 1);
-    int rc = forkjob_run(2, nodes3, chain3, queued_completions_count, NULL, 50);
-    unsetenv("MULTIDEV_YIELD_US");
-    unsetenv("MULTIDEV_SPIN_POLLS");
+    static const char *const env[][2] = {
+        { "MULTIDEV_PROGRESS_THREAD", "on" }, { "MULTIDEV_IDLE", "block" },
+        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" }, { NULL }
+    };
+    int rc = forkjob_run_env(env, 2, nodes3, chain3, queued_completions_count, NULL, 50);
     cr_assert_eq(rc, 0, "rank status %d (42: md_progress said 0 events after completing "
                  "the request)", rc);
 }
