@@ -100,6 +100,21 @@ static int host_call(int fd, nic_ctl_msg_t *m, int send_fd, int *fds_out, int *n
 }
 
 /* Start nicd for this node and NIC, detached from the caller. */
+/* The daemon keeps no descriptor of its starter beyond stdin, stdout and
+ * stderr (which it points at /dev/null and its log): a launcher's pipes
+ * that a rank inherited would otherwise stay open for the daemon's life,
+ * and mpiexec waits for their end before it returns. */
+static void host_close_inherited(void)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3u, ~0u, 0u) == 0)
+        return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    for (long i = 3; i < (max > 0 && max < 65536 ? max : 65536); i++)
+        close((int)i);
+}
+
 static int host_spawn_nicd(const nic_attach_opts_t *o, const char *dir, const char *log_path)
 {
     const char *path = o->nicd_path ? o->nicd_path : getenv("MULTIDEV_NICD");
@@ -125,6 +140,7 @@ static int host_spawn_nicd(const nic_attach_opts_t *o, const char *dir, const ch
             dup2(fd, 1);
             dup2(fd, 2);
         }
+        host_close_inherited();
         const char *rundir = o->rundir ? o->rundir : getenv("MULTIDEV_NIC_RUNDIR");
         char *argv[16];
         int a = 0;
