@@ -195,6 +195,11 @@ int  md_anyq_cancel(md_t *md, md_request_t *req);
 void md_anyq_drain_cancels(md_t *md);
 void md_anyq_free_all(md_t *md);
 
+/* md_param.c: a whole number from lo to hi in the environment variable
+ * name, or def when it is unset; MD_ERR_CONFIG (said) when it is not one. */
+int md_env_count(const char *name, long long def, long long lo, long long hi,
+                 long long *value);
+
 /* md_p2p.c: shared by the forwarding code and the progress thread */
 int  md_progress_locked(md_t *md);
 void md_request_reset(md_request_t *req, uint8_t kind);

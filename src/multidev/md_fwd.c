@@ -36,29 +36,11 @@ static int md_fwd_env_size(const char *name, size_t def, size_t *value)
     return MD_OK;
 }
 
-/* A whole number from lo to hi, or the default when the variable is unset. */
-static int md_fwd_env_count(const char *name, long def, long lo, long hi, long *value)
-{
-    const char *text = getenv(name);
-    char *end = NULL;
-
-    *value = def;
-    if (text == NULL)
-        return MD_OK;
-    *value = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || *value < lo || *value > hi) {
-        md_log_error("%s='%s': expected a whole number from %ld to %ld", name, text,
-                     lo, hi);
-        return MD_ERR_CONFIG;
-    }
-    return MD_OK;
-}
-
 int md_fwd_setup(md_t *md)
 {
     md_fwd_state_t *st = calloc(1, sizeof(*st));
     size_t window;
-    long batch = 0, delay_us = 0;
+    long long batch = 0, delay_us = 0;
     int rc;
 
     if (st == NULL)
@@ -76,10 +58,10 @@ int md_fwd_setup(md_t *md)
     }
     st->params.window = (int)window;
     if (rc == MD_OK)
-        rc = md_fwd_env_count("MULTIDEV_FWD_ACK_BATCH", MD_FWD_DEFAULT_ACK_BATCH, 1,
+        rc = md_env_count("MULTIDEV_FWD_ACK_BATCH", MD_FWD_DEFAULT_ACK_BATCH, 1,
                               MD_FWD_ACKQ_MAX, &batch);
     if (rc == MD_OK)
-        rc = md_fwd_env_count("MULTIDEV_FWD_ACK_DELAY_US", MD_FWD_DEFAULT_ACK_DELAY_US, 0,
+        rc = md_env_count("MULTIDEV_FWD_ACK_DELAY_US", MD_FWD_DEFAULT_ACK_DELAY_US, 0,
                               1000000, &delay_us);
     st->params.ack_batch = (int)batch;
     st->params.ack_delay_ns = (uint64_t)delay_us * 1000u;
@@ -154,28 +136,53 @@ int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
     return md_send_start(md, req);
 }
 
+md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *data,
+                                void (*on_complete)(md_request_t *))
+{
+    md_fwd_send_t *s = malloc(sizeof(*s) + sizeof(*hdr) + hdr->len);
+
+    if (s == NULL)
+        return NULL;
+    memset(s, 0, sizeof(*s));
+    memcpy(s->buf, hdr, sizeof(*hdr));
+    memcpy(s->buf + sizeof(*hdr), data, hdr->len);
+    s->md = md;
+    s->len = sizeof(*hdr) + hdr->len;
+    s->req.on_complete = on_complete;
+    s->req.user = s;
+    return s;
+}
+
 static void md_fwd_ctl_done(md_request_t *req)
 {
-    free(req->user);
+    md_fwd_send_t *s = req->user;
+
+    s->md->fwd->ctl_inflight--;
+    free(s);
 }
 
 int md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
-                    const md_fwd_ctl_t *ctl)
+                    const md_fwd_ctl_t *ctl, int n)
 {
-    md_fwd_send_t *s = calloc(1, sizeof(*s) + sizeof(*ctl));
-    int rc;
+    size_t len = (size_t)n * sizeof(*ctl);
+    md_fwd_send_t *s = calloc(1, sizeof(*s) + len);
+    int rc = MD_ERR_NO_MEMORY;
 
-    if (s == NULL)
-        return MD_ERR_NO_MEMORY;
-    memcpy(s->buf, ctl, sizeof(*ctl));
-    s->req.on_complete = md_fwd_ctl_done;
-    s->req.user = s;
-    rc = md_fwd_send_raw(md, &s->req, subdev, to, tag, s->buf, sizeof(*ctl));
-    if (rc != MD_OK) {
-        md_log_error("forwarding: control message %d to rank %d failed: %s",
-                     tag, to, md_status_string(rc));
-        free(s);
+    if (s != NULL) {
+        memcpy(s->buf, ctl, len);
+        s->md = md;
+        s->req.on_complete = md_fwd_ctl_done;
+        s->req.user = s;
+        md->fwd->ctl_inflight++;
+        rc = md_fwd_send_raw(md, &s->req, subdev, to, tag, s->buf, len);
+        if (rc != MD_OK) {
+            md->fwd->ctl_inflight--;
+            free(s);
+        }
     }
+    if (rc != MD_OK)
+        md_log_error("forwarding: control message %d (%d entries) to rank %d failed: %s",
+                     tag, n, to, md_status_string(rc));
     return rc;
 }
 

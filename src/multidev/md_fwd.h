@@ -97,8 +97,10 @@ size_t md_fwd_eager_cut(const md_t *md, int subdev, size_t len);
  * req->on_complete. */
 int  md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
                      int32_t tag, const void *buf, size_t len);
+/* Sends the n entries of ctl as one control message (FWD_CREDIT: one;
+ * FWD_ACK: several); counted in ctl_inflight until it has left. */
 int  md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
-                     const md_fwd_ctl_t *ctl);
+                     const md_fwd_ctl_t *ctl, int n);
 
 /* md_fwd_ack.c: acknowledgements, gathered per upstream neighbour.
  * urgent: an MPI_Ssend's origin waits for it; send at once. */
@@ -109,8 +111,8 @@ void md_fwd_ack_queue(md_t *md, int up_subdev, int32_t upstream,
 void md_fwd_ack_flush(md_t *md, int force);
 /* An FWD_ACK message of len bytes (entries of md_fwd_ctl_t). */
 void md_fwd_on_acks(md_t *md, const void *payload, size_t len);
-/* At finalize: the gathered acknowledgements go out, and their sends are
- * given a bounded chance to complete. */
+/* At finalize: the gathered acknowledgements go out, and the control
+ * messages still in flight are given a bounded chance to leave. */
 void md_fwd_ack_finish(md_t *md);
 
 /* md_fwd_relay.c (intermediate) */

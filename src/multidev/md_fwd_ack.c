@@ -26,49 +26,20 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "md_fwd_state.h"
 #include "md_log.h"
 #include "md_thread.h"
 
-static void md_fwd_ack_msg_done(md_request_t *req)
-{
-    md_fwd_send_t *s = req->user;
-
-    s->md->fwd->ctl_inflight--;
-    free(s);
-}
-
 /* One FWD_ACK message with the n entries of ctl to one neighbour. */
 static void md_fwd_ack_send(md_t *md, int subdev, int32_t to,
                             const md_fwd_ctl_t *ctl, int n)
 {
-    md_fwd_state_t *st = md->fwd;
-    size_t len = (size_t)n * sizeof(*ctl);
-    md_fwd_send_t *s = calloc(1, sizeof(*s) + len);
-    int rc;
-
-    if (s == NULL) {
-        md_log_error("forwarding: no memory to acknowledge %d flow(s) to rank %d",
-                     n, to);
+    if (md_fwd_send_ctl(md, subdev, to, MD_SYSTAG_FWD_ACK, ctl, n) != MD_OK)
         return;
-    }
-    memcpy(s->buf, ctl, len);
-    s->md = md;
-    s->req.on_complete = md_fwd_ack_msg_done;
-    s->req.user = s;
-    st->ctl_inflight++;
-    st->counters.ack_msgs_sent++;
-    st->counters.acks_sent += (uint64_t)n;
-    rc = md_fwd_send_raw(md, &s->req, subdev, to, MD_SYSTAG_FWD_ACK, s->buf, len);
-    if (rc != MD_OK) {
-        md_log_error("forwarding: acknowledging %d flow(s) to rank %d failed: %s",
-                     n, to, md_status_string(rc));
-        st->ctl_inflight--;
-        free(s);
-    }
+    md->fwd->counters.ack_msgs_sent++;
+    md->fwd->counters.acks_sent += (uint64_t)n;
 }
 
 /* One message per neighbour for the n entries of q, in the order they

@@ -22,7 +22,7 @@ static void md_fwd_relay_credit_up(md_t *md, const md_fwd_relay_t *r)
     md_fwd_ctl_t ctl = { .origin = r->origin, .dst = r->dst, .seq = r->seq,
                          .hop_src = md->rank, .credits = 1 };
 
-    md_fwd_send_ctl(md, r->up_subdev, r->upstream, MD_SYSTAG_FWD_CREDIT, &ctl);
+    md_fwd_send_ctl(md, r->up_subdev, r->upstream, MD_SYSTAG_FWD_CREDIT, &ctl, 1);
     md->fwd->counters.credits_returned++;
 }
 
@@ -50,27 +50,21 @@ static void md_fwd_relay_send(md_t *md, const md_fwd_relay_t *r, int subdev, int
                               size_t len)
 {
     md_fwd_hdr_t out = *hdr;
-    md_fwd_send_t *s = malloc(sizeof(*s) + sizeof(out) + len);
+    md_fwd_send_t *s;
     int rc;
 
+    out.hop_src = md->rank;
+    out.offset = offset;
+    out.len = (uint32_t)len;
+    s = md_fwd_chunk_new(md, &out, data, md_fwd_relay_chunk_done);
     if (s == NULL) {
         md_log_error("forwarding: out of memory relaying for rank %d",
                      hdr->env.src_world);
         return;
     }
-    memset(s, 0, sizeof(*s));
-    out.hop_src = md->rank;
-    out.offset = offset;
-    out.len = (uint32_t)len;
-    memcpy(s->buf, &out, sizeof(out));
-    memcpy(s->buf + sizeof(out), data, len);
-    s->md = md;
     s->relay_chunk = 1;
     s->ctl = (md_fwd_ctl_t){ .origin = r->origin, .dst = r->dst, .seq = r->seq };
-    s->req.on_complete = md_fwd_relay_chunk_done;
-    s->req.user = s;
-    rc = md_fwd_send_raw(md, &s->req, subdev, next, MD_SYSTAG_FWD_DATA, s->buf,
-                         sizeof(out) + len);
+    rc = md_fwd_send_raw(md, &s->req, subdev, next, MD_SYSTAG_FWD_DATA, s->buf, s->len);
     if (rc != MD_OK) {
         md_log_error("forwarding: relaying to rank %d failed: %s", next,
                      md_status_string(rc));

@@ -91,26 +91,21 @@ static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
         md_fwd_hdr_t hdr;
         int rc;
 
-        s = malloc(sizeof(*s) + sizeof(hdr) + len);
-        if (s == NULL)
-            return MD_ERR_NO_MEMORY;
-        memset(s, 0, sizeof(*s));
         hdr = (md_fwd_hdr_t){ .env = o->env, .offset = o->sent,
                               .len = (uint32_t)len, .hop_src = md->rank,
                               .flags = md_fwd_needs_credits(st, o->env.size)
                                        ? 0 : MD_FWD_F_NO_CREDITS };
-        memcpy(s->buf, &hdr, sizeof(hdr));
-        memcpy(s->buf + sizeof(hdr), (const uint8_t *)o->user->buf + o->sent, len);
-        s->md = md;
+        s = md_fwd_chunk_new(md, &hdr, (const uint8_t *)o->user->buf + o->sent,
+                             md_fwd_chunk_done);
+        if (s == NULL)
+            return MD_ERR_NO_MEMORY;
         s->out = o;
-        s->req.on_complete = md_fwd_chunk_done;
-        s->req.user = s;
         o->chunks_inflight++;
         o->credits--;
         o->sent += len;
         o->started = 1;
         rc = md_fwd_send_raw(md, &s->req, o->subdev, o->next_hop,
-                             MD_SYSTAG_FWD_DATA, s->buf, sizeof(hdr) + len);
+                             MD_SYSTAG_FWD_DATA, s->buf, s->len);
         if (rc != MD_OK) {
             o->chunks_inflight--;
             free(s);

@@ -52,9 +52,13 @@ typedef struct md_fwd_state {
     md_fwd_ack_pending_t ackq[MD_FWD_ACKQ_MAX];
     int             nackq;
     uint64_t        ackq_since_ns;   /**< when the oldest was queued */
-    int             ctl_inflight;    /**< FWD_ACK messages not yet sent */
+    int             ctl_inflight;    /**< control messages not yet sent */
 } md_fwd_state_t;
 
+/* A chunk carrying hdr and its hdr->len bytes of data (copied), completing
+ * through on_complete; s->len is what goes on the wire. */
+md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *data,
+                                void (*on_complete)(md_request_t *));
 md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
                                   int32_t dst, uint64_t seq);
 

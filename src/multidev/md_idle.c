@@ -68,27 +68,17 @@ int md_idle_setup(md_t *md)
 {
     const char *mode = getenv("MULTIDEV_IDLE");
     const char *spin = getenv("MULTIDEV_SPIN_POLLS");
-    const char *yield = getenv("MULTIDEV_YIELD_US");
-    const char *spin_us = getenv("MULTIDEV_SPIN_US");
     int pus = md_idle_count_pus();
-    char *end = NULL;
-    long long yield_us = yield ? strtoll(yield, &end, 10) : MD_YIELD_US_DEFAULT;
+    long long yield_us, spin_max_us;
 
     md->spin_polls = spin ? atoi(spin) : MD_SPIN_POLLS_DEFAULT;
     if (md->spin_polls < 0) {
         md_log_error("MULTIDEV_SPIN_POLLS=%s: expected a count >= 0", spin);
         return MD_ERR_CONFIG;
     }
-    if (yield != NULL && (end == yield || *end != '\0' || yield_us < 0 || yield_us > 10000000)) {
-        md_log_error("MULTIDEV_YIELD_US=%s: expected microseconds, 0 to 10000000", yield);
+    if (md_env_count("MULTIDEV_YIELD_US", MD_YIELD_US_DEFAULT, 0, 10000000, &yield_us) != MD_OK ||
+        md_env_count("MULTIDEV_SPIN_US", MD_SPIN_US_DEFAULT, 0, 10000000, &spin_max_us) != MD_OK)
         return MD_ERR_CONFIG;
-    }
-    long long spin_max_us = spin_us ? strtoll(spin_us, &end, 10) : MD_SPIN_US_DEFAULT;
-    if (spin_us != NULL && (end == spin_us || *end != '\0' || spin_max_us < 0 ||
-                            spin_max_us > 10000000)) {
-        md_log_error("MULTIDEV_SPIN_US=%s: expected microseconds, 0 to 10000000", spin_us);
-        return MD_ERR_CONFIG;
-    }
     md->spin_ns = (uint64_t)spin_max_us * 1000u;
     md->yield_ns = (uint64_t)yield_us * 1000u;
     if (mode == NULL || strcasecmp(mode, "auto") == 0) {

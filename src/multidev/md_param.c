@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_core.h"
 #include "md_firmware.h"
 #include "md_sdi.h"
 #include "md_log.h"
@@ -82,4 +83,22 @@ int md_param_firmware_thread(const md_subdev_init_args_t *args, const char *subd
     for (int32_t r = 0; r < args->world_size; r++)
         on_node += args->node_of_rank[r] == args->my_node;
     return on_node == 1;
+}
+
+int md_env_count(const char *name, long long def, long long lo, long long hi,
+                 long long *value)
+{
+    const char *text = getenv(name);
+    char *end = NULL;
+
+    *value = def;
+    if (text == NULL)
+        return MD_OK;
+    errno = 0;
+    *value = strtoll(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || *value < lo || *value > hi) {
+        md_log_error("%s='%s': expected a whole number from %lld to %lld", name, text, lo, hi);
+        return MD_ERR_CONFIG;
+    }
+    return MD_OK;
 }
