@@ -99,7 +99,6 @@ static int host_call(int fd, nic_ctl_msg_t *m, int send_fd, int *fds_out, int *n
     return m->status;
 }
 
-/* Start nicd for this node and NIC, detached from the caller. */
 /* The daemon keeps no descriptor of its starter beyond stdin, stdout and
  * stderr (which it points at /dev/null and its log): a launcher's pipes
  * that a rank inherited would otherwise stay open for the daemon's life,
@@ -111,10 +110,13 @@ static void host_close_inherited(void)
         return;
 #endif
     long max = sysconf(_SC_OPEN_MAX);
-    for (long i = 3; i < (max > 0 && max < 65536 ? max : 65536); i++)
-        close((int)i);
+    if (max <= 0 || max > 65536)
+        max = 65536;
+    for (long fd = 3; fd < max; fd++)
+        close((int)fd);
 }
 
+/* Start nicd for this node and NIC, detached from the caller. */
 static int host_spawn_nicd(const nic_attach_opts_t *o, const char *dir, const char *log_path)
 {
     const char *path = o->nicd_path ? o->nicd_path : getenv("MULTIDEV_NICD");
