@@ -5,6 +5,8 @@
 #ifndef FORKJOB_H
 #define FORKJOB_H
 
+#include <time.h>
+
 #include "multidev.h"
 
 #define FORKJOB_MAX_RANKS 16
@@ -34,6 +36,14 @@ int forkjob_run_env(const char *const (*env)[2], int size, const char *const *no
 /* Progress until every rank has called forkjob_finish (relays use it). */
 int forkjob_serve(md_t *md, forkjob_shared_t *shared, int size);
 void forkjob_finish(forkjob_shared_t *shared);
+
+/* Seconds of CLOCK_MONOTONIC, for the tests' time bounds. */
+static inline double forkjob_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Wait for a request with a bound on the number of progress calls. */
 int forkjob_wait(md_t *md, md_request_t *req);

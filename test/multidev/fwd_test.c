@@ -73,13 +73,6 @@ static int fwd_counted(md_t *md, int rank, uint64_t msgs, uint64_t bytes)
            c.relayed_chunks >= msgs && c.originated_msgs == 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* After the test's traffic: every rank progresses until its IndirectQueues
  * are empty (the destination sends the acknowledgements it gathered once
  * they have waited MULTIDEV_FWD_ACK_DELAY_US), then waits for the others.
@@ -88,16 +81,16 @@ enum { DRAINED = 63 };
 
 static int drain_indirect(md_t *md, forkjob_shared_t *sh, int size)
 {
-    double end = now_s() + 10;
+    double end = forkjob_now_s() + 10;
     int rc = 0;
 
-    while (md_indirect_in_flight(md) != 0 && now_s() < end)
+    while (md_indirect_in_flight(md) != 0 && forkjob_now_s() < end)
         if (md_progress(md) < 0)
             break;
     if (md_indirect_in_flight(md) != 0)
         rc = -1;
     atomic_fetch_add(&sh->counters[DRAINED], 1);
-    while (atomic_load(&sh->counters[DRAINED]) < size && now_s() < end + 10)
+    while (atomic_load(&sh->counters[DRAINED]) < size && forkjob_now_s() < end + 10)
         md_progress(md);
     return rc;
 }
@@ -377,15 +370,15 @@ static int standard_and_synchronous(md_t *md, int rank, int size,
             rc = 12;    /* the Ssend completed before its receive was posted */
         atomic_store(&sh->counters[SYNC_DONE], 1);
     } else if (rank == 2) {
-        double end = now_s() + 20;
+        double end = forkjob_now_s() + 20;
         struct timespec nap = { 0, 1000000 };
-        while (atomic_load(&sh->counters[STD_DONE]) == 0 && now_s() < end)
+        while (atomic_load(&sh->counters[STD_DONE]) == 0 && forkjob_now_s() < end)
             nanosleep(&nap, NULL);      /* computes, no MPI calls */
         if (atomic_load(&sh->counters[STD_DONE]) == 0)
             rc = 20;    /* the standard send waited for the destination */
         /* let the Ssend arrive and sit unmatched for a while */
-        end = now_s() + 0.2;
-        while (now_s() < end)
+        end = forkjob_now_s() + 0.2;
+        while (forkjob_now_s() < end)
             md_progress(md);
         if (atomic_load(&sh->counters[SYNC_DONE]) != 0)
             rc = 21;
