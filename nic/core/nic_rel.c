@@ -14,6 +14,10 @@
 #define REL_RETX_BURST 32             /* frames resent per timer expiry */
 #define REL_ACK_EVERY  32             /* acknowledge at least every 32 frames */
 #define REL_DUPACK_NS  (100 * 1000)   /* at most one duplicate ack per 100 us */
+/* The most one gap between two looks at a peer adds to its silence.  With
+ * frames outstanding the firmware looks at least every rto_max (100 ms);
+ * a longer gap is a stall of our own. */
+#define REL_SILENCE_STEP_NS (250 * 1000 * 1000ull)
 
 struct nic_rel {
     nic_fw_t          *fw;
@@ -59,10 +63,15 @@ int nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops_
     return NIC_OK;
 }
 
+static void rel_send_ctl(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t kind, uint8_t flags);
+
 void nic_rel_destroy(nic_rel_t *rel)
 {
     if (rel == NULL)
         return;
+    for (unsigned i = 0; i < rel->npeer; i++)
+        if (rel->peer[i].used && !rel->peer[i].dead)
+            rel_send_ctl(rel, &rel->peer[i], NIC_REL_KIND_BYE, 0);
     for (unsigned i = 0; i < NIC_REL_MAX_PEERS; i++) {
         free(rel->peer[i].win);
         free(rel->peer[i].win_mem);
@@ -130,7 +139,8 @@ unsigned nic_rel_peer_count(const nic_rel_t *rel)
     return n;
 }
 
-static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags)
+/* A frame of the module's own, without data: an ACK, or a BYE. */
+static void rel_send_ctl(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t kind, uint8_t flags)
 {
     uint8_t buf[256];
     size_t len;
@@ -144,13 +154,46 @@ static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags)
     h->src_fw = rel->my_fw;
     h->seq = 0;
     h->ack = p->rx_next;
-    h->kind = NIC_REL_KIND_ACK;
+    h->kind = kind;
     h->flags = flags;
     rel->ops.seal(rel->arg, buf, len, nic_now_ns(), NIC_REL_SEAL_ACK);
     struct iovec iov = { buf, len };
     nic_wire_send(nic_fw_wire(rel->fw), &p->addr, &iov, 1);
     p->ack_owed = 0;
     rel->c.tx_acks++;
+}
+
+static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags)
+{
+    rel_send_ctl(rel, p, NIC_REL_KIND_ACK, flags);
+}
+
+/* The peer answered (or the window was empty until now): its silence
+ * starts again. */
+static void rel_heard(nic_rel_peer_t *p, uint64_t now)
+{
+    p->silence_ns = 0;
+    p->silence_at_ns = now;
+}
+
+/* Time from then to now; 0 when then is later (a caller's now may be
+ * older than a stamp taken during the same firmware turn: unsigned
+ * subtraction would make that look like an age of centuries). */
+static uint64_t rel_since(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
+}
+
+/* How long the peer has answered nothing, brought up to now: a gap since
+ * the last look counts only up to REL_SILENCE_STEP_NS. */
+static uint64_t rel_silence(nic_rel_peer_t *p, uint64_t now)
+{
+    uint64_t gap = rel_since(now, p->silence_at_ns);
+
+    p->silence_ns += gap < REL_SILENCE_STEP_NS ? gap : REL_SILENCE_STEP_NS;
+    if (now > p->silence_at_ns)
+        p->silence_at_ns = now;
+    return p->silence_ns;
 }
 
 /* An acknowledgement for every frame before ack. */
@@ -164,7 +207,7 @@ static void rel_acked(nic_rel_t *rel, nic_rel_peer_t *p, uint32_t ack, int pure_
     }
     p->tx_una = ack;
     p->dupacks = 0;
-    p->progress_ns = nic_now_ns();
+    rel_heard(p, nic_now_ns());
     p->rto_ns = rel->cfg.rto_init_ns;
 }
 
@@ -237,7 +280,7 @@ int nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len)
     f->len = (uint32_t)len;
     f->sent_ns = now;
     if (p->tx_una + 1 == p->tx_next)
-        p->progress_ns = now;          /* the window was empty */
+        rel_heard(p, now);             /* the window was empty */
     p->ack_owed = 0;                   /* the ack rides along */
     rel->c.tx_data++;
     /* The window slot stays put until acknowledged, which is after the
@@ -273,9 +316,10 @@ static void rel_retransmit(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now)
     p->ack_owed = 0;
 }
 
-/* Nothing acknowledged for the peer timeout: report every outstanding
- * frame and forget the stream. */
-static void rel_peer_fail(nic_rel_t *rel, nic_rel_peer_t *p)
+/* The peer is gone (status NIC_ERR_PEER_FAILED: silent for the peer
+ * timeout; NIC_ERR_NOT_FOUND: it said BYE): report every outstanding frame
+ * and forget the stream. */
+static void rel_peer_gone(nic_rel_t *rel, nic_rel_peer_t *p, int status)
 {
     char addr[64];
     unsigned lost = 0;
@@ -284,24 +328,22 @@ static void rel_peer_fail(nic_rel_t *rel, nic_rel_peer_t *p)
     for (uint32_t s = p->tx_una; s != p->tx_next; s++) {
         nic_rel_frame_t *f = &p->win[s % NIC_REL_WINDOW];
         if (rel->ops.lost != NULL)
-            rel->ops.lost(rel->arg, f->buf, f->len, NIC_ERR_PEER_FAILED);
+            rel->ops.lost(rel->arg, f->buf, f->len, status);
         lost++;
     }
-    nic_log_warn("peer firmware %s answered nothing for %llu ms: declared dead, %u "
-                 "packet(s) reported failed", addr,
-                 (unsigned long long)(rel->cfg.peer_timeout_ns / 1000000ull), lost);
-    rel->c.peer_failures++;
-    p->dead = 1;
+    if (status == NIC_ERR_PEER_FAILED) {
+        nic_log_warn("peer firmware %s answered nothing for %llu ms: declared dead, %u "
+                     "packet(s) reported failed", addr,
+                     (unsigned long long)(rel->cfg.peer_timeout_ns / 1000000ull), lost);
+        rel->c.peer_failures++;
+    } else {
+        nic_log_info("peer firmware %s stopped; %u packet(s) to it reported undelivered",
+                     addr, lost);
+        rel->c.peers_stopped++;
+    }
+    p->dead = status;
     p->tx_una = p->tx_next;
     p->tx_first = p->tx_next;     /* a later stream starts with a new SYN */
-}
-
-/* Time from then to now; 0 when then is later (a caller's now may be
- * older than a stamp taken during the same firmware turn: unsigned
- * subtraction would make that look like an age of centuries). */
-static uint64_t rel_since(uint64_t now, uint64_t then)
-{
-    return now > then ? now - then : 0;
 }
 
 int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
@@ -322,8 +364,8 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
         }
         if (p->tx_una == p->tx_next)
             continue;
-        if (rel_since(now, p->progress_ns) >= rel->cfg.peer_timeout_ns) {
-            rel_peer_fail(rel, p);
+        if (rel_silence(p, now) >= rel->cfg.peer_timeout_ns) {
+            rel_peer_gone(rel, p, NIC_ERR_PEER_FAILED);
             events++;
             continue;
         }
@@ -362,10 +404,17 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, 
             /* Its firmware is alive and its host is slow to drain: keep
              * retransmitting (backpressure), and do not declare it dead. */
             rel_acked(rel, p, h.ack, 0);
-            p->progress_ns = now;
+            rel_heard(p, now);
             return;
         }
         rel_acked(rel, p, h.ack, 1);
+        return;
+    }
+    if (h.kind == NIC_REL_KIND_BYE) {
+        /* From the incarnation we know, or from one that never sent us
+         * data: a stale BYE must not end a newer stream. */
+        if (!p->dead && (p->rx_src_fw == 0 || p->rx_src_fw == h.src_fw))
+            rel_peer_gone(rel, p, NIC_ERR_NOT_FOUND);
         return;
     }
     if (h.kind != NIC_REL_KIND_DATA)

@@ -16,7 +16,16 @@
  * ack flagged BUSY, which tells the sender that its firmware is alive.  A
  * peer that answers nothing for peer_timeout is dead: every frame still
  * unacknowledged is handed to lost() with NIC_ERR_PEER_FAILED, and a later
- * stream to it starts afresh.
+ * stream to it starts afresh.  That silence is counted only while this
+ * firmware runs: a stall of our own (a stopped process, a paused virtual
+ * machine, a starved thread) is no evidence against the peer, so a gap
+ * between two looks counts as at most a quarter of a second.  A firmware
+ * that stops says so: nic_rel_destroy sends every peer it talked to a BYE
+ * (best effort, a datagram like any other), and a peer that gets it ends the
+ * stream at once, as if the timeout had passed, with NIC_ERR_NOT_FOUND
+ * instead of NIC_ERR_PEER_FAILED: the node's process finalized or exited,
+ * or its idle nicd did.  Only a firmware that is killed or cut off leaves
+ * its peers to the timeout.
  *
  * Each firmware has an incarnation number (random, never 0) that its frames
  * carry; a receiver that sees a new incarnation accepts only a frame flagged
@@ -39,7 +48,14 @@
 #define NIC_REL_MAX_PEERS 256     /* peer firmwares */
 #define NIC_REL_WINDOW    128     /* unacknowledged frames per peer */
 
-enum { NIC_REL_KIND_DATA = 1, NIC_REL_KIND_ACK = 2 };
+/* Kinds of this module's frames; personalities hand frames of every one of
+ * them to nic_rel_rx (nic_rel_kind_ours) and may use other values (VIA's
+ * unreliable frames are 3). */
+enum { NIC_REL_KIND_DATA = 1, NIC_REL_KIND_ACK = 2, NIC_REL_KIND_BYE = 4 };
+static inline int nic_rel_kind_ours(unsigned kind)
+{
+    return kind == NIC_REL_KIND_DATA || kind == NIC_REL_KIND_ACK || kind == NIC_REL_KIND_BYE;
+}
 #define NIC_REL_F_SYN 0x1u        /* first frame of a sender incarnation */
 #define NIC_REL_F_BUSY 0x2u       /* ACK: alive, but the next frame was not taken */
 
@@ -66,12 +82,16 @@ typedef struct nic_rel_frame {
  * and dead; everything else is the module's. */
 typedef struct nic_rel_peer {
     struct sockaddr_in addr;
-    int              used, dead;
+    int              used;
+    int              dead;            /* 0, or why its stream ended: NIC_ERR_PEER_FAILED
+                                         (silent) or NIC_ERR_NOT_FOUND (said BYE) */
     /* transmit */
     uint32_t         tx_next, tx_una, tx_first;
     nic_rel_frame_t *win;             /* [window], slot = seq % window */
     uint8_t         *win_mem;
-    uint64_t         rto_ns, progress_ns;
+    uint64_t         rto_ns;
+    uint64_t         silence_ns;      /* unanswered time, counted while we ran */
+    uint64_t         silence_at_ns;   /* when silence_ns was last brought up to date */
     int              dupacks;
     /* receive */
     uint32_t         rx_src_fw, rx_next, ack_owed;
@@ -80,7 +100,7 @@ typedef struct nic_rel_peer {
 
 typedef struct nic_rel_counters {
     uint64_t tx_data, tx_acks, rx_acks, retransmits;
-    uint64_t duplicates, out_of_order, backpressure, peer_failures;
+    uint64_t duplicates, out_of_order, backpressure, peer_failures, peers_stopped;
 } nic_rel_counters_t;
 
 /* When seal() is called. */

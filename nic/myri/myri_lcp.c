@@ -166,11 +166,12 @@ static void lcp_status(nic_fw_t *fw, FILE *f)
             (unsigned long long)r->retransmits, (unsigned long long)c->rx_data,
             (unsigned long long)r->rx_acks);
     fprintf(f, "lcp: dropped crc %llu bad %llu duplicate %llu out-of-order %llu "
-               "backpressure %llu protection %llu route %llu; peer failures %llu\n",
+               "backpressure %llu protection %llu route %llu; peer failures %llu stopped %llu\n",
             (unsigned long long)c->crc_errors, (unsigned long long)c->bad_frames,
             (unsigned long long)r->duplicates, (unsigned long long)r->out_of_order,
             (unsigned long long)r->backpressure, (unsigned long long)c->protection,
-            (unsigned long long)c->route_errors, (unsigned long long)r->peer_failures);
+            (unsigned long long)c->route_errors, (unsigned long long)r->peer_failures,
+            (unsigned long long)r->peers_stopped);
 }
 
 const nic_pers_ops_t nic_myri_lcp_ops = {

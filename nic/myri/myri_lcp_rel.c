@@ -88,7 +88,7 @@ int lcp_rel_create(nic_fw_t *fw, lcp_t *l)
         .frame_max = MYRI_FRAME_MAX,
         .rto_init_ns = env_u64("MULTIDEV_MYRI_RTO_US", 10000) * 1000,
         .rto_max_ns = 100 * 1000000ull,
-        .peer_timeout_ns = env_u64("MULTIDEV_MYRI_PEER_TIMEOUT_MS", 3000) * 1000000ull,
+        .peer_timeout_ns = env_u64("MULTIDEV_MYRI_PEER_TIMEOUT_MS", 10000) * 1000000ull,
         .ack_delay_ns = env_u64("MULTIDEV_MYRI_ACK_DELAY_US", 50) * 1000,
     };
     nic_rel_ops_t ops = {

@@ -101,7 +101,7 @@ static void lcp_rx_now(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *fr
         return;
     }
     kind = ((const myri_hdr_t *)frame)->kind;
-    if (kind != MYRI_KIND_ACK && kind != MYRI_KIND_DATA) {
+    if (!nic_rel_kind_ours(kind)) {
         l->c.bad_frames++;
         return;
     }

@@ -139,7 +139,7 @@ int lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
         else
             rc = lcp_resolve(fw, l, e, d.peer, &p, &hops);
         if (rc == NIC_OK && p->dead)
-            rc = NIC_ERR_PEER_FAILED;
+            rc = p->dead;                 /* its firmware died or stopped */
 
         if (rc != NIC_OK) {
             if (rc == NIC_ERR_PROTECTION)

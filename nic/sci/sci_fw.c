@@ -42,7 +42,7 @@ static int sci_fw_init(nic_fw_t *fw, void **state)
         return NIC_ERR_CONFIG;
     }
     b->up_entries = (uint32_t)up;
-    b->timeout_ns = env_u64("MULTIDEV_SCI_TIMEOUT_MS", 3000) * 1000000ull;
+    b->timeout_ns = env_u64("MULTIDEV_SCI_TIMEOUT_MS", 10000) * 1000000ull;
     b->up = calloc(b->up_entries, sizeof(*b->up));
     b->down = calloc(SCI_DOWN_ENTRIES, sizeof(*b->down));
     if (b->up == NULL || b->down == NULL || sci_rel_open(fw, b) != NIC_OK) {
@@ -198,10 +198,10 @@ static void sci_status(nic_fw_t *fw, FILE *f)
             (unsigned long long)s->rx_foreign_job, (unsigned long long)s->rx_bad,
             (unsigned long long)s->intr_dropped);
     fprintf(f, "sci: stream retransmits %llu duplicates %llu out_of_order %llu "
-               "backpressure %llu peer_failures %llu\n",
+               "backpressure %llu peer_failures %llu peers_stopped %llu\n",
             (unsigned long long)r->retransmits, (unsigned long long)r->duplicates,
             (unsigned long long)r->out_of_order, (unsigned long long)r->backpressure,
-            (unsigned long long)r->peer_failures);
+            (unsigned long long)r->peer_failures, (unsigned long long)r->peers_stopped);
 }
 
 const nic_pers_ops_t nic_sci_bridge_ops = {

@@ -180,7 +180,7 @@ int sci_rel_open(nic_fw_t *fw, sci_bridge_t *b)
         .frame_max = SCI_FRAME_MAX,
         .rto_init_ns = env_u64("MULTIDEV_SCI_RTO_US", 10000) * 1000,
         .rto_max_ns = 100 * 1000000ull,
-        .peer_timeout_ns = env_u64("MULTIDEV_SCI_PEER_TIMEOUT_MS", 3000) * 1000000ull,
+        .peer_timeout_ns = env_u64("MULTIDEV_SCI_PEER_TIMEOUT_MS", 10000) * 1000000ull,
         .ack_delay_ns = env_u64("MULTIDEV_SCI_ACK_DELAY_US", 50) * 1000,
     };
     nic_rel_ops_t ops = { .ack_frame = rel_ack_frame, .seal = rel_seal,

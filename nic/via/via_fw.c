@@ -89,7 +89,7 @@ static int via_fw_init(nic_fw_t *fw, void **state)
         .frame_max = VIA_FRAME_MAX,
         .rto_init_ns = env_u64("MULTIDEV_VIA_RTO_US", 10000) * 1000,
         .rto_max_ns = 100 * 1000000ull,
-        .peer_timeout_ns = env_u64("MULTIDEV_VIA_PEER_TIMEOUT_MS", 3000) * 1000000ull,
+        .peer_timeout_ns = env_u64("MULTIDEV_VIA_PEER_TIMEOUT_MS", 10000) * 1000000ull,
         .ack_delay_ns = env_u64("MULTIDEV_VIA_ACK_DELAY_US", 50) * 1000,
     };
     nic_rel_ops_t ops = {
@@ -397,11 +397,11 @@ static void via_status(nic_fw_t *fw, FILE *f)
             (unsigned long long)c->sends, (unsigned long long)c->recvs,
             (unsigned long long)c->rdma_writes, (unsigned long long)c->rdma_reads);
     fprintf(f, "via: stream acks %llu/%llu retransmits %llu duplicates %llu out-of-order %llu "
-               "backpressure %llu peer failures %llu\n",
+               "backpressure %llu peer failures %llu stopped %llu\n",
             (unsigned long long)r->tx_acks, (unsigned long long)r->rx_acks,
             (unsigned long long)r->retransmits, (unsigned long long)r->duplicates,
             (unsigned long long)r->out_of_order, (unsigned long long)r->backpressure,
-            (unsigned long long)r->peer_failures);
+            (unsigned long long)r->peer_failures, (unsigned long long)r->peers_stopped);
     fprintf(f, "via: errors bad %llu checksum %llu protection %llu recvq-empty %llu length %llu "
                "unreliable-dropped %llu breaks %llu cq-overruns %llu dma %llu\n",
             (unsigned long long)c->bad_frames, (unsigned long long)c->csum_errors,

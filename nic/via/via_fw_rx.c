@@ -418,7 +418,7 @@ static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame
             v->c.dropped_unreliable++;
         return;
     }
-    if (h->kind != NIC_REL_KIND_DATA && h->kind != NIC_REL_KIND_ACK) {
+    if (!nic_rel_kind_ours(h->kind)) {
         v->c.bad_frames++;
         return;
     }

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/nic_fw_internal.h"
 #include "core/nic_log.h"
 #include "lcp_pair.h"
 
@@ -278,6 +279,102 @@ Test(reliable, zero_loss_in_order_under_reorder, .timeout = 90) { run_faults(0, 
 Test(reliable, zero_loss_in_order_under_all_faults, .timeout = 90)
 {
     run_faults(0.05, 0.05, 0.05, 0.02);
+}
+
+/* A firmware that was stalled itself (a stopped process, a paused VM)
+ * must not blame its peer for the time it did not run.  The peer's
+ * firmware is held first, so that node 0's frames stay unacknowledged;
+ * then node 0's firmware is held for twice the peer timeout; node 0 runs
+ * again before the peer does.  Nothing may be declared dead, and the
+ * request arrives. */
+static uint32_t stall_got, stall_errors;
+static void h_stall(myri_gam_t *g, void *arg, int32_t src, const myri_desc_t *d, const void *p)
+{
+    stall_got++;
+}
+static void h_stall_error(myri_gam_t *g, void *arg, const myri_desc_t *d, int status)
+{
+    stall_errors++;
+}
+
+Test(reliable, a_stall_of_our_own_is_no_evidence_against_the_peer, .timeout = 30)
+{
+    lcp_pair_t p;
+    lcp_pair_opts_t o = { .n = 2 };
+    uint64_t args[5] = { 7 };
+
+    setenv("MULTIDEV_MYRI_PEER_TIMEOUT_MS", "1000", 1);
+    cr_assert_eq(lcp_pair_start(&p, &o), 0);
+    unsetenv("MULTIDEV_MYRI_PEER_TIMEOUT_MS");
+    stall_got = stall_errors = 0;
+    myri_gam_set_handler(p.node[1].g, 7, h_stall, NULL);
+    myri_gam_set_error(p.node[0].g, h_stall_error, NULL);
+    nic_fw_t *fw0 = nic_fw_thread_fw(p.node[0].fw), *fw1 = nic_fw_thread_fw(p.node[1].fw);
+
+    pthread_mutex_lock(&fw1->turn_lock);            /* the peer cannot answer */
+    cr_assert_eq(myri_gam_request(p.node[0].g, 1, 7, args, NULL, 0), NIC_OK);
+    uint64_t end = now_us() + 20000;
+    while (now_us() < end)
+        myri_gam_poll(p.node[0].g, 64);             /* node 0 sends and retransmits */
+    pthread_mutex_lock(&fw0->turn_lock);            /* node 0 stalls: 2 s */
+    usleep(2000 * 1000);
+    pthread_mutex_unlock(&fw0->turn_lock);
+    end = now_us() + 100000;                        /* node 0 runs alone: 100 ms */
+    while (now_us() < end)
+        myri_gam_poll(p.node[0].g, 64);
+    pthread_mutex_unlock(&fw1->turn_lock);
+    end = now_us() + 5000000;
+    while (stall_got == 0 && stall_errors == 0 && now_us() < end)
+        lcp_pair_poll(&p);
+    cr_assert_eq(stall_errors, 0, "the request to a live peer failed");
+    cr_assert_eq(stall_got, 1, "the request did not arrive");
+    cr_assert_eq(lcp_pair_counter(&p, 0, "failures"), 0, "a live peer was declared dead");
+    cr_assert_gt(lcp_pair_counter(&p, 0, "retransmits"), 0, "nothing was outstanding");
+    lcp_pair_stop(&p);
+}
+
+/* A firmware that stops (its process finalized or exited, its idle nicd
+ * left) says BYE: its peer ends the stream at once, well before the peer
+ * timeout (10 s by default), and a send to it fails with NOT_FOUND. */
+static int bye_status;
+static void h_bye_error(myri_gam_t *g, void *arg, const myri_desc_t *d, int status)
+{
+    bye_status = status;
+}
+
+Test(reliable, a_stopping_firmware_says_bye_and_its_peer_fails_sends_at_once, .timeout = 30)
+{
+    lcp_pair_t p;
+    lcp_pair_opts_t o = { .n = 2 };
+    uint64_t args[5] = { 1 };
+
+    cr_assert_eq(lcp_pair_start(&p, &o), 0);
+    stall_got = 0;
+    bye_status = 0;
+    myri_gam_set_handler(p.node[1].g, 7, h_stall, NULL);
+    myri_gam_set_error(p.node[0].g, h_bye_error, NULL);
+    cr_assert_eq(myri_gam_request(p.node[0].g, 1, 7, args, NULL, 0), NIC_OK);
+    uint64_t end = now_us() + 5000000;
+    while (stall_got == 0 && now_us() < end)
+        lcp_pair_poll(&p);
+    cr_assert_eq(stall_got, 1, "the stream was never opened");
+
+    uint64_t t0 = now_us();
+    nic_fw_thread_stop(p.node[1].fw);
+    p.node[1].fw = NULL;
+    end = t0 + 2000000;
+    while (lcp_pair_counter(&p, 0, "stopped") != 1 && now_us() < end)
+        myri_gam_poll(p.node[0].g, 64);
+    cr_assert_eq(lcp_pair_counter(&p, 0, "stopped"), 1, "no BYE arrived in 2 s");
+    cr_assert_eq(myri_gam_request(p.node[0].g, 1, 7, args, NULL, 0), NIC_OK);
+    while (bye_status == 0 && now_us() < end)
+        myri_gam_poll(p.node[0].g, 64);
+    cr_assert_eq(bye_status, NIC_ERR_NOT_FOUND, "a send to the stopped peer: status %d",
+                 bye_status);
+    cr_assert_lt(now_us() - t0, 2000000, "learnt only after %llu us",
+                 (unsigned long long)(now_us() - t0));
+    cr_assert_eq(lcp_pair_counter(&p, 0, "failures"), 0, "a timeout was taken for a BYE");
+    lcp_pair_stop(&p);
 }
 
 /* ------------------------------------------------------------------ */
