@@ -62,6 +62,8 @@ typedef struct nic_fw_config {
     const char *bind_ip;       /* UDP address (default 127.0.0.1) */
     uint16_t    bind_port;     /* 0: any */
     int         idle_exit_ms;  /* exit after this long with no process; <0 never */
+    int         own_files;     /* nic names this process's own firmware: remove its
+                                  lock file when it stops (nic_fw_thread_stop) */
     int         spin_us;       /* busy-poll this long before blocking */
     int         offload;       /* UDP GSO/GRO where the kernel has them */
     nic_fault_t fault;         /* fault injection on transmit */

@@ -16,6 +16,7 @@ struct nic_fw_thread {
     nic_fw_t *fw;
     pthread_t tid;
     int       lock_fd;
+    char      own_lock[600];    /* removed at stop (own_files), else "" */
 };
 
 int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p)
@@ -55,6 +56,13 @@ int nic_fw_thread_start(const nic_fw_config_t *cfg, nic_fw_thread_t **thr_p)
         free(thr);
         return rc;
     }
+    if (cfg->own_files) {
+        char dir[512];
+        if (nic_rundir_node(cfg->rundir, cfg->node, dir, sizeof(dir)) != NIC_OK ||
+            nic_rundir_file(dir, cfg->nic, ".lock", thr->own_lock,
+                            sizeof(thr->own_lock)) != NIC_OK)
+            thr->own_lock[0] = '\0';
+    }
     if ((rc = nic_fw_create(cfg, &thr->fw)) != NIC_OK) {
         close(thr->lock_fd);
         free(thr);
@@ -87,6 +95,8 @@ void nic_fw_thread_stop(nic_fw_thread_t *thr)
     nic_fw_stop(thr->fw);
     pthread_join(thr->tid, NULL);
     nic_fw_destroy(thr->fw);
+    if (thr->own_lock[0] != '\0')
+        unlink(thr->own_lock);     /* a name nobody else uses */
     close(thr->lock_fd);
     free(thr);
 }

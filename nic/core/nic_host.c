@@ -244,8 +244,11 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
  * no other process to share the NIC with, and a host thread that would
  * idle can run the firmware's turns itself (nic_host_lend) instead of
  * handing the CPU to another process.  If a firmware already holds the
- * node lock, the host attaches to that one as usual. */
-static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h)
+ * node lock, the host attaches to that one as usual.  A firmware that is
+ * ours alone (own_fw) runs under a name of this process, "<nic>.p<pid>",
+ * which *conn (what the host then connects to) is pointed at. */
+static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
+                              nic_attach_opts_t *conn)
 {
     nic_fw_config_t cfg;
     nic_fw_thread_t *thr;
@@ -254,6 +257,11 @@ static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h)
     nic_fw_config_defaults(&cfg);
     cfg.node = o->node;
     cfg.nic = o->nic;
+    if (o->own_fw) {
+        snprintf(h->own_nic, sizeof(h->own_nic), "%s.p%ld", o->nic, (long)getpid());
+        cfg.nic = h->own_nic;
+        cfg.own_files = 1;
+    }
     if (o->pers != NULL)
         cfg.pers = o->pers;
     cfg.rundir = o->rundir;
@@ -261,9 +269,11 @@ static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h)
         cfg.bind_ip = o->bind_ip;
     cfg.idle_exit_ms = -1;            /* lives as long as this host */
     rc = nic_fw_thread_start(&cfg, &thr);
-    if (rc == NIC_OK)
+    if (rc == NIC_OK) {
         h->inproc = thr;
-    else if (rc == NIC_ERR_NO_RESOURCE)
+        conn->nic = cfg.nic;
+        conn->start = 0;
+    } else if (rc == NIC_ERR_NO_RESOURCE)
         nic_log_info("%s: a firmware already runs for this node; attaching to it", h->what);
     else
         nic_log_warn("%s: in-process firmware failed (%s); using nicd", h->what,
@@ -301,12 +311,13 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
     h->watch_interval_ns = (uint64_t)(wd ? atol(wd) : 100) * 1000000ull;
     snprintf(h->what, sizeof(h->what), "node %s nic %s", o->node, o->nic);
 
+    nic_attach_opts_t conn = *o;
     pthread_mutex_lock(&attach_lock);
     if (o->inproc)
-        host_start_inproc(o, h);
+        host_start_inproc(o, h, &conn);
     /* A firmware that is exiting (idle) may accept and then close: retry. */
     for (int attempt = 0; attempt < 5; attempt++) {
-        if ((rc = host_connect_or_start(o, &fd)) != NIC_OK)
+        if ((rc = host_connect_or_start(&conn, &fd)) != NIC_OK)
             break;
         memset(&m, 0, NIC_CTL_HDR_SIZE);
         m.op = NIC_CTL_HELLO;

@@ -35,6 +35,11 @@ typedef struct nic_attach_opts {
     int         inproc;      /* 1: run the firmware as a thread of this process
                                 (the node's only process); a firmware that
                                 already runs for the node is used instead */
+    int         own_fw;      /* with inproc: the firmware is this process's
+                                alone (its job's only rank on the node): it
+                                takes no node lock and nobody else attaches,
+                                so processes of other jobs on the node, which
+                                it will not outlive, use their own */
     int         timeout_ms;  /* how long to wait for a starting firmware */
 } nic_attach_opts_t;
 
@@ -74,6 +79,7 @@ struct nic_host {
     char               what[160];    /* "node n1 nic myri0" */
     void              *lock;         /* pthread mutex */
     void              *inproc;       /* our own firmware thread, or NULL */
+    char               own_nic[96];  /* its name when it is ours alone ("myri0.p<pid>") */
 };
 
 int  nic_host_attach(const nic_attach_opts_t *opts, nic_host_t **host_p);

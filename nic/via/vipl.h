@@ -76,6 +76,7 @@ typedef struct vipl_nic_opts {
     uint64_t    job_key;       /* protection key of this job's endpoints */
     int         start;         /* 1: start nicd if no firmware runs */
     int         inproc;        /* 1: the firmware as a thread of this process */
+    int         own_fw;        /* with inproc: this process's alone (nic_attach_opts_t) */
 } vipl_nic_opts_t;
 
 vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic);

@@ -7,10 +7,24 @@
 
 #include "md_sdi.h"
 
+/* Where the firmware runs (md_param_firmware). */
+enum {
+    MD_FW_NICD = 0,        /* the node's daemon, shared by its processes */
+    MD_FW_THREAD = 1,      /* a thread of this process, which the other ranks
+                              of its node attach to */
+    MD_FW_OWN_THREAD = 2,  /* a thread of this process, its alone: the process
+                              is its job's only rank on the node */
+};
+
 /* Parameter "firmware" (MULTIDEV_<SUBDEV>_FIRMWARE, default
- * MULTIDEV_NIC_FIRMWARE, else auto): "thread" in this process (returns 1),
- * "nicd" the node's daemon (0), "auto" a thread when this process is the
- * only rank of its node.  MD_ERR_CONFIG (logged) on any other value. */
-int md_param_firmware_thread(const md_subdev_init_args_t *args, const char *subdev);
+ * MULTIDEV_NIC_FIRMWARE, else auto): "thread" in this process, "nicd" the
+ * node's daemon, "auto" a thread when this process is its job's only rank
+ * on the node, else nicd.  Returns MD_FW_*, or MD_ERR_CONFIG (logged) on
+ * any other value. */
+int md_param_firmware(const md_subdev_init_args_t *args, const char *subdev);
+
+/* The nic_attach_opts_t fields for a placement. */
+#define MD_FW_ATTACH_INPROC(fw) ((fw) != MD_FW_NICD)
+#define MD_FW_ATTACH_OWN(fw)    ((fw) == MD_FW_OWN_THREAD)
 
 #endif /* MD_FIRMWARE_H */

@@ -65,24 +65,24 @@ int md_param_str(const md_subdev_init_args_t *args, const char *subdev,
     return text != NULL;
 }
 
-int md_param_firmware_thread(const md_subdev_init_args_t *args, const char *subdev)
+int md_param_firmware(const md_subdev_init_args_t *args, const char *subdev)
 {
     const char *all = getenv("MULTIDEV_NIC_FIRMWARE");
     char mode[16];
     int32_t on_node = 0;
 
     md_param_str(args, subdev, "firmware", all != NULL ? all : "auto", mode, sizeof(mode));
-    if (strcmp(mode, "thread") == 0)
-        return 1;
+    for (int32_t r = 0; r < args->world_size; r++)
+        on_node += args->node_of_rank[r] == args->my_node;
     if (strcmp(mode, "nicd") == 0)
-        return 0;
+        return MD_FW_NICD;
+    if (strcmp(mode, "thread") == 0)
+        return on_node == 1 ? MD_FW_OWN_THREAD : MD_FW_THREAD;
     if (strcmp(mode, "auto") != 0) {
         md_log_error("%s: parameter firmware='%s' is not auto, thread or nicd", subdev, mode);
         return MD_ERR_CONFIG;
     }
-    for (int32_t r = 0; r < args->world_size; r++)
-        on_node += args->node_of_rank[r] == args->my_node;
-    return on_node == 1;
+    return on_node == 1 ? MD_FW_OWN_THREAD : MD_FW_NICD;
 }
 
 int md_env_count(const char *name, long long def, long long lo, long long hi,

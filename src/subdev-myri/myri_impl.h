@@ -132,7 +132,7 @@ typedef struct myri_ctx {
     int                 dead;      /* status once the firmware died */
     md_awaited_t        awaited;   /* peers requests wait on (liveness probes) */
     char                nic_name[32];
-    int                 fw_thread;      /* the NIC's firmware runs in this process */
+    int                 fw_thread;      /* MD_FW_*: where the firmware runs */
     myri_card_t         card;
     size_t              credits, sq, flush_us;
     char                sw[32], links[512], timing[16], addr[64];

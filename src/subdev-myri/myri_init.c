@@ -53,7 +53,7 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
     md_param_str(args, "myri", "switch", "sw0", ctx->sw, sizeof(ctx->sw));
     md_param_str(args, "myri", "links", "", ctx->links, sizeof(ctx->links));
     md_param_str(args, "myri", "nic", "myri0", ctx->nic_name, sizeof(ctx->nic_name));
-    if ((ctx->fw_thread = md_param_firmware_thread(args, "myri")) < 0)
+    if ((ctx->fw_thread = md_param_firmware(args, "myri")) < 0)
         return ctx->fw_thread;
     md_param_str(args, "myri", "addr", "", ctx->addr, sizeof(ctx->addr));
     md_param_str(args, "myri", "timing", "off", ctx->timing, sizeof(ctx->timing));
@@ -100,7 +100,8 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
 
     nic_attach_opts_t o = {
         .node = args->node_name, .nic = ctx->nic_name, .pers = "myri",
-        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1, .inproc = ctx->fw_thread,
+        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1,
+        .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
         .timeout_ms = 10000,
     };
     if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {

@@ -151,7 +151,7 @@ typedef struct sci_ctx {
     uint64_t             peer_check_ns;   /* next liveness check */
     size_t               check_ms;        /* MULTIDEV_SCI_PEER_CHECK_MS */
     char                 nic_name[32], addr[64], timing[16];
-    int                  fw_thread;      /* the bridge's firmware runs in this process */
+    int                  fw_thread;      /* MD_FW_*: where the firmware runs */
     size_t               sq_entries, cq_entries;
     sci_card_t           card;
 } sci_ctx_t;

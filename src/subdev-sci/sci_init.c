@@ -74,7 +74,7 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     pp->nstage = (uint32_t)nstage;
     pp->world_size = (uint32_t)args->world_size;
     md_param_str(args, "sci", "nic", "sci0", ctx->nic_name, sizeof(ctx->nic_name));
-    if ((ctx->fw_thread = md_param_firmware_thread(args, "sci")) < 0)
+    if ((ctx->fw_thread = md_param_firmware(args, "sci")) < 0)
         return ctx->fw_thread;
     md_param_str(args, "sci", "addr", "", ctx->addr, sizeof(ctx->addr));
     md_param_str(args, "sci", "timing", "off", ctx->timing, sizeof(ctx->timing));
@@ -97,7 +97,8 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
     int rc;
     nic_attach_opts_t o = {
         .node = args->node_name, .nic = ctx->nic_name, .pers = "sci",
-        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1, .inproc = ctx->fw_thread,
+        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1,
+        .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
         .timeout_ms = 10000,
     };
 

@@ -201,7 +201,7 @@ typedef struct vsd_ctx {
     uint32_t             level;
     int                  block;      /* completion=block: MPI/Pro's waiting mode */
     char                 nic_name[32], addr[64], timing[16];
-    int                  fw_thread;      /* the NIC's firmware runs in this process */
+    int                  fw_thread;      /* MD_FW_*: where the firmware runs */
     via_card_t           card;
 } vsd_ctx_t;
 

@@ -70,7 +70,7 @@ static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
         return MD_ERR_CONFIG;
     }
     md_param_str(args, "via", "nic", "via0", ctx->nic_name, sizeof(ctx->nic_name));
-    if ((ctx->fw_thread = md_param_firmware_thread(args, "via")) < 0)
+    if ((ctx->fw_thread = md_param_firmware(args, "via")) < 0)
         return ctx->fw_thread;
     md_param_str(args, "via", "addr", "", ctx->addr, sizeof(ctx->addr));
     md_param_str(args, "via", "timing", "off", ctx->timing, sizeof(ctx->timing));
@@ -135,7 +135,8 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
 
     vipl_nic_opts_t o = { .node = args->node_name, .nic = ctx->nic_name,
                           .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .job_key = ctx->job_key,
-                          .start = 1, .inproc = ctx->fw_thread };
+                          .start = 1, .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread),
+                          .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread) };
     if ((r = vipl_open_nic(&o, &ctx->nic)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, 0, "via: cannot open the VI NIC of node %s (%s): %s", args->node_name,
                 ctx->nic_name, vipl_result_str(r));

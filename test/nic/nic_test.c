@@ -385,6 +385,8 @@ Test(inproc, the_only_process_runs_the_firmware_as_a_thread_and_lends_it_turns, 
     nic_host_detach(h);
 }
 
+/* firmware=thread with several ranks on the node: they share the first
+ * one's firmware (one NIC per node on a Myrinet switch port). */
 Test(inproc, a_second_process_of_the_node_attaches_to_the_running_firmware, .timeout = 30)
 {
     nic_attach_opts_t o = { .node = "ip2", .nic = "nic0", .pers = "echo", .rundir = rundir,
@@ -414,6 +416,58 @@ Test(inproc, a_second_process_of_the_node_attaches_to_the_running_firmware, .tim
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child step %d failed",
               WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     nic_host_detach(h);
+}
+
+/* Two processes that are each their job's only rank on a node (two jobs
+ * sharing emulated node names) each run their own firmware: neither takes
+ * the node's name, neither attaches to the other's, and the second goes on
+ * working after the first has stopped (before, it had attached to the
+ * first's firmware and lost its NIC when that process exited). */
+Test(inproc, processes_with_firmwares_of_their_own_neither_share_nor_outlast_them, .timeout = 30)
+{
+    nic_attach_opts_t o = { .node = "ip4", .nic = "nic0", .pers = "echo", .rundir = rundir,
+                            .inproc = 1, .own_fw = 1 };
+    nic_attach_opts_t node_fw = { .node = "ip4", .nic = "nic0", .rundir = rundir };
+    nic_host_t *h, *other;
+    int up[2], down[2], st;
+    char c = 0, lock[256];
+
+    fresh_rundir();
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    cr_assert_not_null(h->inproc);
+    cr_assert_eq(nic_host_attach(&node_fw, &other), NIC_ERR_NOT_FOUND,
+                 "a firmware of its own took the node's name");
+    snprintf(lock, sizeof(lock), "%s/ip4/nic0.p%ld.lock", rundir, (long)getpid());
+    cr_assert_eq(access(lock, F_OK), 0, "no lock file %s", lock);
+    uint16_t first_port = h->wire_port;
+    cr_assert_eq(pipe(up), 0);
+    cr_assert_eq(pipe(down), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        nic_host_t *h2;
+        nic_ep_t *ep;
+        if (nic_host_attach(&o, &h2) != NIC_OK || h2->inproc == NULL ||
+            (pid_t)h2->status->fw_pid != getpid() || h2->wire_port == first_port)
+            _exit(1);
+        if (write(up[1], "a", 1) != 1 || read(down[0], &c, 1) != 1)
+            _exit(2);
+        /* the first process's firmware has stopped by now */
+        if (nic_ep_open(h2, 7, 16, 0, 16, &ep) != NIC_OK)
+            _exit(3);
+        post_echo(ep, 9);
+        if (nic_ep_wait(ep, 2000) != NIC_OK || reap_echo(ep) != 9)
+            _exit(4);
+        nic_ep_close(ep);
+        nic_host_detach(h2);
+        _exit(0);
+    }
+    cr_assert_eq(read(up[0], &c, 1), 1, "the second process did not attach");
+    nic_host_detach(h);
+    cr_assert_neq(access(lock, F_OK), 0, "the lock file %s outlived its firmware", lock);
+    cr_assert_eq(write(down[1], "b", 1), 1);
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child step %d failed",
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
 /* One datagram to the firmware's wire from outside any NIC (the echo
