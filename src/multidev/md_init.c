@@ -110,6 +110,7 @@ static void md_teardown(md_t *md)
     md->devs_initialised = 0;
     md_anyq_free_all(md);
     md_fwd_free(md);
+    md_sysmsg_blocks_free();
     md_devlist_unload(md);
     if (md->conf != NULL)
         md_nodeconf_free(md->conf);
