@@ -14,10 +14,6 @@
 #define REL_RETX_BURST 32             /* frames resent per timer expiry */
 #define REL_ACK_EVERY  32             /* acknowledge at least every 32 frames */
 #define REL_DUPACK_NS  (100 * 1000)   /* at most one duplicate ack per 100 us */
-/* The most one gap between two looks at a peer adds to its silence.  With
- * frames outstanding the firmware looks at least every rto_max (100 ms);
- * a longer gap is a stall of our own. */
-#define REL_SILENCE_STEP_NS (250 * 1000 * 1000ull)
 
 struct nic_rel {
     nic_fw_t          *fw;
@@ -172,8 +168,7 @@ static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags)
  * starts again. */
 static void rel_heard(nic_rel_peer_t *p, uint64_t now)
 {
-    p->silence_ns = 0;
-    p->silence_at_ns = now;
+    nic_stall_timer_start(&p->silence, now);
 }
 
 /* Time from then to now; 0 when then is later (a caller's now may be
@@ -182,18 +177,6 @@ static void rel_heard(nic_rel_peer_t *p, uint64_t now)
 static uint64_t rel_since(uint64_t now, uint64_t then)
 {
     return now > then ? now - then : 0;
-}
-
-/* How long the peer has answered nothing, brought up to now: a gap since
- * the last look counts only up to REL_SILENCE_STEP_NS. */
-static uint64_t rel_silence(nic_rel_peer_t *p, uint64_t now)
-{
-    uint64_t gap = rel_since(now, p->silence_at_ns);
-
-    p->silence_ns += gap < REL_SILENCE_STEP_NS ? gap : REL_SILENCE_STEP_NS;
-    if (now > p->silence_at_ns)
-        p->silence_at_ns = now;
-    return p->silence_ns;
 }
 
 /* An acknowledgement for every frame before ack. */
@@ -364,7 +347,7 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
         }
         if (p->tx_una == p->tx_next)
             continue;
-        if (rel_silence(p, now) >= rel->cfg.peer_timeout_ns) {
+        if (nic_stall_timer_waited(&p->silence, now) >= rel->cfg.peer_timeout_ns) {
             rel_peer_gone(rel, p, NIC_ERR_PEER_FAILED);
             events++;
             continue;
@@ -379,6 +362,9 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
             events++;
         }
         uint64_t due = oldest->sent_ns + p->rto_ns;
+        uint64_t look = nic_stall_timer_due(&p->silence, now, rel->cfg.peer_timeout_ns);
+        if (look < due)
+            due = look;
         if (due < *next)
             *next = due;
     }

@@ -17,9 +17,8 @@
  * peer that answers nothing for peer_timeout is dead: every frame still
  * unacknowledged is handed to lost() with NIC_ERR_PEER_FAILED, and a later
  * stream to it starts afresh.  That silence is counted only while this
- * firmware runs: a stall of our own (a stopped process, a paused virtual
- * machine, a starved thread) is no evidence against the peer, so a gap
- * between two looks counts as at most a quarter of a second.  A firmware
+ * firmware runs (nic_stall_timer_t): a stall of our own is no evidence
+ * against the peer.  A firmware
  * that stops says so: nic_rel_destroy sends every peer it talked to a BYE
  * (best effort, a datagram like any other), and a peer that gets it ends the
  * stream at once, as if the timeout had passed, with NIC_ERR_NOT_FOUND
@@ -43,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nic_clock.h"
 #include "nic_fw.h"
 
 #define NIC_REL_MAX_PEERS 256     /* peer firmwares */
@@ -90,8 +90,7 @@ typedef struct nic_rel_peer {
     nic_rel_frame_t *win;             /* [window], slot = seq % window */
     uint8_t         *win_mem;
     uint64_t         rto_ns;
-    uint64_t         silence_ns;      /* unanswered time, counted while we ran */
-    uint64_t         silence_at_ns;   /* when silence_ns was last brought up to date */
+    nic_stall_timer_t silence;        /* since the peer last answered */
     int              dupacks;
     /* receive */
     uint32_t         rx_src_fw, rx_next, ack_owed;

@@ -165,7 +165,7 @@ int sci_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
     r->len = h->len;
     r->got = 0;
     r->cookie = h->cookie;
-    r->deadline_ns = nic_now_ns() + b->timeout_ns;
+    nic_stall_timer_start(&r->waited, nic_now_ns());
     se->cq_reserved++;
     se->st.remote_reads++;
     se->st.read_bytes += h->len;

@@ -99,9 +99,10 @@ static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
         sci_read_t *r = &b->reads[i];
         if (r->ep == NULL)
             continue;
-        if (now < r->deadline_ns) {
-            if (r->deadline_ns < *next)
-                *next = r->deadline_ns;
+        if (nic_stall_timer_waited(&r->waited, now) < b->timeout_ns) {
+            uint64_t due = nic_stall_timer_due(&r->waited, now, b->timeout_ns);
+            if (due < *next)
+                *next = due;
             continue;
         }
         sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = r->op, .status = NIC_ERR_PEER_FAILED,
@@ -118,9 +119,10 @@ static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
         sci_barrier_t *bar = &b->barriers[i];
         if (bar->ep == NULL)
             continue;
-        if (now < bar->deadline_ns) {
-            if (bar->deadline_ns < *next)
-                *next = bar->deadline_ns;
+        if (nic_stall_timer_waited(&bar->waited, now) < b->timeout_ns) {
+            uint64_t due = nic_stall_timer_due(&bar->waited, now, b->timeout_ns);
+            if (due < *next)
+                *next = due;
             continue;
         }
         sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER,

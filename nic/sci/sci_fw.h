@@ -74,13 +74,14 @@ typedef struct sci_read {
     uint8_t      op;
     int          status;
     uint64_t     local, len, got, cookie;
-    uint64_t     deadline_ns;
+    nic_stall_timer_t waited;    /* for the answer (sci_bridge_t.timeout_ns) */
 } sci_read_t;
 
 typedef struct sci_barrier {
     nic_fw_ep_t *ep;             /* NULL: free */
     uint32_t     token, remaining;
-    uint64_t     cookie, deadline_ns;
+    uint64_t     cookie;
+    nic_stall_timer_t waited;    /* for the bridges' answers */
 } sci_barrier_t;
 
 typedef struct sci_intr {

@@ -202,7 +202,7 @@ static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_
     b->nbarriers++;
     bar->remaining = count;
     bar->cookie = h->cookie;
-    bar->deadline_ns = nic_now_ns() + b->timeout_ns;
+    nic_stall_timer_start(&bar->waited, nic_now_ns());
     se->cq_reserved++;
     return 1;
 }

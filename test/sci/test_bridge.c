@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "bridge_pair.h"
+#include "core/nic_fw_internal.h"
 
 #define A 0
 #define B 1
@@ -414,6 +415,44 @@ Test(bridge, remote_reads_are_counted_on_both_sides)
     cr_assert(all((uint8_t *)local.addr + 12000, 4384, 0));
     cr_assert_eq(stats(A).ep.remote_reads, 1);
     cr_assert_eq(stats(B).ep.rx_reads_served, 1);
+}
+
+/* A bridge that was stalled itself (a stopped process, a paused VM) must
+ * not time out a read for the time it did not run.  B's firmware is held
+ * first, so that A's read stays unanswered; then A's firmware is held for
+ * twice MULTIDEV_SCI_TIMEOUT_MS; A runs again before B does.  The read
+ * must complete, with the data. */
+Test(stall, a_stall_of_our_own_does_not_time_out_a_remote_read, .timeout = 30)
+{
+    nic_mr_t mr, local;
+    sci_seg_t seg, lseg;
+    sci_win_t win;
+    sci_cqe_t c;
+    struct timespec ms20 = { 0, 20 * 1000000 }, ms100 = { 0, 100 * 1000000 }, s2 = { 2, 0 };
+
+    setenv("MULTIDEV_SCI_TIMEOUT_MS", "1000", 1);
+    cr_assert_eq(bp_start(&bp, 2, NULL, NULL), NIC_OK);
+    unsetenv("MULTIDEV_SCI_TIMEOUT_MS");
+    export_import(&mr, 0, 16384, 16384, &seg, &win);
+    memset(mr.addr, 0x5a, 16384);
+    cr_assert_eq(bp_region(&bp, A, 16384, &local), NIC_OK);
+    cr_assert_eq(sci_export_range(dev(A), &local, 0, 16384, 0, SCI_EXP_REMOTE, &lseg), NIC_OK);
+    nic_fw_t *fa = nic_fw_thread_fw(bp.node[A].fw), *fb = nic_fw_thread_fw(bp.node[B].fw);
+
+    pthread_mutex_lock(&fb->turn_lock);             /* B cannot answer */
+    cr_assert_eq(sci_post(dev(A), SCI_OP_PIO_READ, win.addr, lseg.offset, 12000, 0, 4),
+                 NIC_OK);
+    nanosleep(&ms20, NULL);                         /* A sends the request */
+    pthread_mutex_lock(&fa->turn_lock);             /* A stalls: 2 s */
+    nanosleep(&s2, NULL);
+    pthread_mutex_unlock(&fa->turn_lock);
+    nanosleep(&ms100, NULL);                        /* A runs alone: 100 ms */
+    pthread_mutex_unlock(&fb->turn_lock);
+    cr_assert_eq(bp_cqe(&bp, A, &c, 5000), NIC_OK);
+    cr_assert_eq(c.status, NIC_OK, "the read of a live bridge failed: %d", c.status);
+    cr_assert_eq(c.len, 12000);
+    cr_assert(all(local.addr, 12000, 0x5a));
+    bp_stop(&bp);
 }
 
 /* ------------------------------------------------------------------ */
