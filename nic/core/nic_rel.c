@@ -380,7 +380,8 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, 
     if (len < rel->cfg.hdr_off + sizeof(h))
         return;
     memcpy(&h, frame + rel->cfg.hdr_off, sizeof(h));
-    p = nic_rel_peer(rel, from, 1);
+    /* A BYE from a firmware we never talked to needs no stream. */
+    p = nic_rel_peer(rel, from, h.kind != NIC_REL_KIND_BYE);
     if (p == NULL)
         return;
     now = nic_now_ns();
