@@ -327,6 +327,8 @@ static void rel_peer_gone(nic_rel_t *rel, nic_rel_peer_t *p, int status)
     p->dead = status;
     p->tx_una = p->tx_next;
     p->tx_first = p->tx_next;     /* a later stream starts with a new SYN */
+    if (rel->ops.peer_gone != NULL)
+        rel->ops.peer_gone(rel->arg, p, status);
 }
 
 int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)

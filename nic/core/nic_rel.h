@@ -118,6 +118,9 @@ typedef struct nic_rel_ops {
                       uint8_t *frame, size_t len);
     /* A frame the dead peer will never acknowledge. */
     void   (*lost)(void *arg, const uint8_t *frame, size_t len, int status);
+    /* Optional: the peer is gone (after lost() for every outstanding
+     * frame); fail what waits on it with no frame outstanding. */
+    void   (*peer_gone)(void *arg, const nic_rel_peer_t *p, int status);
 } nic_rel_ops_t;
 
 typedef struct nic_rel_config {

@@ -49,19 +49,52 @@ static void via_seal(void *arg, uint8_t *frame, size_t len, uint64_t now, int wh
     h->csum = via_csum(frame, len);
 }
 
+/* Why a connection to a peer firmware that is gone is lost: it stopped
+ * (said BYE: its process finalized or exited), or it died. */
+static uint32_t via_gone_aerr(int status)
+{
+    return status == NIC_ERR_NOT_FOUND ? VIA_AERR_PEER_STOPPED : VIA_AERR_CONN_LOST;
+}
+
 static void via_lost(void *arg, const uint8_t *frame, size_t len, int status)
 {
     via_fw_t *v = arg;
     const via_hdr_t *h = (const via_hdr_t *)frame;
     via_vi_t *vi = via_vi_of(nic_fw_ep_lookup(v->fw, h->src_vi));
 
-    /* The peer firmware is dead: the connection is lost. */
+    /* The peer firmware is gone: the connection is lost. */
     if (vi == NULL || h->conn_id != vi->conn_id)
         return;
     if (h->op == VIA_OP_CONN_REQ)
         via_conn_unreachable(v, vi);
     else if (atomic_load(&vi->sh->state) == VIA_VI_CONNECTED)
-        via_vi_break(v, vi, VIA_AERR_CONN_LOST, VIA_STATUS_TRANSPORT_ERROR, 0);
+        via_vi_break(v, vi, via_gone_aerr(status), VIA_STATUS_TRANSPORT_ERROR, 0);
+}
+
+typedef struct via_gone {
+    const nic_rel_peer_t *peer;
+    uint32_t              aerr;
+} via_gone_t;
+
+/* A connected VI whose peer firmware is gone breaks. */
+static void via_break_if_to(nic_fw_t *fw, nic_fw_ep_t *ep, void *arg)
+{
+    const via_gone_t *g = arg;
+    via_vi_t *vi = via_vi_of(ep);
+
+    if (vi != NULL && atomic_load(&vi->sh->state) == VIA_VI_CONNECTED &&
+        vi->raddr.sin_addr.s_addr == g->peer->addr.sin_addr.s_addr &&
+        vi->raddr.sin_port == g->peer->addr.sin_port)
+        via_vi_break(nic_fw_pers_state(fw), vi, g->aerr, VIA_STATUS_TRANSPORT_ERROR, 0);
+}
+
+/* Also the connections with nothing in flight (via_lost took the others). */
+static void via_peer_gone(void *arg, const nic_rel_peer_t *p, int status)
+{
+    via_fw_t *v = arg;
+    via_gone_t g = { .peer = p, .aerr = via_gone_aerr(status) };
+
+    nic_fw_ep_foreach(v->fw, via_break_if_to, &g);
 }
 
 static int via_fw_init(nic_fw_t *fw, void **state)
@@ -97,6 +130,7 @@ static int via_fw_init(nic_fw_t *fw, void **state)
         .seal = via_seal,
         .deliver = via_rx_deliver,
         .lost = via_lost,
+        .peer_gone = via_peer_gone,
     };
     if ((rc = nic_rel_create(fw, &cfg, &ops, v, &v->rel)) != NIC_OK) {
         free(v->tpt);

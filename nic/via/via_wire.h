@@ -138,6 +138,8 @@ enum via_async_error {
     VIA_AERR_COMP_PROT,
     VIA_AERR_RDMA_TRANSPORT,
     VIA_AERR_CATASTROPHIC,
+    VIA_AERR_PEER_STOPPED,   /* ours, beyond VIA 1.0: the connection is lost because the
+                                peer's NIC stopped (its process finalized or exited) */
 };
 
 /* What the firmware publishes about a VI in nic_ep_shared_t.pers. */

@@ -116,8 +116,12 @@ void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
 {
     if (peer < 0 || peer >= ctx->world_size)
         return;
-    if (!ctx->peers[peer].failed)
-        VSD_LOG(ctx, 0, "via: rank %d is unreachable: %s", peer, md_status_string(status));
+    if (!ctx->peers[peer].failed) {
+        if (status == MD_ERR_NOT_FOUND)
+            VSD_LOG(ctx, 2, "via: rank %d has closed its NIC (finalized or exited)", peer);
+        else
+            VSD_LOG(ctx, 0, "via: rank %d is unreachable: %s", peer, md_status_string(status));
+    }
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);
 }
@@ -139,6 +143,12 @@ static void recv_completed(vsd_ctx_t *ctx, int32_t q, via_desc_t *d)
     uint32_t i = (uint32_t)(((uint8_t *)d - p->rdesc) / VIA_DESC_STRIDE);
 
     if (status & VIA_STATUS_ERROR_MASK) {
+        vipl_vi_info_t info = { 0 };
+        vipl_query_vi(p->vi, &info);
+        if (info.async_error == VIA_AERR_PEER_STOPPED) {
+            vsd_fail_peer(ctx, q, MD_ERR_NOT_FOUND);   /* it finalized or exited */
+            return;
+        }
         if (!p->failed && !ctx->dead)
             VSD_LOG(ctx, 0, "via: the connection to rank %d is broken (receive status %#x)", q,
                     status);

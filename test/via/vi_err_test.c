@@ -174,3 +174,23 @@ Test(vi_err, disconnect_flushes_posted_descriptors)
     cr_assert_eq(ib.state, VIA_VI_ERROR);
     cr_assert_eq(ib.async_error, VIA_AERR_CONN_LOST);
 }
+
+/* A peer firmware that stops says BYE (nic_rel): a connection to it breaks
+ * at once, even with nothing in flight, instead of at the next frame that
+ * goes unanswered for the peer timeout (10 s), and its asynchronous error
+ * says why: the peer stopped, it did not fail. */
+Test(vi_err, a_stopping_peer_firmware_breaks_an_idle_connection_at_once)
+{
+    vipl_vi_info_t ia;
+
+    connect_level(VIA_RELIABLE_DELIVERY);
+    uint64_t t0 = vi_now_us();
+    nic_fw_thread_stop(p.node[1].fw);
+    p.node[1].fw = NULL;
+    cr_assert_eq(wait_state(a, VIA_VI_ERROR), VIA_VI_ERROR, "the connection stayed up");
+    cr_assert_lt(vi_now_us() - t0, 2000000, "broken only after %llu us",
+                 (unsigned long long)(vi_now_us() - t0));
+    vipl_query_vi(a, &ia);
+    cr_assert_eq(ia.async_error, VIA_AERR_PEER_STOPPED);
+}
+
