@@ -100,7 +100,7 @@ int main(int argc, char **argv)
         return rc == NIC_OK ? 0 : 1;
     }
 
-    rc = nic_fw_lock(cfg.rundir, cfg.node, cfg.nic, &lock_fd);
+    rc = nic_fw_lock(cfg.rundir, cfg.node, cfg.nic, &lock_fd, NULL, 0);
     if (rc == NIC_ERR_NO_RESOURCE) {
         nic_log_info("a firmware already runs for node %s nic %s", cfg.node, cfg.nic);
         return 0;

@@ -13,9 +13,9 @@ void nic_spin_ns(uint64_t ns);
  * which a peer is given up (no acknowledgement, no answer to a read or a
  * barrier): a stall of our own -- a stopped process, a paused virtual
  * machine, a starved thread -- is no evidence against the peer.  Each look
- * (nic_stall_timer_waited) adds the time since the previous one, but at
+ * (nic_stall_timer_expired) adds the time since the previous one, but at
  * most NIC_STALL_STEP_NS; so the firmware must look at least every
- * NIC_STALL_LOOK_NS while the timer runs (nic_stall_timer_due gives when). */
+ * NIC_STALL_LOOK_NS while the timer runs (the look brings *next forward). */
 #define NIC_STALL_STEP_NS (250 * 1000 * 1000ull)
 #define NIC_STALL_LOOK_NS (100 * 1000 * 1000ull)
 
@@ -30,22 +30,23 @@ static inline void nic_stall_timer_start(nic_stall_timer_t *t, uint64_t now)
     t->at_ns = now;
 }
 
-static inline uint64_t nic_stall_timer_waited(nic_stall_timer_t *t, uint64_t now)
+/* Whether the timer has run for timeout; if not, *next (the firmware's
+ * next deadline) is brought forward to when to look again. */
+static inline int nic_stall_timer_expired(nic_stall_timer_t *t, uint64_t now, uint64_t timeout,
+                                          uint64_t *next)
 {
     if (now > t->at_ns) {
         uint64_t gap = now - t->at_ns;
         t->waited_ns += gap < NIC_STALL_STEP_NS ? gap : NIC_STALL_STEP_NS;
         t->at_ns = now;
     }
-    return t->waited_ns;
-}
-
-/* When to look next at a timer that expires after timeout. */
-static inline uint64_t nic_stall_timer_due(const nic_stall_timer_t *t, uint64_t now,
-                                           uint64_t timeout)
-{
-    uint64_t left = timeout > t->waited_ns ? timeout - t->waited_ns : 0;
-    return now + (left < NIC_STALL_LOOK_NS ? left : NIC_STALL_LOOK_NS);
+    if (t->waited_ns >= timeout)
+        return 1;
+    uint64_t left = timeout - t->waited_ns;
+    uint64_t due = now + (left < NIC_STALL_LOOK_NS ? left : NIC_STALL_LOOK_NS);
+    if (due < *next)
+        *next = due;
+    return 0;
 }
 
 #endif /* NIC_CLOCK_H */

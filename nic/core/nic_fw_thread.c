@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/file.h>
@@ -19,7 +20,8 @@ struct nic_fw_thread {
     char      own_lock[600];    /* removed at stop (own_files), else "" */
 };
 
-int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p)
+int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p,
+                char *path_out, size_t path_len)
 {
     char dir[512], path[600];
     int rc, fd;
@@ -27,6 +29,8 @@ int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p
     if ((rc = nic_rundir_node(rundir, node, dir, sizeof(dir))) != NIC_OK ||
         (rc = nic_rundir_file(dir, nic, ".lock", path, sizeof(path))) != NIC_OK)
         return rc;
+    if (path_out != NULL)
+        snprintf(path_out, path_len, "%s", path);
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0)
         return NIC_ERR_IO;
@@ -52,16 +56,10 @@ int nic_fw_thread_start(const nic_fw_config_t *cfg, nic_fw_thread_t **thr_p)
 
     if (thr == NULL)
         return NIC_ERR_NO_MEMORY;
-    if ((rc = nic_fw_lock(cfg->rundir, cfg->node, cfg->nic, &thr->lock_fd)) != NIC_OK) {
+    if ((rc = nic_fw_lock(cfg->rundir, cfg->node, cfg->nic, &thr->lock_fd,
+                          cfg->own_files ? thr->own_lock : NULL, sizeof(thr->own_lock))) != NIC_OK) {
         free(thr);
         return rc;
-    }
-    if (cfg->own_files) {
-        char dir[512];
-        if (nic_rundir_node(cfg->rundir, cfg->node, dir, sizeof(dir)) != NIC_OK ||
-            nic_rundir_file(dir, cfg->nic, ".lock", thr->own_lock,
-                            sizeof(thr->own_lock)) != NIC_OK)
-            thr->own_lock[0] = '\0';
     }
     if ((rc = nic_fw_create(cfg, &thr->fw)) != NIC_OK) {
         close(thr->lock_fd);

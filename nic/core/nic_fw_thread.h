@@ -19,7 +19,9 @@ void nic_fw_thread_stop(nic_fw_thread_t *thr);
 nic_fw_t *nic_fw_thread_fw(nic_fw_thread_t *thr);
 
 /* Take <dir>/<nic>.lock for the life of the firmware: NIC_OK, or
- * NIC_ERR_NO_RESOURCE when another firmware holds it. */
-int  nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p);
+ * NIC_ERR_NO_RESOURCE when another firmware holds it.  path (path_len
+ * bytes, may be NULL) receives the lock file's path. */
+int  nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p,
+                 char *path, size_t path_len);
 
 #endif /* NIC_FW_THREAD_H */

@@ -245,10 +245,11 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
  * idle can run the firmware's turns itself (nic_host_lend) instead of
  * handing the CPU to another process.  If a firmware already holds the
  * node lock, the host attaches to that one as usual.  A firmware that is
- * ours alone (own_fw) runs under a name of this process, "<nic>.p<pid>",
- * which *conn (what the host then connects to) is pointed at. */
+ * ours alone (own_fw) runs under a name of this process, "<nic>.p<pid>"
+ * (written into own_nic), which *conn (what the host then connects to) is
+ * pointed at. */
 static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
-                              nic_attach_opts_t *conn)
+                              nic_attach_opts_t *conn, char *own_nic, size_t own_len)
 {
     nic_fw_config_t cfg;
     nic_fw_thread_t *thr;
@@ -258,8 +259,8 @@ static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
     cfg.node = o->node;
     cfg.nic = o->nic;
     if (o->own_fw) {
-        snprintf(h->own_nic, sizeof(h->own_nic), "%s.p%ld", o->nic, (long)getpid());
-        cfg.nic = h->own_nic;
+        snprintf(own_nic, own_len, "%s.p%ld", o->nic, (long)getpid());
+        cfg.nic = own_nic;
         cfg.own_files = 1;
     }
     if (o->pers != NULL)
@@ -312,9 +313,10 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
     snprintf(h->what, sizeof(h->what), "node %s nic %s", o->node, o->nic);
 
     nic_attach_opts_t conn = *o;
+    char own_nic[96];
     pthread_mutex_lock(&attach_lock);
     if (o->inproc)
-        host_start_inproc(o, h, &conn);
+        host_start_inproc(o, h, &conn, own_nic, sizeof(own_nic));
     /* A firmware that is exiting (idle) may accept and then close: retry. */
     for (int attempt = 0; attempt < 5; attempt++) {
         if ((rc = host_connect_or_start(&conn, &fd)) != NIC_OK)

@@ -79,7 +79,6 @@ struct nic_host {
     char               what[160];    /* "node n1 nic myri0" */
     void              *lock;         /* pthread mutex */
     void              *inproc;       /* our own firmware thread, or NULL */
-    char               own_nic[96];  /* its name when it is ours alone ("myri0.p<pid>") */
 };
 
 int  nic_host_attach(const nic_attach_opts_t *opts, nic_host_t **host_p);

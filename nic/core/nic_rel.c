@@ -115,6 +115,11 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int
     return rel->last = free_slot;
 }
 
+void nic_rel_peer_revive(nic_rel_peer_t *p)
+{
+    p->dead = 0;            /* tx_first is at tx_next already: a SYN comes next */
+}
+
 int nic_rel_peer_index(const nic_rel_t *rel, const nic_rel_peer_t *p)
 {
     return (int)(p - rel->peer);
@@ -349,7 +354,7 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
         }
         if (p->tx_una == p->tx_next)
             continue;
-        if (nic_stall_timer_waited(&p->silence, now) >= rel->cfg.peer_timeout_ns) {
+        if (nic_stall_timer_expired(&p->silence, now, rel->cfg.peer_timeout_ns, next)) {
             rel_peer_gone(rel, p, NIC_ERR_PEER_FAILED);
             events++;
             continue;
@@ -364,9 +369,6 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
             events++;
         }
         uint64_t due = oldest->sent_ns + p->rto_ns;
-        uint64_t look = nic_stall_timer_due(&p->silence, now, rel->cfg.peer_timeout_ns);
-        if (look < due)
-            due = look;
         if (due < *next)
             *next = due;
     }

@@ -140,6 +140,11 @@ uint32_t nic_rel_incarnation(const nic_rel_t *rel);
  * NIC_REL_MAX_PEERS are in use). */
 nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int create);
 int             nic_rel_peer_index(const nic_rel_t *rel, const nic_rel_peer_t *p);
+/* A job's set-up names a firmware at p's address (its business card),
+ * which is newer than a BYE or a timeout that ended p's stream: the next
+ * frame starts a new stream (SYN) instead of being refused.  An ephemeral
+ * UDP port of a stopped firmware may be bound again by the next one. */
+void            nic_rel_peer_revive(nic_rel_peer_t *p);
 nic_rel_peer_t *nic_rel_peer_at(nic_rel_t *rel, int index);
 unsigned        nic_rel_peer_count(const nic_rel_t *rel);
 

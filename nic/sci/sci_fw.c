@@ -99,12 +99,8 @@ static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
         sci_read_t *r = &b->reads[i];
         if (r->ep == NULL)
             continue;
-        if (nic_stall_timer_waited(&r->waited, now) < b->timeout_ns) {
-            uint64_t due = nic_stall_timer_due(&r->waited, now, b->timeout_ns);
-            if (due < *next)
-                *next = due;
+        if (!nic_stall_timer_expired(&r->waited, now, b->timeout_ns, next))
             continue;
-        }
         sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = r->op, .status = NIC_ERR_PEER_FAILED,
                         .len = (uint32_t)r->got, .cookie = r->cookie };
         nic_fw_ep_t *ep = r->ep;
@@ -119,12 +115,8 @@ static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
         sci_barrier_t *bar = &b->barriers[i];
         if (bar->ep == NULL)
             continue;
-        if (nic_stall_timer_waited(&bar->waited, now) < b->timeout_ns) {
-            uint64_t due = nic_stall_timer_due(&bar->waited, now, b->timeout_ns);
-            if (due < *next)
-                *next = due;
+        if (!nic_stall_timer_expired(&bar->waited, now, b->timeout_ns, next))
             continue;
-        }
         sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER,
                         .status = NIC_ERR_PEER_FAILED, .cookie = bar->cookie };
         nic_fw_ep_t *ep = bar->ep;

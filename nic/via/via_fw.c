@@ -56,19 +56,16 @@ static uint32_t via_gone_aerr(int status)
     return status == NIC_ERR_NOT_FOUND ? VIA_AERR_PEER_STOPPED : VIA_AERR_CONN_LOST;
 }
 
+/* A connection request the gone peer will never answer; the connected VIs
+ * break in via_peer_gone, which follows. */
 static void via_lost(void *arg, const uint8_t *frame, size_t len, int status)
 {
     via_fw_t *v = arg;
     const via_hdr_t *h = (const via_hdr_t *)frame;
     via_vi_t *vi = via_vi_of(nic_fw_ep_lookup(v->fw, h->src_vi));
 
-    /* The peer firmware is gone: the connection is lost. */
-    if (vi == NULL || h->conn_id != vi->conn_id)
-        return;
-    if (h->op == VIA_OP_CONN_REQ)
+    if (vi != NULL && h->conn_id == vi->conn_id && h->op == VIA_OP_CONN_REQ)
         via_conn_unreachable(v, vi);
-    else if (atomic_load(&vi->sh->state) == VIA_VI_CONNECTED)
-        via_vi_break(v, vi, via_gone_aerr(status), VIA_STATUS_TRANSPORT_ERROR, 0);
 }
 
 typedef struct via_gone {
@@ -88,7 +85,7 @@ static void via_break_if_to(nic_fw_t *fw, nic_fw_ep_t *ep, void *arg)
         via_vi_break(nic_fw_pers_state(fw), vi, g->aerr, VIA_STATUS_TRANSPORT_ERROR, 0);
 }
 
-/* Also the connections with nothing in flight (via_lost took the others). */
+/* Every connection to the gone peer, with frames in flight or not. */
 static void via_peer_gone(void *arg, const nic_rel_peer_t *p, int status)
 {
     via_fw_t *v = arg;

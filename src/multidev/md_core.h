@@ -152,10 +152,6 @@ struct md {
     int            print_stats;
 };
 
-/* md_complete.c: frees the receive blocks of system messages kept for
- * reuse (the process's last multidevice is gone) */
-void md_sysmsg_blocks_free(void);
-
 /* md_node.c: node membership */
 int  md_nodes_setup(md_t *md, const md_init_params_t *p);
 void md_nodes_free(md_t *md);

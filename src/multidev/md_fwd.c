@@ -9,6 +9,7 @@
 
 #include "md_fwd_state.h"
 #include "md_log.h"
+#include "md_pool.h"
 
 /* 8 x 64 KiB: smaller chunks let the relay copy and send one while the
  * next arrives (4 MiB through a relay on emulated myri + sci: 350 MB/s
@@ -84,8 +85,6 @@ void md_fwd_free(md_t *md)
         st->relays = r->next;
         free(r);
     }
-    while (st->nchunk_cache > 0)
-        free(st->chunk_cache[--st->nchunk_cache]);
     free(st);
     md->fwd = NULL;
 }
@@ -138,27 +137,16 @@ int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
     return md_send_start(md, req);
 }
 
-/* Buffers of whole chunks (over a quarter of the chunk size, rounded up to
- * it) are kept for reuse, up to MD_FWD_CHUNK_CACHE: streaming a large
- * message otherwise mallocs and frees one 64 KiB buffer per chunk, at the
- * origin and at every relay, and glibc gives the top of its heap back to
- * the kernel on such a free, so that each chunk faulted its pages in anew. */
+/* From the pool (md_pool.h): at the origin and at every relay a stream
+ * takes one such buffer per chunk. */
 md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *data,
                                 void (*on_complete)(md_request_t *))
 {
-    md_fwd_state_t *st = md->fwd;
-    size_t whole = st->params.chunk;
-    int full_size = hdr->len > whole / 4 && hdr->len <= whole;
-    md_fwd_send_t *s;
+    md_fwd_send_t *s = md_pool_alloc(sizeof(*s) + sizeof(*hdr) + hdr->len);
 
-    if (full_size && st->nchunk_cache > 0)
-        s = st->chunk_cache[--st->nchunk_cache];
-    else
-        s = malloc(sizeof(*s) + sizeof(*hdr) + (full_size ? whole : hdr->len));
     if (s == NULL)
         return NULL;
     memset(s, 0, sizeof(*s));
-    s->full_size = full_size;
     memcpy(s->buf, hdr, sizeof(*hdr));
     memcpy(s->buf + sizeof(*hdr), data, hdr->len);
     s->md = md;
@@ -168,14 +156,9 @@ md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *d
     return s;
 }
 
-void md_fwd_chunk_free(md_t *md, md_fwd_send_t *s)
+void md_fwd_chunk_free(md_fwd_send_t *s)
 {
-    md_fwd_state_t *st = md->fwd;
-
-    if (s->full_size && st->nchunk_cache < MD_FWD_CHUNK_CACHE)
-        st->chunk_cache[st->nchunk_cache++] = s;
-    else
-        free(s);
+    md_pool_release(s);
 }
 
 static void md_fwd_ctl_done(md_request_t *req)

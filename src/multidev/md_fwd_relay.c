@@ -39,7 +39,7 @@ static void md_fwd_relay_chunk_done(md_request_t *req)
                      md_status_string(req->status.error));
     else if (r != NULL && r->last_hop && !r->no_credits)
         md_fwd_relay_credit_up(md, r);
-    md_fwd_chunk_free(md, s);
+    md_fwd_chunk_free(s);
 }
 
 /* Sends len bytes of the flow at offset on to the next hop, as a chunk of
@@ -68,7 +68,7 @@ static void md_fwd_relay_send(md_t *md, const md_fwd_relay_t *r, int subdev, int
     if (rc != MD_OK) {
         md_log_error("forwarding: relaying to rank %d failed: %s", next,
                      md_status_string(rc));
-        md_fwd_chunk_free(md, s);
+        md_fwd_chunk_free(s);
     }
 }
 

@@ -61,7 +61,7 @@ static void md_fwd_chunk_done(md_request_t *req)
     int error = req->status.error;
 
     o->chunks_inflight--;
-    md_fwd_chunk_free(md, s);
+    md_fwd_chunk_free(s);
     md_fwd_out_maybe_finish(md, o, error);
 }
 
@@ -108,7 +108,7 @@ static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
                              MD_SYSTAG_FWD_DATA, s->buf, s->len);
         if (rc != MD_OK) {
             o->chunks_inflight--;
-            md_fwd_chunk_free(md, s);
+            md_fwd_chunk_free(s);
             return rc;
         }
     }

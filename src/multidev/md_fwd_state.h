@@ -37,15 +37,12 @@ typedef struct md_fwd_send {
     md_t         *md;
     md_fwd_out_t *out;               /**< origin chunk: its flow */
     int           relay_chunk;       /**< relay chunk: credit upstream */
-    int           full_size;         /**< buf holds a whole chunk: reusable */
     md_fwd_ctl_t  ctl;               /**< control payload / relay credit */
     size_t        len;
     uint8_t       buf[];             /**< header + chunk bytes */
 } md_fwd_send_t;
 
 #define MD_FWD_ACKQ_MAX 64
-/* Whole-chunk buffers kept for reuse (md_fwd_chunk_new/_free). */
-#define MD_FWD_CHUNK_CACHE 16
 
 typedef struct md_fwd_state {
     md_fwd_params_t params;
@@ -56,16 +53,14 @@ typedef struct md_fwd_state {
     int             nackq;
     uint64_t        ackq_since_ns;   /**< when the oldest was queued */
     int             ctl_inflight;    /**< control messages not yet sent */
-    md_fwd_send_t  *chunk_cache[MD_FWD_CHUNK_CACHE];
-    int             nchunk_cache;
 } md_fwd_state_t;
 
 /* A chunk carrying hdr and its hdr->len bytes of data (copied), completing
  * through on_complete; s->len is what goes on the wire.  Give it back with
- * md_fwd_chunk_free (under the lock, as everything of forwarding). */
+ * md_fwd_chunk_free. */
 md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *data,
                                 void (*on_complete)(md_request_t *));
-void md_fwd_chunk_free(md_t *md, md_fwd_send_t *s);
+void md_fwd_chunk_free(md_fwd_send_t *s);
 md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
                                   int32_t dst, uint64_t seq);
 

@@ -20,6 +20,7 @@
 #include "md_core.h"
 #include "md_log.h"
 #include "md_fwd.h"
+#include "md_pool.h"
 #include "md_thread.h"
 
 static void md_copy_name(char *dst, const char *src)
@@ -110,7 +111,7 @@ static void md_teardown(md_t *md)
     md->devs_initialised = 0;
     md_anyq_free_all(md);
     md_fwd_free(md);
-    md_sysmsg_blocks_free();
+    md_pool_drain();
     md_devlist_unload(md);
     if (md->conf != NULL)
         md_nodeconf_free(md->conf);
