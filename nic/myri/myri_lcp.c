@@ -100,6 +100,22 @@ uint64_t *lcp_stamp(nic_fw_ep_t *ep, int in_queue, uint32_t idx)
                             NIC_MR_LOCAL_READ | NIC_MR_LOCAL_WRITE);
 }
 
+/* The endpoint's set-up has just named the peers from first on (or the
+ * fabric that routes to them): it is newer than a BYE or a timeout that
+ * ended the stream to a firmware at such an address, which may be a new one
+ * on a reused port (nic_rel_peer_revive). */
+static void lcp_peers_named(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, uint32_t first, uint32_t count)
+{
+    for (uint32_t v = first; v < first + count; v++) {
+        nic_rel_peer_t *p;
+        int hops;
+        e->peer_fw[v] = -1;
+        if (e->peers[v].valid && l->have_self &&
+            lcp_resolve(fw, l, e, (int32_t)v, &p, &hops) == NIC_OK)
+            nic_rel_peer_revive(p);
+    }
+}
+
 static int lcp_ep_ctl(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op, const void *in, size_t in_len,
                       void *out, size_t *out_len)
 {
@@ -119,12 +135,12 @@ static int lcp_ep_ctl(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op, const void *in
             in_len != sizeof(*p) + (size_t)p->count * sizeof(p->e[0]) ||
             (uint64_t)p->first_vnn + p->count > e->setup.num_vnn)
             return NIC_ERR_INVALID;
-        for (uint32_t i = 0; i < p->count; i++) {
+        for (uint32_t i = 0; i < p->count; i++)
             if (p->e[i].route_len > MYRI_MAX_HOPS)
                 return NIC_ERR_INVALID;
+        for (uint32_t i = 0; i < p->count; i++)
             e->peers[p->first_vnn + i] = p->e[i];
-            e->peer_fw[p->first_vnn + i] = -1;
-        }
+        lcp_peers_named(fw, l, e, p->first_vnn, p->count);
         return NIC_OK;
     }
     case MYRI_CTL_FABRIC: {
@@ -138,8 +154,7 @@ static int lcp_ep_ctl(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op, const void *in
             l->have_self = 1;
         /* Routes may resolve differently now. */
         if (e->setup_done)
-            for (uint32_t i = 0; i < e->setup.num_vnn; i++)
-                e->peer_fw[i] = -1;
+            lcp_peers_named(fw, l, e, 0, e->setup.num_vnn);
         return rc;
     }
     case MYRI_CTL_TIMING:

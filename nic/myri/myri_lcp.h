@@ -46,6 +46,9 @@ typedef struct lcp {
 
 /* myri_lcp_tx.c / myri_lcp_rx.c / myri_lcp_rel.c */
 int  lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep);
+/* The peer firmware (and hop count) vnn's route reaches, cached per endpoint. */
+int  lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel_peer_t **pp,
+                 int *hops);
 void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len);
 /* Timing model: the stamp of out-queue entry idx (in_queue 0) or in-queue
  * entry idx (in_queue 1) in the copy block; NULL if the endpoint has none. */

@@ -51,8 +51,8 @@ static uint64_t lcp_entry_ready(nic_fw_ep_t *ep, uint32_t idx)
 }
 
 /* The peer firmware a destination's route reaches. */
-static int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel_peer_t **pp,
-                       int *hops)
+int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel_peer_t **pp,
+                int *hops)
 {
     myri_peer_entry_t *pe = &e->peers[vnn];
     struct sockaddr_in dst;

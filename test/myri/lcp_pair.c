@@ -11,11 +11,11 @@
 int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
 {
     nic_fw_config_t cfg;
-    myri_fabric_item_t items[LCP_PAIR_MAX + 1];
-    int ni = 0, rc;
+    int rc;
 
     memset(p, 0, sizeof(*p));
     p->n = o->n;
+    p->topo = o->topo;
     snprintf(p->rundir, sizeof(p->rundir), "/tmp/lcp-XXXXXX");
     if (mkdtemp(p->rundir) == NULL)
         return -1;
@@ -59,22 +59,32 @@ int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
             p->node[i].sw = 0;
             p->node[i].port = (uint8_t)(1 + i);
         }
+    }
+    return lcp_pair_wire(p);
+}
+
+int lcp_pair_wire(lcp_pair_t *p)
+{
+    myri_fabric_item_t items[LCP_PAIR_MAX + 1];
+    int ni = 0, rc;
+
+    memset(&p->fab, 0, sizeof(p->fab));
+    for (int i = 0; i < p->n; i++)
         items[ni++] = (myri_fabric_item_t){ .kind = MYRI_FAB_ATTACH, .sw_a = p->node[i].sw,
                                             .port_a = p->node[i].port,
                                             .ip = p->node[i].addr.sin_addr.s_addr,
                                             .udp_port = p->node[i].addr.sin_port };
-    }
-    if (o->topo == LCP_TOPO_TWO_SWITCHES)
+    if (p->topo == LCP_TOPO_TWO_SWITCHES)
         items[ni++] = (myri_fabric_item_t){ .kind = MYRI_FAB_LINK, .sw_a = 0, .port_a = 7,
                                             .sw_b = 1, .port_b = 0 };
     for (int k = 0; k < ni; k++)
         myri_fabric_add(&p->fab, &items[k]);
-    for (int i = 0; i < o->n; i++) {
+    for (int i = 0; i < p->n; i++) {
         myri_peer_entry_t pe[LCP_PAIR_MAX];
         memset(pe, 0, sizeof(pe));
         if ((rc = myri_gam_fabric(p->node[i].g, items, (size_t)ni)) != NIC_OK)
             return rc;
-        for (int j = 0; j < o->n; j++) {
+        for (int j = 0; j < p->n; j++) {
             int len = myri_fabric_route(&p->fab, p->node[i].sw, p->node[i].port, p->node[j].sw,
                                         p->node[j].port, pe[j].route);
             if (len < 0)
@@ -83,7 +93,7 @@ int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
             pe[j].ep_id = myri_gam_ep(p->node[j].g)->id;
             pe[j].valid = 1;
         }
-        if ((rc = myri_gam_set_peers(p->node[i].g, 0, (uint32_t)o->n, pe)) != NIC_OK)
+        if ((rc = myri_gam_set_peers(p->node[i].g, 0, (uint32_t)p->n, pe)) != NIC_OK)
             return rc;
     }
     return 0;

@@ -25,7 +25,7 @@ typedef struct lcp_node {
 } lcp_node_t;
 
 typedef struct lcp_pair {
-    int           n;
+    int           n, topo;
     lcp_node_t    node[LCP_PAIR_MAX];
     myri_fabric_t fab;
     char          rundir[64];
@@ -43,6 +43,9 @@ typedef struct lcp_pair_opts {
 
 int  lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o);
 void lcp_pair_stop(lcp_pair_t *p);
+/* Load the fabric and every node's peers into each node's endpoint (again,
+ * after a test replaced a node's firmware or endpoint). */
+int  lcp_pair_wire(lcp_pair_t *p);
 /* Poll every node once; returns events. */
 int  lcp_pair_poll(lcp_pair_t *p);
 /* A counter from the firmware status text of node i ("crc", "retransmits",

@@ -377,6 +377,66 @@ Test(reliable, a_stopping_firmware_says_bye_and_its_peer_fails_sends_at_once, .t
     lcp_pair_stop(&p);
 }
 
+/* A stopped firmware's UDP port may be bound again by the next firmware
+ * of its node.  The BYE of the old one ended the stream to that address;
+ * a new endpoint whose set-up names the address (a new job) must reach the
+ * new firmware there, not be refused as if it were the old one. */
+Test(reliable, a_new_firmware_on_a_stopped_ones_port_is_reached_by_a_new_job, .timeout = 30)
+{
+    lcp_pair_t p;
+    lcp_pair_opts_t o = { .n = 2 };
+    uint64_t args[5] = { 1 };
+    nic_fw_config_t cfg;
+    char addr[64];
+
+    cr_assert_eq(lcp_pair_start(&p, &o), 0);
+    stall_got = 0;
+    myri_gam_set_handler(p.node[1].g, 7, h_stall, NULL);
+    cr_assert_eq(myri_gam_request(p.node[0].g, 1, 7, args, NULL, 0), NIC_OK);
+    uint64_t end = now_us() + 5000000;
+    while (stall_got == 0 && now_us() < end)
+        lcp_pair_poll(&p);
+    cr_assert_eq(stall_got, 1, "the stream was never opened");
+
+    /* node 1 stops (BYE) and comes back on the same port */
+    myri_gam_close(p.node[1].g);
+    nic_host_detach(p.node[1].h);
+    nic_fw_thread_stop(p.node[1].fw);
+    end = now_us() + 2000000;
+    while (lcp_pair_counter(&p, 0, "stopped") != 1 && now_us() < end)
+        myri_gam_poll(p.node[0].g, 64);
+    cr_assert_eq(lcp_pair_counter(&p, 0, "stopped"), 1, "no BYE arrived");
+    nic_fw_config_defaults(&cfg);
+    cfg.node = "t1";
+    cfg.nic = "myri0";
+    cfg.pers = "myri";
+    cfg.rundir = p.rundir;
+    cfg.bind_port = ntohs(p.node[1].addr.sin_port);
+    cr_assert_eq(nic_fw_thread_start(&cfg, &p.node[1].fw), NIC_OK, "the port was taken");
+    nic_fw_thread_addr(p.node[1].fw, addr, sizeof(addr));
+    nic_attach_opts_t ao = { .node = "t1", .nic = "myri0", .pers = "myri", .rundir = p.rundir };
+    cr_assert_eq(nic_host_attach(&ao, &p.node[1].h), NIC_OK);
+    myri_gam_params_t gp = { .job_key = 1, .my_vnn = 1, .num_vnn = 2, .credits = 8 };
+    cr_assert_eq(myri_gam_open(p.node[1].h, &gp, &p.node[1].g), NIC_OK);
+
+    /* a new job: a new endpoint on node 0, both set up afresh */
+    myri_gam_close(p.node[0].g);
+    gp.my_vnn = 0;
+    cr_assert_eq(myri_gam_open(p.node[0].h, &gp, &p.node[0].g), NIC_OK);
+    cr_assert_eq(lcp_pair_wire(&p), 0);
+    stall_got = 0;
+    bye_status = 0;
+    myri_gam_set_handler(p.node[1].g, 7, h_stall, NULL);
+    myri_gam_set_error(p.node[0].g, h_bye_error, NULL);
+    cr_assert_eq(myri_gam_request(p.node[0].g, 1, 7, args, NULL, 0), NIC_OK);
+    end = now_us() + 5000000;
+    while (stall_got == 0 && bye_status == 0 && now_us() < end)
+        lcp_pair_poll(&p);
+    cr_assert_eq(bye_status, 0, "the new job's send was refused: status %d", bye_status);
+    cr_assert_eq(stall_got, 1, "the new firmware got nothing");
+    lcp_pair_stop(&p);
+}
+
 /* ------------------------------------------------------------------ */
 /* Credits                                                             */
 
