@@ -165,6 +165,7 @@ int sci_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
     r->len = h->len;
     r->got = 0;
     r->cookie = h->cookie;
+    memset(r->from, 0, sizeof(r->from));
     nic_stall_timer_start(&r->waited, nic_now_ns());
     se->cq_reserved++;
     se->st.remote_reads++;
@@ -183,8 +184,10 @@ int sci_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h)
                             .aux = (slot | (uint64_t)r->gen << 8) | off << 32,
                             .job_key = ep->job_key };
         uint8_t *dst = sci_peer_packet(fw, b, d->node, &p, 1, nic_now_ns());
-        if (dst != NULL)
+        if (dst != NULL) {
             memcpy(dst, &want, sizeof(want));
+            sci_peers_add(r->from, d->node);
+        }
         off += n;
     }
     return 1;

@@ -90,47 +90,6 @@ static void sci_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
     ep->pers = NULL;
 }
 
-/* Reads and barriers nobody answered: the bridge they wait on is gone. */
-static int sci_timeouts(sci_bridge_t *b, uint64_t now, uint64_t *next)
-{
-    int n = 0;
-
-    for (unsigned i = 0; b->nreads > 0 && i < SCI_READS_MAX; i++) {
-        sci_read_t *r = &b->reads[i];
-        if (r->ep == NULL)
-            continue;
-        if (!nic_stall_timer_expired(&r->waited, now, b->timeout_ns, next))
-            continue;
-        sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = r->op, .status = NIC_ERR_PEER_FAILED,
-                        .len = (uint32_t)r->got, .cookie = r->cookie };
-        nic_fw_ep_t *ep = r->ep;
-        r->ep = NULL;
-        b->nreads--;
-        nic_log_warn("endpoint %#x: a remote read got no answer in %llu ms", ep->id,
-                     (unsigned long long)(b->timeout_ns / 1000000));
-        sci_cq_complete(b, ep, &c, 0);
-        n++;
-    }
-    for (unsigned i = 0; b->nbarriers > 0 && i < SCI_BARRIERS_MAX; i++) {
-        sci_barrier_t *bar = &b->barriers[i];
-        if (bar->ep == NULL)
-            continue;
-        if (!nic_stall_timer_expired(&bar->waited, now, b->timeout_ns, next))
-            continue;
-        sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER,
-                        .status = NIC_ERR_PEER_FAILED, .cookie = bar->cookie };
-        nic_fw_ep_t *ep = bar->ep;
-        bar->ep = NULL;
-        b->nbarriers--;
-        nic_log_warn("endpoint %#x: a store barrier got no answer from %u bridge(s) in "
-                     "%llu ms", ep->id, bar->remaining,
-                     (unsigned long long)(b->timeout_ns / 1000000));
-        sci_cq_complete(b, ep, &c, 0);
-        n++;
-    }
-    return n;
-}
-
 /* Timing model: completions held until the emulated hardware is done. */
 static int sci_late_post(sci_bridge_t *b, uint64_t now, uint64_t *next)
 {
@@ -163,7 +122,7 @@ static int sci_poll(nic_fw_t *fw, uint64_t now, uint64_t *next)
         n += sci_rx_delayed(fw, b, now, next);
     if (b->late_head != b->late_tail)
         n += sci_late_post(b, now, next);
-    n += sci_timeouts(b, now, next);
+    n += sci_waits_timeout(b, now, next);
     n += nic_rel_poll(b->rel, now, next);
     if (b->timing.enabled && b->dma_free_ns > now && b->dma_free_ns < *next)
         *next = b->dma_free_ns;

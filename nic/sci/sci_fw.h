@@ -75,6 +75,7 @@ typedef struct sci_read {
     int          status;
     uint64_t     local, len, got, cookie;
     nic_stall_timer_t waited;    /* for the answer (sci_bridge_t.timeout_ns) */
+    uint8_t      from[SCI_NODE_MAX / 8];     /* the bridges it asked */
 } sci_read_t;
 
 typedef struct sci_barrier {
@@ -82,6 +83,7 @@ typedef struct sci_barrier {
     uint32_t     token, remaining;
     uint64_t     cookie;
     nic_stall_timer_t waited;    /* for the bridges' answers */
+    uint8_t      waits[SCI_NODE_MAX / 8];    /* the bridges yet to answer */
 } sci_barrier_t;
 
 typedef struct sci_intr {
@@ -140,6 +142,20 @@ typedef struct sci_bridge {
 } sci_bridge_t;
 
 static inline sci_bridge_t *sci_of(nic_fw_t *fw) { return nic_fw_pers_state(fw); }
+
+/* Sets of peer bridges, a bit per index of sci_bridge_t.peer. */
+static inline void sci_peers_add(uint8_t *set, int peer)
+{
+    set[peer / 8] |= (uint8_t)(1u << (peer % 8));
+}
+static inline void sci_peers_del(uint8_t *set, int peer)
+{
+    set[peer / 8] &= (uint8_t)~(1u << (peer % 8));
+}
+static inline int sci_peers_has(const uint8_t *set, int peer)
+{
+    return (set[peer / 8] >> (peer % 8)) & 1;
+}
 static inline sci_ep_t *sci_ep(nic_fw_ep_t *ep) { return ep->pers; }
 
 /* sci_att.c: translation tables */
@@ -185,6 +201,12 @@ void  sci_cq_done(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h, int stat
                   uint64_t len, uint64_t due_ns);
 /* ep has stored to peer since its last barrier. */
 void  sci_mark_dirty(sci_ep_t *se, int peer);
+/* sci_waits.c: reads and barriers waiting on other bridges */
+int   sci_waits_timeout(sci_bridge_t *b, uint64_t now, uint64_t *next);
+void  sci_waits_barrier_ack(sci_bridge_t *b, int peer, uint32_t token);
+/* Fails what waits on peer (status NIC_ERR_NOT_FOUND: it stopped; or
+ * NIC_ERR_PEER_FAILED: it died). */
+void  sci_waits_peer_gone(sci_bridge_t *b, int peer, int status);
 /* sci_dma.c: 1 done, 0 moved on, -1 blocked (see sci_tx.c) */
 int   sci_dma_write(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h);
 int   sci_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h);

@@ -173,6 +173,18 @@ static uint64_t env_u64(const char *name, uint64_t def)
     return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
 }
 
+/* Reads and barriers waiting on a bridge that stopped or died fail now. */
+static void rel_peer_gone(void *arg, const nic_rel_peer_t *rp, int status)
+{
+    sci_bridge_t *b = sci_of(arg);
+
+    for (unsigned i = 0; i < SCI_NODE_MAX; i++)
+        if (b->peer[i].used && b->peer[i].rp == rp) {
+            sci_waits_peer_gone(b, (int)i, status);
+            return;
+        }
+}
+
 int sci_rel_open(nic_fw_t *fw, sci_bridge_t *b)
 {
     nic_rel_config_t cfg = {
@@ -184,6 +196,6 @@ int sci_rel_open(nic_fw_t *fw, sci_bridge_t *b)
         .ack_delay_ns = env_u64("MULTIDEV_SCI_ACK_DELAY_US", 50) * 1000,
     };
     nic_rel_ops_t ops = { .ack_frame = rel_ack_frame, .seal = rel_seal,
-                          .deliver = sci_rx_deliver };
+                          .deliver = sci_rx_deliver, .peer_gone = rel_peer_gone };
     return nic_rel_create(fw, &cfg, &ops, fw, &b->rel);
 }

@@ -210,23 +210,6 @@ static void rx_intr(sci_bridge_t *b, int peer, const sci_pkt_hdr_t *p)
     sci_ep(ep)->st.rx_intr++;
 }
 
-static void rx_barrier_ack(sci_bridge_t *b, uint64_t token)
-{
-    for (unsigned i = 0; i < SCI_BARRIERS_MAX; i++) {
-        sci_barrier_t *bar = &b->barriers[i];
-        if (bar->ep == NULL || bar->token != token)
-            continue;
-        if (--bar->remaining == 0) {
-            sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER, .cookie = bar->cookie };
-            nic_fw_ep_t *ep = bar->ep;
-            bar->ep = NULL;
-            b->nbarriers--;
-            sci_cq_complete(b, ep, &c, 0);
-        }
-        return;
-    }
-}
-
 /* Walk the packets of a frame: fn for each (NULL: only check the shape).
  * Returns the number of packets, or -1 if the frame is malformed. */
 static int for_each_packet(const uint8_t *frame, size_t len,
@@ -295,7 +278,7 @@ static void apply_packet(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data)
         sci_peer_packet(x->fw, b, x->peer, &a, 1, nic_now_ns());
         break;
     }
-    case SCI_CMD_BARRIER_ACK: rx_barrier_ack(b, p->aux); break;
+    case SCI_CMD_BARRIER_ACK: sci_waits_barrier_ack(b, x->peer, (uint32_t)p->aux); break;
     default:                  b->st.rx_bad++; break;
     }
 }

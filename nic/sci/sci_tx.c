@@ -90,7 +90,7 @@ static void sq_data(nic_fw_ep_t *ep, const sci_sqe_t *h, uint32_t idx, uint32_t 
 
 void sci_mark_dirty(sci_ep_t *se, int peer)
 {
-    se->dirty[peer / 8] |= (uint8_t)(1u << (peer % 8));
+    sci_peers_add(se->dirty, peer);
 }
 
 /* Can the streams to the bridges behind [addr, addr + len) take it?  (One
@@ -182,16 +182,19 @@ static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_
     if (bar == NULL)
         return -1;   /* every barrier slot busy: later */
     for (unsigned peer = 0; peer < SCI_NODE_MAX; peer++)
-        if ((se->dirty[peer / 8] & (1u << (peer % 8))) && !sci_peer_room(b, (int)peer, 0, 1))
+        if (sci_peers_has(se->dirty, (int)peer) && !sci_peer_room(b, (int)peer, 0, 1))
             return -1;
     se->st.barriers++;
     bar->token = ++b->barrier_token;
+    memset(bar->waits, 0, sizeof(bar->waits));
     for (unsigned peer = 0; peer < SCI_NODE_MAX; peer++) {
-        if (!(se->dirty[peer / 8] & (1u << (peer % 8))))
+        if (!sci_peers_has(se->dirty, (int)peer))
             continue;
         sci_pkt_hdr_t p = { .cmd = SCI_CMD_BARRIER, .aux = bar->token, .job_key = ep->job_key };
-        if (sci_peer_packet(fw, b, (int)peer, &p, 1, nic_now_ns()) != NULL)
+        if (sci_peer_packet(fw, b, (int)peer, &p, 1, nic_now_ns()) != NULL) {
+            sci_peers_add(bar->waits, (int)peer);
             count++;
+        }
     }
     memset(se->dirty, 0, sizeof(se->dirty));
     if (count == 0) {

@@ -4,8 +4,9 @@
  * peer, every MULTIDEV_SCI_PEER_CHECK_MS this rank reads one word of the
  * peer's exported memory (a remote PIO read, the only one the subdevice
  * ever makes, and only under suspicion): a read that fails (the segment is
- * gone: the process exited) or gets no answer (the bridge is gone, after
- * MULTIDEV_SCI_TIMEOUT_MS) fails everything waiting on that peer with
+ * gone: the process exited; or the bridge stopped, which it says as it
+ * does) or gets no answer (the bridge died, after MULTIDEV_SCI_TIMEOUT_MS)
+ * fails everything waiting on that peer with
  * MD_ERR_PEER_FAILED, except what it had already stored into our memory:
  * that is still received (sci_peer_gone). */
 #include "config.h"
@@ -84,7 +85,8 @@ int sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c)
     if (c->status != NIC_OK) {
         SCI_LOG(ctx, 0, "sci: rank %d does not answer (%s): its process or its node's bridge "
                 "is gone", q, c->status == NIC_ERR_PEER_FAILED ? "no bridge answers"
-                                                              : "its segment is gone");
+                              : c->status == NIC_ERR_NOT_FOUND ? "its bridge stopped"
+                                                               : "its segment is gone");
         sci_peer_gone(ctx, q);
     }
     return 1;

@@ -455,6 +455,61 @@ Test(stall, a_stall_of_our_own_does_not_time_out_a_remote_read, .timeout = 30)
     bp_stop(&bp);
 }
 
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* A bridge whose firmware stops says BYE: a remote read and a store
+ * barrier waiting on it fail at once, with NOT_FOUND, not after
+ * MULTIDEV_SCI_TIMEOUT_MS (10 s here) as for a bridge that died.  A's
+ * transmissions are dropped once the stream is open, so B can answer
+ * neither request; then B stops. */
+Test(gone, a_read_and_a_barrier_waiting_on_a_bridge_that_stops_fail_at_once, .timeout = 30)
+{
+    nic_mr_t mr, local;
+    sci_seg_t seg, lseg;
+    sci_win_t win;
+    sci_cqe_t c[2];
+    uint8_t data[64];
+    struct timespec ms50 = { 0, 50 * 1000000 };
+
+    cr_assert_eq(bp_start(&bp, 2, NULL, NULL), NIC_OK);
+    export_import(&mr, 0, 16384, 16384, &seg, &win);
+    cr_assert_eq(bp_region(&bp, A, 16384, &local), NIC_OK);
+    cr_assert_eq(sci_export_range(dev(A), &local, 0, 16384, 0, SCI_EXP_REMOTE, &lseg), NIC_OK);
+    memset(data, 1, sizeof(data));
+    cr_assert_eq(sci_store(dev(A), win.addr, data, sizeof(data), 0, 0), NIC_OK);
+    cr_assert_eq(bp_barrier(&bp, A), NIC_OK, "the stream to B works");
+
+    nic_fw_t *fa = nic_fw_thread_fw(bp.node[A].fw);
+    pthread_mutex_lock(&fa->turn_lock);
+    nic_fw_wire(fa)->fault.drop = 1.0;              /* nothing of A's reaches B */
+    pthread_mutex_unlock(&fa->turn_lock);
+    cr_assert_eq(sci_post(dev(A), SCI_OP_PIO_READ, win.addr, lseg.offset, 4096, 0, 5), NIC_OK);
+    cr_assert_eq(sci_store(dev(A), win.addr, data, sizeof(data), 0, 0), NIC_OK);
+    cr_assert_eq(sci_post(dev(A), SCI_OP_BARRIER, 0, 0, 0, 0, 6), NIC_OK);
+    nanosleep(&ms50, NULL);
+    cr_assert_eq(bp_cqe(&bp, A, &c[0], 0), NIC_ERR_TIMEOUT, "answered although dropped");
+
+    uint64_t t0 = now_us();
+    nic_fw_thread_stop(bp.node[B].fw);
+    bp.node[B].fw = NULL;
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(bp_cqe(&bp, A, &c[i], 5000), NIC_OK, "request %d still waits", i);
+    uint64_t took = now_us() - t0;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(c[i].status, NIC_ERR_NOT_FOUND, "cookie %llu: status %d",
+                     (unsigned long long)c[i].cookie, c[i].status);
+        cr_assert_eq(c[i].op, c[i].cookie == 5 ? SCI_OP_PIO_READ : SCI_OP_BARRIER);
+    }
+    cr_assert_neq(c[0].cookie, c[1].cookie);
+    cr_assert_lt(took, 2000000, "failed only after %llu us", (unsigned long long)took);
+    bp_stop(&bp);
+}
+
 /* ------------------------------------------------------------------ */
 /* Job isolation, interrupts, manual packets (T-NIC-10)                */
 
