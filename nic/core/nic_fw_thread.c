@@ -1,10 +1,12 @@
 /* nic_fw_thread.c - in-process firmware, and the node lock. */
 #include "config.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -42,6 +44,55 @@ int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p
     return NIC_OK;
 }
 
+/* "<nic>.p<pid>.lock": the lock file of a process's own firmware. */
+static int own_lock_name(const char *name)
+{
+    size_t n = strlen(name);
+    const char *p;
+
+    if (n < 8 || strcmp(name + n - 5, ".lock") != 0)
+        return 0;
+    p = name + n - 5;
+    while (p > name && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    return p < name + n - 5 && p - name >= 3 && p[-1] == 'p' && p[-2] == '.';
+}
+
+/* A process's own firmware removes its files when it stops; one whose
+ * process was killed leaves them behind.  Whoever starts an own firmware
+ * removes those of its node whose lock nobody holds (taking the lock
+ * first, so that a firmware that is starting keeps its own). */
+static void fw_sweep_stale_own(const char *rundir, const char *node)
+{
+    char dir[512], path[800];
+    struct dirent *e;
+    unsigned swept = 0;
+    DIR *d;
+
+    if (nic_rundir_node(rundir, node, dir, sizeof(dir)) != NIC_OK || (d = opendir(dir)) == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (!own_lock_name(e->d_name))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            size_t n = strlen(path);
+            unlink(path);
+            snprintf(path + n - 5, sizeof(path) - (n - 5), ".sock");
+            unlink(path);
+            swept++;
+        }
+        close(fd);
+    }
+    closedir(d);
+    if (swept > 0)
+        nic_log_info("node %s: removed the files of %u firmware(s) of processes that are gone",
+                     node, swept);
+}
+
 static void *fw_thread_main(void *arg)
 {
     nic_fw_thread_t *thr = arg;
@@ -61,6 +112,8 @@ int nic_fw_thread_start(const nic_fw_config_t *cfg, nic_fw_thread_t **thr_p)
         free(thr);
         return rc;
     }
+    if (cfg->own_files)
+        fw_sweep_stale_own(cfg->rundir, cfg->node);
     if ((rc = nic_fw_create(cfg, &thr->fw)) != NIC_OK) {
         close(thr->lock_fd);
         free(thr);

@@ -5,6 +5,8 @@
  *   <rundir>/<node>/<nic>.lock   held (flock) by the running firmware
  *   <rundir>/<node>/<nic>.start  serialises processes that start it
  *   <rundir>/<node>/<nic>.log    the daemon's stderr
+ *   <rundir>/<node>/<nic>.p<pid>.sock, .lock   a process's own firmware
+ *                                (nic_fw_thread.c removes those left behind)
  *
  * <rundir> is MULTIDEV_NIC_RUNDIR, default /dev/shm/multidev-nic-<uid>.
  * Each emulated node has its own directory, so nothing of one node can be

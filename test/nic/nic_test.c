@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -475,6 +478,58 @@ Test(inproc, processes_with_firmwares_of_their_own_neither_share_nor_outlast_the
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child step %d failed",
               WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* Creates <rundir>/ip4/<name> (empty); returns its descriptor. */
+static int node_file(const char *name)
+{
+    char path[512];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/ip4", rundir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof(path), "%s/ip4/%s", rundir, name);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    cr_assert_geq(fd, 0, "cannot create %s", path);
+    return fd;
+}
+
+static int node_file_exists(const char *name)
+{
+    char path[512];
+
+    snprintf(path, sizeof(path), "%s/ip4/%s", rundir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* A process killed while its own firmware ran leaves "<nic>.p<pid>.lock"
+ * and ".sock" behind.  The next own firmware of the node removes them, but
+ * neither those of an own firmware that still runs (its lock is held) nor
+ * the node firmware's lock file. */
+Test(inproc, an_own_firmware_removes_the_files_a_killed_one_left, .timeout = 30)
+{
+    nic_attach_opts_t o = { .node = "ip4", .nic = "nic0", .pers = "echo", .rundir = rundir,
+                            .inproc = 1, .own_fw = 1 };
+    const char *stale[] = { "nic0.p4000000.lock", "nic0.p4000000.sock", "sci0.p17.lock" };
+    const char *kept[] = { "nic0.p4000001.lock", "nic0.p4000001.sock", "nic0.lock",
+                           "nic0.px.lock", "p1.lock" };
+    nic_host_t *h;
+
+    fresh_rundir();
+    for (unsigned i = 0; i < sizeof(stale) / sizeof(stale[0]); i++)
+        close(node_file(stale[i]));
+    for (unsigned i = 1; i < sizeof(kept) / sizeof(kept[0]); i++)
+        close(node_file(kept[i]));
+    int live = node_file(kept[0]);
+    cr_assert_eq(flock(live, LOCK_EX | LOCK_NB), 0);     /* a firmware that runs */
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    cr_assert_not_null(h->inproc);
+    for (unsigned i = 0; i < sizeof(stale) / sizeof(stale[0]); i++)
+        cr_assert(!node_file_exists(stale[i]), "%s was left", stale[i]);
+    for (unsigned i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        cr_assert(node_file_exists(kept[i]), "%s was removed", kept[i]);
+    nic_host_detach(h);
+    close(live);
 }
 
 /* One datagram to the firmware's wire from outside any NIC (the echo
