@@ -24,6 +24,7 @@ struct nic_rel {
     nic_rel_peer_t     peer[NIC_REL_MAX_PEERS];
     unsigned           npeer;             /* slots in use are below this */
     nic_rel_peer_t    *last;              /* the peer found last (a cache) */
+    int                full_logged;       /* the table-full error was logged */
     nic_rel_counters_t c;
 };
 
@@ -101,8 +102,20 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int
         return NULL;
     if (free_slot == NULL && rel->npeer < NIC_REL_MAX_PEERS)
         free_slot = &rel->peer[rel->npeer++];
-    if (free_slot == NULL)
+    if (free_slot == NULL) {
+        /* Slots are never reused (the personalities keep their indices),
+         * so a firmware that lives long enough to talk to this many
+         * different firmwares must be restarted. */
+        if (!rel->full_logged) {
+            char a[64];
+            nic_addr_format(addr, a, sizeof(a));
+            nic_log_error("this firmware has talked to %u peer firmwares, as many as it can: "
+                          "frames to and from %s and any other new one are dropped (restart "
+                          "the node's nicd)", NIC_REL_MAX_PEERS, a);
+            rel->full_logged = 1;
+        }
         return NULL;
+    }
     nic_rel_frame_t *win = free_slot->win;
     uint8_t *mem = free_slot->win_mem;
     memset(free_slot, 0, sizeof(*free_slot));
