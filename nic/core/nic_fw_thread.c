@@ -96,6 +96,12 @@ static void fw_sweep_stale_own(const char *rundir, const char *node)
 static void *fw_thread_main(void *arg)
 {
     nic_fw_thread_t *thr = arg;
+    char name[16];
+
+    /* "nicfw <nic>", cut to the 15 characters a thread name holds: top -H
+     * and perf tell the firmware from its host */
+    snprintf(name, sizeof(name), "nicfw %.9s", thr->fw->nic);
+    pthread_setname_np(pthread_self(), name);
     nic_fw_run(thr->fw);
     return NULL;
 }

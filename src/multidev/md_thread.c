@@ -153,6 +153,8 @@ static void *md_thread_main(void *arg)
 {
     md_t *md = arg;
     int pause_us = MD_THREAD_PAUSE_MIN_US;
+
+    pthread_setname_np(pthread_self(), "md progress");
     uint64_t idle_since = 1;    /* no traffic yet: no window to yield through */
 
     while (!atomic_load_explicit(&md->thr.stop, memory_order_acquire)) {
