@@ -11,9 +11,11 @@
  *         wait for credits (4 credits, as Sun-LAM's DEPTH)
  *   g     time between adjacent sends in a long burst (credits run out,
  *         the sender polls for replies)
- *   o_r   a delta of host work between sends, one poll per send (GAM's
- *         request polls implicitly): per-message time = o_s + delta + o_r
- *         once the sender is the bottleneck
+ *   o_r   a delta of host work between sends: per-message time = o_s +
+ *         delta + o_r once the sender is the bottleneck
+ * Every request polls first, as GAM's calls do implicitly (LAM's
+ * am_request), so o_s holds that poll's empty read and o_r the reply's
+ * entry.
  *   L     RTT/2 - o_s - o_r
  *
  * Placement (2 CPUs for 2 hosts and 2 NICs): host i on CPU i, its NIC on
@@ -109,8 +111,16 @@ static void poll_once(myri_gam_t *g)
         sched_yield();
 }
 
+/* LAM's am_request: it polls (drains the in-queue) first, as every GAM
+ * call does implicitly (P2), then enqueues; without credits it goes on
+ * polling.  The implicit poll belongs to the send: P2's o_s, from bursts of
+ * such requests, holds its empty read, and its o_r, the per-message time
+ * with a delta of host work between requests less delta and o_s, holds
+ * the reply's entry only. */
 static void request(myri_gam_t *g, unsigned h, const void *data, uint32_t len)
 {
+    if (myri_gam_poll(g, 16) < 0)
+        return;
     while (myri_gam_request(g, 1, h, NULL, data, len) != NIC_OK)
         poll_once(g);
 }
@@ -137,6 +147,71 @@ static double ping_pong(myri_gam_t *g, int n)
             poll_once(g);
     }
     return (bench_now_us() - t0) / n;
+}
+
+#define HPLAM_ROUNDS 5
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One round of P2's measurements with n round trips: out[] = RTT, 4 kB
+ * bulk bandwidth, o_s, g, o_r. */
+static void measure_round(myri_gam_t *g, int n, double out[5])
+{
+    static uint8_t page[MYRI_PAGE];
+    double t0;
+
+    /* RTT */
+    out[0] = ping_pong(g, n);
+    /* BW: 4 kB ping_bulk */
+    int nb = n / 4 + 10;
+    bulks = 0;
+    t0 = bench_now_us();
+    for (int i = 0; i < nb; i++) {
+        unsigned want = bulks + 1;
+        request(g, H_BULK, page, MYRI_PAGE);
+        while (bulks < want)
+            poll_once(g);
+    }
+    out[1] = 2.0 * nb * MYRI_PAGE / (bench_now_us() - t0);
+    /* o_s: bursts within the credits */
+    double sum = 0;
+    int bursts = n / 4 + 10;
+    for (int b = 0; b < bursts; b++) {
+        drain(g);
+        t0 = bench_now_us();
+        for (int k = 0; k < 4; k++)
+            request(g, H_NULL, NULL, 0);
+        sum += bench_now_us() - t0;
+    }
+    drain(g);
+    out[2] = sum / (bursts * 4);
+    /* g: a long burst */
+    int k = n * 2;
+    t0 = bench_now_us();
+    for (int i = 0; i < k; i++)
+        request(g, H_NULL, NULL, 0);
+    drain(g);
+    out[3] = (bench_now_us() - t0) / k;
+    /* o_r: delta of host work between sends; each request's implicit poll
+     * takes the previous one's reply */
+    const double delta = 30.0;
+    t0 = bench_now_us();
+    for (int i = 0; i < k / 2; i++) {
+        request(g, H_NULL, NULL, 0);
+        myri_gam_host_work(g, (uint64_t)(delta * 1000));
+    }
+    drain(g);
+    out[4] = (bench_now_us() - t0) / (k / 2) - delta - out[2];
 }
 
 static int hplam_rank(int rank, const bench_opts_t *o)
@@ -208,7 +283,6 @@ static int hplam_rank(int rank, const bench_opts_t *o)
         }
     } else {
         int n = o->iters;
-        double t0 = 0;
         sh->rtt_off = ping_pong(g, n);
         atomic_store(&sh->timing_on, 1);
         if (myri_gam_timing(g, &t) != NIC_OK)
@@ -216,57 +290,27 @@ static int hplam_rank(int rank, const bench_opts_t *o)
         myri_gam_set_host_timing(g, &ht);
         while (atomic_load(&sh->timing_on) != 2)
             poll_once(g);
-        /* RTT */
-        sh->res[0] = ping_pong(g, n);
-        /* BW: 4 kB ping_bulk */
-        static uint8_t page[MYRI_PAGE];
-        int nb = n / 4 + 10;
-        bulks = 0;
-        t0 = bench_now_us();
-        for (int i = 0; i < nb; i++) {
-            unsigned want = bulks + 1;
-            request(g, H_BULK, page, MYRI_PAGE);
-            while (bulks < want)
-                poll_once(g);
+        /* Each figure is the median of HPLAM_ROUNDS rounds of the whole
+         * set, each round as P2 measured: another tenant of this machine
+         * taking the CPU in one round moves that round only.  One round
+         * first, not counted: the first long burst (g) ran at 15-19 us a
+         * message where the later ones ran at 9 (2026-11-26). */
+        double res[HPLAM_ROUNDS][5], med[5];
+        measure_round(g, n / HPLAM_ROUNDS + 10, res[0]);
+        for (int r = 0; r < HPLAM_ROUNDS; r++)
+            measure_round(g, n / HPLAM_ROUNDS + 10, res[r]);
+        for (int m = 0; m < 5; m++) {
+            double v[HPLAM_ROUNDS];
+            for (int r = 0; r < HPLAM_ROUNDS; r++)
+                v[r] = res[r][m];
+            med[m] = median(v, HPLAM_ROUNDS);
         }
-        sh->res[1] = 2.0 * nb * MYRI_PAGE / (bench_now_us() - t0);
-        /* o_s: bursts within the credits */
-        double sum = 0;
-        int bursts = n / 4 + 10;
-        for (int b = 0; b < bursts; b++) {
-            drain(g);
-            t0 = bench_now_us();
-            for (int k = 0; k < 4; k++)
-                request(g, H_NULL, NULL, 0);
-            sum += bench_now_us() - t0;
-        }
-        drain(g);
-        double o_s = sum / (bursts * 4);
-        /* g: a long burst */
-        int k = n * 2;
-        t0 = bench_now_us();
-        for (int i = 0; i < k; i++)
-            request(g, H_NULL, NULL, 0);
-        drain(g);
-        double gap = (bench_now_us() - t0) / k;
-        /* o_r: with delta of host work between sends, and one poll per
-         * send (GAM's request polls implicitly); the host yields its core
-         * during the delta, not after the poll */
-        const double delta = 30.0;
-        t0 = bench_now_us();
-        for (int i = 0; i < k / 2; i++) {
-            request(g, H_NULL, NULL, 0);
-            myri_gam_host_work(g, (uint64_t)(delta * 1000));
-            if (myri_gam_poll(g, 16) < 0)
-                return 4;
-        }
-        drain(g);
-        double per = (bench_now_us() - t0) / (k / 2);
-        double o_r = per - delta - o_s;
-        sh->res[2] = o_s;
-        sh->res[3] = o_r;
-        sh->res[4] = sh->res[0] / 2 - o_s - o_r;
-        sh->res[5] = gap;
+        sh->res[0] = med[0];                            /* RTT */
+        sh->res[1] = med[1];                            /* BW */
+        sh->res[2] = med[2];                            /* o_s */
+        sh->res[3] = med[4];                            /* o_r */
+        sh->res[4] = med[0] / 2 - med[2] - med[4];      /* L */
+        sh->res[5] = med[3];                            /* g */
         atomic_store(&sh->done, 1);
     }
     barrier(2);

@@ -10,9 +10,10 @@
  * --hplam also the HP-LAM timing model measured by P2's method, beside the
  * paper's figures (goal: within 15%), after the emulation's own round trip
  * with the model off.  Each rank and its node's nicd share one CPU (rank i
- * on CPU i) unless --no-pin; for HP-LAM each node's nicd runs on the other
- * CPU unless --hplam-place co, or in its host's process with --hplam-place
- * inproc (bench_hplam.c).  Every process polls and yields: run it on an
+ * on CPU i) unless --no-pin; for HP-LAM each node's firmware runs in its
+ * host's process (--hplam-place inproc, the default: as the subdevices run
+ * a node's only rank), or as a nicd on the other CPU (cross) or on its
+ * host's (co) (bench_hplam.c).  Every process polls and yields: run it on an
  * otherwise idle machine (the script warns), or with --rt (every process
  * at SCHED_FIFO) on a machine other work keeps busy. */
 #include "config.h"
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
         { 0, 0, 0, 0 }
     };
     bench_opts_t o = { .iters = 20000, .lat_size = 8, .bw_size = 65536, .bw_total = 256 << 20,
-                       .window = 16, .dgram = 4096, .pin = 1 };
+                       .window = 16, .dgram = 4096, .pin = 1,
+                       .hplam_place = HPLAM_PLACE_INPROC };
     int hplam = 0, hplam_only = 0, c, fails = 0;
 
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {

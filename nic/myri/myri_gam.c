@@ -198,7 +198,7 @@ static int gam_post(myri_gam_t *g, int32_t dst, uint32_t op, unsigned handler,
      * another core), as the LANai runs beside the host CPU. */
     g->sq_stamp[idx] = ready;
     nic_ep_sq_post(g->ep);
-    gam_wait_until(g, ready);
+    gam_wait_until(g, ready, 0);
     return NIC_OK;
 }
 
@@ -287,7 +287,7 @@ int myri_gam_poll(myri_gam_t *g, int max)
         g->cur_valid = g->cq_stamp[nic_ring_index(&g->ep->cq)];
         g->cur_found = found;
         /* a valid entry costs its other 7 words and the write that frees it */
-        gam_wait_until(g, found + gam_dequeue_ns(g));
+        gam_wait_until(g, found + gam_dequeue_ns(g), 1);
         if (d->op & MYRI_OP_ERROR) {
             g->st.errors++;
             /* the credit of a failed request will not come back */

@@ -36,7 +36,8 @@ struct myri_gam {
 };
 
 /* The host is stalled until end (CLOCK_MONOTONIC ns; 0: not at all). */
-void gam_wait_until(myri_gam_t *g, uint64_t end);
+/* lend: an in-process firmware may take turns meanwhile (see there) */
+void gam_wait_until(myri_gam_t *g, uint64_t end, int lend);
 /* One turn for an in-process firmware; the events it handled (0 if the
  * firmware runs elsewhere). */
 int gam_lend(myri_gam_t *g);

@@ -14,13 +14,19 @@
  * a late turn here shortens the next wait of the same operation instead of
  * adding to it.  Meanwhile the emulated LANai, which ran beside the host
  * CPU, needs a processor: with the node's firmware in this process the
- * host lends it turns while the rest is longer than a lent turn that did
- * work has been taking (so the firmware's work overlaps the stall, as the
- * LANai's overlapped the host's PIO, and a turn rarely outlasts it);
- * otherwise it yields while the rest is longer than a yield has been
- * taking (another process's turn on this core: an emulated NIC's loop turn
- * is a few microseconds).  It spins the tail, so a request's 2.5 us is
- * kept exactly. */
+ * host lends it turns while the rest is longer than a lent turn has been
+ * taking per event it handled (so the firmware's work overlaps the stall,
+ * as the LANai's overlapped the host's PIO, and a turn rarely outlasts
+ * it), except in the PIO writes of its own request (lend 0: 1.6 us, less
+ * than a turn on this guest, and the entry they write is not the LANai's
+ * until they end); otherwise it yields while the rest is longer than a
+ * yield has been taking (another process's turn on this core: an emulated
+ * NIC's loop turn is a few microseconds).  It spins the tail, so a
+ * request's time is kept exactly.  (A mean of whole turns rose when turns
+ * carried batches, stalls then lent less, so work piled up into bigger
+ * batches: a long burst settled at 17-19 us a message, or at 9.  Lending
+ * in a request's PIO writes made every request of a burst pay a turn: o_s
+ * 3.7 us against P2's 2.9.  2026-11-26.) */
 int gam_lend(myri_gam_t *g)
 {
     if (!g->lends)
@@ -28,17 +34,17 @@ int gam_lend(myri_gam_t *g)
     uint64_t t0 = nic_now_ns();
     int events = nic_host_lend(g->ep->host);
     if (events > 0)
-        g->turn_ns = (g->turn_ns * 7 + (nic_now_ns() - t0)) / 8;
+        g->turn_ns = (g->turn_ns * 7 + (nic_now_ns() - t0) / (uint64_t)events) / 8;
     return events;
 }
 
-void gam_wait_until(myri_gam_t *g, uint64_t end)
+void gam_wait_until(myri_gam_t *g, uint64_t end, int lend)
 {
     uint64_t now;
 
     while ((now = nic_now_ns()) < end) {
         if (g->lends) {
-            if (end - now > g->turn_ns && gam_lend(g) > 0)
+            if (lend && end - now > g->turn_ns && gam_lend(g) > 0)
                 g->st.stall_turns++;
         } else if (end - now > g->yield_ns) {
             sched_yield();
@@ -57,9 +63,13 @@ static uint64_t gam_copy_ns(const myri_gam_t *g, size_t len)
 
 static uint64_t gam_enqueue_ns(const myri_gam_t *g)
 {
-    /* read the entry's op word (is it free?), page map, write the 8 words */
-    return (uint64_t)g->t.pagemap_ns * 2 + g->t.pio_read_ns +
-           (uint64_t)g->t.entry_words * g->t.pio_write_ns;
+    /* P2 §4.1: "one write to set the Page Map register followed by eight
+     * reads or writes" per queue-entry access, which its 14.7 us of PIO
+     * per round trip adds up to.  (Until 2026-11-26 a request also read
+     * the entry's op word first, is it free?, under a page map of its
+     * own: 0.87 us that P2 does not count; the library knows its free
+     * out-queue entries from its own count.) */
+    return (uint64_t)g->t.pagemap_ns + (uint64_t)g->t.entry_words * g->t.pio_write_ns;
 }
 
 static uint64_t gam_poll_ns(const myri_gam_t *g)
@@ -108,7 +118,12 @@ nic_entry_t *gam_poll_entry(myri_gam_t *g, int lend, uint64_t *found)
     nic_entry_t *slot;
 
     read_end = (now > g->busy_until ? now : g->busy_until) + p;
-    if (lend)
+    /* With the host's timing on, the first poll after an operation lends
+     * no turn: a read (0.87 us) cannot hide a turn (a few us here), and a
+     * poll that is not waiting for anything (the one every GAM call makes
+     * first) would pay it in full.  Polls that follow an empty one wait,
+     * and the turns they lend hide in the waiting. */
+    if (lend && (p == 0 || g->polling_since != 0))
         gam_lend(g);
     slot = nic_ep_cq_peek(g->ep);
     valid = slot != NULL ? g->cq_stamp[nic_ring_index(&g->ep->cq)] : 0;
@@ -148,12 +163,12 @@ void myri_gam_host_copy(myri_gam_t *g, void *dst, const void *src, size_t len)
 {
     uint64_t end = g->t.mem_ns ? gam_start(g) + gam_copy_ns(g, len) : 0;
     memcpy(dst, src, len);
-    gam_wait_until(g, end);
+    gam_wait_until(g, end, 1);
 }
 
 void myri_gam_host_work(myri_gam_t *g, uint64_t ns)
 {
-    gam_wait_until(g, gam_start(g) + ns);
+    gam_wait_until(g, gam_start(g) + ns, 1);
 }
 
 void myri_gam_arrival(const myri_gam_t *g, uint64_t *valid_ns, uint64_t *found_ns)

@@ -19,7 +19,7 @@ typedef struct costs {
 
 static void costs_of(const myri_timing_t *t, const myri_host_timing_t *ht, costs_t *c)
 {
-    c->enqueue = 2ull * ht->pagemap_ns + ht->pio_read_ns + ht->entry_words * ht->pio_write_ns;
+    c->enqueue = ht->pagemap_ns + ht->entry_words * ht->pio_write_ns;
     c->poll = ht->pagemap_ns + ht->pio_read_ns;
     c->dequeue = (ht->entry_words - 1ull) * ht->pio_read_ns + ht->pio_write_ns;
     c->lcp_send = t->lanai_ns_per_pkt_send;
