@@ -13,10 +13,10 @@
  *         the sender polls for replies)
  *   o_r   a delta of host work between sends: per-message time = o_s +
  *         delta + o_r once the sender is the bottleneck
+ *   L     RTT/2 - o_s - o_r
  * Every request polls first, as GAM's calls do implicitly (LAM's
  * am_request), so o_s holds that poll's empty read and o_r the reply's
- * entry.
- *   L     RTT/2 - o_s - o_r
+ * entry.  Each figure is the median of HPLAM_ROUNDS rounds.
  *
  * Placement (2 CPUs for 2 hosts and 2 NICs): host i on CPU i, its NIC on
  * the other CPU (cross, the default) so that a host and its own LANai run
@@ -119,8 +119,12 @@ static void poll_once(myri_gam_t *g)
  * the reply's entry only. */
 static void request(myri_gam_t *g, unsigned h, const void *data, uint32_t len)
 {
-    if (myri_gam_poll(g, 16) < 0)
-        return;
+    int rc = myri_gam_poll(g, 16);
+
+    if (rc < 0) {
+        fprintf(stderr, "hplam: poll failed: %s\n", nic_status_str(rc));
+        _exit(4);
+    }
     while (myri_gam_request(g, 1, h, NULL, data, len) != NIC_OK)
         poll_once(g);
 }
