@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -44,8 +46,9 @@ int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p
     return NIC_OK;
 }
 
-/* "<nic>.p<pid>.lock": the lock file of a process's own firmware. */
-static int own_lock_name(const char *name)
+/* The pid in "<nic>.p<pid>.lock", the lock file of a process's own
+ * firmware; 0 for any other name. */
+static pid_t own_lock_pid(const char *name)
 {
     size_t n = strlen(name);
     const char *p;
@@ -55,13 +58,17 @@ static int own_lock_name(const char *name)
     p = name + n - 5;
     while (p > name && p[-1] >= '0' && p[-1] <= '9')
         p--;
-    return p < name + n - 5 && p - name >= 3 && p[-1] == 'p' && p[-2] == '.';
+    if (p == name + n - 5 || p - name < 3 || p[-1] != 'p' || p[-2] != '.')
+        return 0;
+    return (pid_t)strtol(p, NULL, 10);
 }
 
 /* A process's own firmware removes its files when it stops; one whose
  * process was killed leaves them behind.  Whoever starts an own firmware
- * removes those of its node whose lock nobody holds (taking the lock
- * first, so that a firmware that is starting keeps its own). */
+ * removes those of its node whose process is gone and whose lock nobody
+ * holds (a child may have inherited it).  A process that is alive is never
+ * touched: taking the lock of one that is starting would make its own
+ * flock fail. */
 static void fw_sweep_stale_own(const char *rundir, const char *node)
 {
     char dir[512], path[800];
@@ -72,7 +79,8 @@ static void fw_sweep_stale_own(const char *rundir, const char *node)
     if (nic_rundir_node(rundir, node, dir, sizeof(dir)) != NIC_OK || (d = opendir(dir)) == NULL)
         return;
     while ((e = readdir(d)) != NULL) {
-        if (!own_lock_name(e->d_name))
+        pid_t pid = own_lock_pid(e->d_name);
+        if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
             continue;
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         int fd = open(path, O_RDWR | O_CLOEXEC);

@@ -544,15 +544,18 @@ static int node_file_exists(const char *name)
 
 /* A process killed while its own firmware ran leaves "<nic>.p<pid>.lock"
  * and ".sock" behind.  The next own firmware of the node removes them, but
- * neither those of an own firmware that still runs (its lock is held) nor
- * the node firmware's lock file. */
+ * neither those whose lock is still held (by an inherited descriptor, here
+ * ours), those of a live process (this one's), nor the node firmware's
+ * lock file.  (Pids around 4000000: no process here has one.) */
 Test(inproc, an_own_firmware_removes_the_files_a_killed_one_left, .timeout = 30)
 {
     nic_attach_opts_t o = { .node = "ip4", .nic = "nic0", .pers = "echo", .rundir = rundir,
                             .inproc = 1, .own_fw = 1 };
-    const char *stale[] = { "nic0.p4000000.lock", "nic0.p4000000.sock", "sci0.p17.lock" };
+    const char *stale[] = { "nic0.p4000000.lock", "nic0.p4000000.sock", "sci0.p4000002.lock" };
+    char mine[64];
+    snprintf(mine, sizeof(mine), "via0.p%ld.lock", (long)getpid());
     const char *kept[] = { "nic0.p4000001.lock", "nic0.p4000001.sock", "nic0.lock",
-                           "nic0.px.lock", "p1.lock" };
+                           "nic0.px.lock", "p1.lock", mine };
     nic_host_t *h;
 
     fresh_rundir();
