@@ -71,7 +71,7 @@ static pid_t own_lock_pid(const char *name)
  * flock fail. */
 static void fw_sweep_stale_own(const char *rundir, const char *node)
 {
-    char dir[512], path[800];
+    char dir[512], nic[64], lock[600], sock[600];
     struct dirent *e;
     unsigned swept = 0;
     DIR *d;
@@ -80,17 +80,20 @@ static void fw_sweep_stale_own(const char *rundir, const char *node)
         return;
     while ((e = readdir(d)) != NULL) {
         pid_t pid = own_lock_pid(e->d_name);
-        if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
+        size_t n = strlen(e->d_name) - 5;         /* "<nic>.p<pid>" before ".lock" */
+        if (pid <= 0 || n >= sizeof(nic) || kill(pid, 0) == 0 || errno != ESRCH)
             continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        int fd = open(path, O_RDWR | O_CLOEXEC);
+        memcpy(nic, e->d_name, n);
+        nic[n] = '\0';
+        if (nic_rundir_file(dir, nic, ".lock", lock, sizeof(lock)) != NIC_OK ||
+            nic_rundir_file(dir, nic, ".sock", sock, sizeof(sock)) != NIC_OK)
+            continue;
+        int fd = open(lock, O_RDWR | O_CLOEXEC);
         if (fd < 0)
             continue;
         if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            size_t n = strlen(path);
-            unlink(path);
-            snprintf(path + n - 5, sizeof(path) - (n - 5), ".sock");
-            unlink(path);
+            unlink(lock);
+            unlink(sock);
             swept++;
         }
         close(fd);

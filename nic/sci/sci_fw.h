@@ -80,7 +80,7 @@ typedef struct sci_read {
 
 typedef struct sci_barrier {
     nic_fw_ep_t *ep;             /* NULL: free */
-    uint32_t     token, remaining;
+    uint32_t     token;
     uint64_t     cookie;
     nic_stall_timer_t waited;    /* for the bridges' answers */
     uint8_t      waits[SCI_NODE_MAX / 8];    /* the bridges yet to answer */
@@ -156,6 +156,13 @@ static inline int sci_peers_has(const uint8_t *set, int peer)
 {
     return (set[peer / 8] >> (peer % 8)) & 1;
 }
+static inline unsigned sci_peers_count(const uint8_t *set)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < SCI_NODE_MAX / 8; i++)
+        n += (unsigned)__builtin_popcount(set[i]);
+    return n;
+}
 static inline sci_ep_t *sci_ep(nic_fw_ep_t *ep) { return ep->pers; }
 
 /* sci_att.c: translation tables */
@@ -203,6 +210,8 @@ void  sci_cq_done(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h, int stat
 void  sci_mark_dirty(sci_ep_t *se, int peer);
 /* sci_waits.c: reads and barriers waiting on other bridges */
 int   sci_waits_timeout(sci_bridge_t *b, uint64_t now, uint64_t *next);
+/* Completes read r with status and the bytes it got (at most its length). */
+void  sci_waits_read_end(sci_bridge_t *b, sci_read_t *r, int status);
 void  sci_waits_barrier_ack(sci_bridge_t *b, int peer, uint32_t token);
 /* Fails what waits on peer (status NIC_ERR_NOT_FOUND: it stopped; or
  * NIC_ERR_PEER_FAILED: it died). */

@@ -174,14 +174,8 @@ static void rx_read_resp(sci_bridge_t *b, const sci_pkt_hdr_t *p, const uint8_t 
         left -= k;
     }
     r->got += p->len;
-    if (r->got >= r->len) {
-        sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = r->op, .status = (int16_t)r->status,
-                        .len = (uint32_t)r->len, .cookie = r->cookie };
-        nic_fw_ep_t *ep = r->ep;
-        r->ep = NULL;
-        b->nreads--;
-        sci_cq_complete(b, ep, &c, 0);
-    }
+    if (r->got >= r->len)
+        sci_waits_read_end(b, r, r->status);
 }
 
 static void rx_intr(sci_bridge_t *b, int peer, const sci_pkt_hdr_t *p)

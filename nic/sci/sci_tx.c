@@ -203,7 +203,6 @@ static int do_barrier(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_
     }
     bar->ep = ep;
     b->nbarriers++;
-    bar->remaining = count;
     bar->cookie = h->cookie;
     nic_stall_timer_start(&bar->waited, nic_now_ns());
     se->cq_reserved++;

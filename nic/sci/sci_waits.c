@@ -1,5 +1,6 @@
 /* sci_waits.c - remote reads and store barriers wait on other bridges'
- * answers.  Each ends when the answers are in (sci_rx.c), or fails: after
+ * answers.  Each ends here: when the answers are in (sci_rx.c hands them
+ * over), or failed: after
  * MULTIDEV_SCI_TIMEOUT_MS without them (counted only while this firmware
  * runs, nic_clock.h), or at once when a bridge it waits on is gone - it
  * said BYE as its firmware stopped, or its stream timed out (nic_rel's
@@ -8,15 +9,13 @@
  * liveness check. */
 #include "config.h"
 
-#include <string.h>
-
 #include "../core/nic_log.h"
 #include "sci_fw.h"
 
-static void read_fail(sci_bridge_t *b, sci_read_t *r, int status)
+void sci_waits_read_end(sci_bridge_t *b, sci_read_t *r, int status)
 {
     sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = r->op, .status = (int16_t)status,
-                    .len = (uint32_t)r->got, .cookie = r->cookie };
+                    .len = (uint32_t)(r->got < r->len ? r->got : r->len), .cookie = r->cookie };
     nic_fw_ep_t *ep = r->ep;
 
     r->ep = NULL;
@@ -24,7 +23,7 @@ static void read_fail(sci_bridge_t *b, sci_read_t *r, int status)
     sci_cq_complete(b, ep, &c, 0);
 }
 
-static void barrier_fail(sci_bridge_t *b, sci_barrier_t *bar, int status)
+static void barrier_end(sci_bridge_t *b, sci_barrier_t *bar, int status)
 {
     sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER, .status = (int16_t)status,
                     .cookie = bar->cookie };
@@ -45,7 +44,7 @@ int sci_waits_timeout(sci_bridge_t *b, uint64_t now, uint64_t *next)
         if (r->ep == NULL || !nic_stall_timer_expired(&r->waited, now, b->timeout_ns, next))
             continue;
         nic_log_warn("endpoint %#x: a remote read got no answer in %llu ms", r->ep->id, ms);
-        read_fail(b, r, NIC_ERR_PEER_FAILED);
+        sci_waits_read_end(b, r, NIC_ERR_PEER_FAILED);
         n++;
     }
     for (unsigned i = 0; b->nbarriers > 0 && i < SCI_BARRIERS_MAX; i++) {
@@ -53,8 +52,8 @@ int sci_waits_timeout(sci_bridge_t *b, uint64_t now, uint64_t *next)
         if (bar->ep == NULL || !nic_stall_timer_expired(&bar->waited, now, b->timeout_ns, next))
             continue;
         nic_log_warn("endpoint %#x: a store barrier got no answer from %u bridge(s) in %llu ms",
-                     bar->ep->id, bar->remaining, ms);
-        barrier_fail(b, bar, NIC_ERR_PEER_FAILED);
+                     bar->ep->id, sci_peers_count(bar->waits), ms);
+        barrier_end(b, bar, NIC_ERR_PEER_FAILED);
         n++;
     }
     return n;
@@ -69,13 +68,8 @@ void sci_waits_barrier_ack(sci_bridge_t *b, int peer, uint32_t token)
         if (!sci_peers_has(bar->waits, peer))
             return;     /* not asked, or answered already */
         sci_peers_del(bar->waits, peer);
-        if (--bar->remaining == 0) {
-            sci_cqe_t c = { .kind = SCI_CQ_DONE, .op = SCI_OP_BARRIER, .cookie = bar->cookie };
-            nic_fw_ep_t *ep = bar->ep;
-            bar->ep = NULL;
-            b->nbarriers--;
-            sci_cq_complete(b, ep, &c, 0);
-        }
+        if (sci_peers_count(bar->waits) == 0)
+            barrier_end(b, bar, NIC_OK);
         return;
     }
 }
@@ -87,12 +81,12 @@ void sci_waits_peer_gone(sci_bridge_t *b, int peer, int status)
 
     for (unsigned i = 0; b->nreads > 0 && i < SCI_READS_MAX; i++)
         if (b->reads[i].ep != NULL && sci_peers_has(b->reads[i].from, peer)) {
-            read_fail(b, &b->reads[i], status);
+            sci_waits_read_end(b, &b->reads[i], status);
             reads++;
         }
     for (unsigned i = 0; b->nbarriers > 0 && i < SCI_BARRIERS_MAX; i++)
         if (b->barriers[i].ep != NULL && sci_peers_has(b->barriers[i].waits, peer)) {
-            barrier_fail(b, &b->barriers[i], status);
+            barrier_end(b, &b->barriers[i], status);
             barriers++;
         }
     if (reads + barriers > 0)

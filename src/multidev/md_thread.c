@@ -153,10 +153,9 @@ static void *md_thread_main(void *arg)
 {
     md_t *md = arg;
     int pause_us = MD_THREAD_PAUSE_MIN_US;
-
-    pthread_setname_np(pthread_self(), "md progress");
     uint64_t idle_since = 1;    /* no traffic yet: no window to yield through */
 
+    pthread_setname_np(pthread_self(), "md progress");
     while (!atomic_load_explicit(&md->thr.stop, memory_order_acquire)) {
         struct pollfd fds[MD_MAX_SUBDEVS];
         int events, nfds = 0, all_fds = 0, yielding = 0;
