@@ -261,6 +261,15 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
     peer->seg_len = card->seg_len;
     hdr = mem;
     peer->seg_hdr = hdr;
+    if (hdr->magic == SHM_SEG_MAGIC && hdr->version == SHM_PROTO_VERSION &&
+        hdr->owner_world == peer->world &&
+        atomic_load_explicit(&hdr->state, memory_order_acquire) == SHM_SEG_FINALIZED) {
+        /* It left while we connected: it failed start-up (another peer
+         * died) and closed.  A peer failure, not a foreign segment. */
+        SHM_ERROR(ctx, "rank %d closed its shm segment %s during start-up", (int)peer->world,
+                  card->seg_name);
+        return MD_ERR_PEER_FAILED;
+    }
     if (hdr->magic != SHM_SEG_MAGIC || hdr->version != SHM_PROTO_VERSION ||
         hdr->owner_world != peer->world ||
         atomic_load_explicit(&hdr->state, memory_order_acquire) != SHM_SEG_ALIVE) {
