@@ -112,16 +112,6 @@ md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
     return NULL;
 }
 
-size_t md_fwd_eager_cut(const md_t *md, int subdev, size_t len)
-{
-    size_t eager = md->devs.subdevs[subdev].attr.eager_limit;
-
-    if (len <= eager && eager > 2 * sizeof(md_fwd_hdr_t) &&
-        len + sizeof(md_fwd_hdr_t) > eager)
-        return eager - sizeof(md_fwd_hdr_t);
-    return len;
-}
-
 int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
                     int32_t tag, const void *buf, size_t len)
 {
@@ -142,15 +132,16 @@ int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
 md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *data,
                                 void (*on_complete)(md_request_t *))
 {
-    md_fwd_send_t *s = md_pool_alloc(sizeof(*s) + sizeof(*hdr) + hdr->len);
+    size_t hlen = md_fwd_wire_len(hdr->offset, hdr->len, hdr->env.size);
+    md_fwd_send_t *s = md_pool_alloc(sizeof(*s) + hlen + hdr->len);
 
     if (s == NULL)
         return NULL;
     memset(s, 0, sizeof(*s));
-    memcpy(s->buf, hdr, sizeof(*hdr));
-    memcpy(s->buf + sizeof(*hdr), data, hdr->len);
+    md_fwd_hdr_pack(hdr, s->buf);
+    memcpy(s->buf + hlen, data, hdr->len);
     s->md = md;
-    s->len = sizeof(*hdr) + hdr->len;
+    s->len = hlen + hdr->len;
     s->req.on_complete = on_complete;
     s->req.user = s;
     return s;
@@ -212,19 +203,13 @@ void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
     switch (env->tag) {
     case MD_SYSTAG_FWD_DATA: {
         md_fwd_hdr_t hdr;
-        if (!md_fwd_payload_ok(env, sizeof(hdr)))
+        size_t hlen = md_fwd_hdr_unpack(env, payload, &hdr);
+        if (hlen == 0)
             return;
-        memcpy(&hdr, payload, sizeof(hdr));
-        if (env->size != sizeof(hdr) + hdr.len) {
-            md_log_error("forwarding: chunk from rank %d claims %u bytes in a "
-                         "%llu-byte message; dropped", env->src_world, hdr.len,
-                         (unsigned long long)env->size);
-            return;
-        }
         if (hdr.env.dst_world == md->rank)
-            md_fwd_recv_data(md, sd, &hdr, (const uint8_t *)payload + sizeof(hdr));
+            md_fwd_recv_data(md, sd, &hdr, (const uint8_t *)payload + hlen);
         else
-            md_fwd_relay_data(md, sd, &hdr, (const uint8_t *)payload + sizeof(hdr));
+            md_fwd_relay_data(md, sd, &hdr, (const uint8_t *)payload + hlen);
         return;
     }
     case MD_SYSTAG_FWD_CREDIT:

@@ -110,7 +110,9 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
     /* A chunk of a small flow that this hop would not take eagerly with its
      * header goes on in two parts (md_fwd_eager_cut); the credits of larger
      * flows count whole chunks, so theirs go on as they came. */
-    size_t first = r->no_credits ? md_fwd_eager_cut(md, c->subdev, hdr->len) : hdr->len;
+    size_t first = hdr->len;
+    if (r->no_credits)
+        first = md_fwd_eager_cut(md, c->subdev, hdr->offset, hdr->len, hdr->env.size);
     md_fwd_relay_send(md, r, c->subdev, next, hdr, hdr->offset, data, first);
     if (first < hdr->len)
         md_fwd_relay_send(md, r, c->subdev, next, hdr, hdr->offset + first,

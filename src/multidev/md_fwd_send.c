@@ -78,7 +78,7 @@ static size_t md_fwd_chunk_len(md_t *md, const md_fwd_out_t *o)
 
     if (rest > md->fwd->params.chunk)
         return md->fwd->params.chunk;
-    return md_fwd_eager_cut(md, o->subdev, rest);
+    return md_fwd_eager_cut(md, o->subdev, o->sent, rest, o->env.size);
 }
 
 static int md_fwd_pump(md_t *md, md_fwd_out_t *o)

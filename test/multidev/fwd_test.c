@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "forkjob.h"
-#include "md_fwd.h"          /* md_fwd_hdr_t: where chunks are cut */
+#include "md_fwd.h"          /* MD_FWD_WIRE_WHOLE: where chunks are cut */
 
 #define CTX 3
 
@@ -467,7 +467,7 @@ static const char *const cut3[][2] = {
     { NULL, NULL },
 };
 
-static const size_t cut_sizes[] = { 4096 - sizeof(md_fwd_hdr_t), 4097 - sizeof(md_fwd_hdr_t),
+static const size_t cut_sizes[] = { 4096 - MD_FWD_WIRE_WHOLE, 4097 - MD_FWD_WIRE_WHOLE,
                                     4096, 4097 };
 enum { NCUT = sizeof(cut_sizes) / sizeof(cut_sizes[0]) };
 
