@@ -78,9 +78,16 @@ bench_build() {
 # bench_launch_cmd MPI NP: sets LAUNCH for NP ranks -- through the --launcher
 # script LAUNCHER when one is given (called as LAUNCHER NP PROGRAM ARGS...,
 # e.g. test/mpi/launch-nodes.sh for emulated nodes), else bench_mpi_launch.
+# With BIND=1 a launcher over hydra (ours, mpich) gets -bind-to core through
+# MPIEXEC_ARGS, which test/mpi/launch-nodes.sh passes on: hydra binds rank r
+# to core r mod cores, and a rank's threads (progress thread, NIC firmware)
+# inherit it.
 bench_launch_cmd() {
   if [ -n "${LAUNCHER:-}" ]; then
     LAUNCH=("$LAUNCHER" "$2")
+    if [ "${BIND:-0}" -eq 1 ] && [ "$1" != openmpi ]; then
+      export MPIEXEC_ARGS="${MPIEXEC_ARGS:+$MPIEXEC_ARGS }-bind-to core"
+    fi
   else
     bench_mpi_launch "$1" "$2"
   fi

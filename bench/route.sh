@@ -31,7 +31,8 @@ usage: bench/route.sh [options]
   --repeats N               runs per pair and program, interleaved (default 3)
   --stat median|best        statistic over the runs (default median)
   --quick                   fewer iterations
-  --bind                    bind ranks to cores
+  --bind                    bind ranks to cores (hydra's -bind-to core, also
+                            through --launcher: rank r on core r mod cores)
   --timeout S               limit for one run (default 600: with the timing
                             models on a bandwidth run takes 4-5 min)
   --forward-us US           the relay's forwarding cost in the description
@@ -75,7 +76,7 @@ bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed
 
 RESULTS="$WORK/results/route-$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$RESULTS"
-echo "route: $MPI, $NP ranks, route $A->$B->$C, $REPEATS run(s) each; raw outputs in $RESULTS"
+echo "route: $MPI, $NP ranks, route $A->$B->$C, $REPEATS run(s) each$([ "$BIND" -eq 1 ] && echo ", ranks bound to cores"); raw outputs in $RESULTS"
 bench_check_idle
 BENCH_FAILED=0
 bench_launch_cmd "$MPI" "$NP"

@@ -60,7 +60,7 @@ typedef struct md_fwd_hdr {
  * size and its offset.  The hop's sender is the system message's source.
  * Each byte of header is paid on every hop: with the timing models a
  * forwarded 0-byte message over myri cost 2-4 us more per hop with the
- * 64-byte header of before (2026-11-27). */
+ * 64-byte header of before (2026-11-26). */
 #define MD_FWD_WIRE_WHOLE 32
 #define MD_FWD_WIRE_PART  48
 
