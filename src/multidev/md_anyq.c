@@ -39,13 +39,21 @@ static md_anyreq_t *md_anyreq_get(md_t *md)
     a->num_dups = a->num_unresolved = 0;
     a->next = NULL;
     atomic_init(&a->claim.owner, -1);
+    md->any_counters.receives++;
+    md->any_counters.in_queue++;
     return a;
 }
 
 static void md_anyreq_put(md_t *md, md_anyreq_t *a)
 {
+    md->any_counters.in_queue--;
     a->next = md->any_free;
     md->any_free = a;
+}
+
+void md_get_anyq_counters(const md_t *md, md_anyq_counters_t *out)
+{
+    *out = md->any_counters;
 }
 
 static void md_anyreq_forget_dup(md_anyreq_t *a, md_request_t *dup)
@@ -94,6 +102,7 @@ int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask)
         md_req_anyreq(dup) = a;
         a->dups[a->num_dups++] = dup;
         a->num_unresolved++;
+        md->any_counters.duplicates++;
         rc = sd->ops->irecv(sd, dup);
         if (rc != MD_OK) {
             md_log_error("posting a receive on %s failed: %s", sd->name,

@@ -131,6 +131,7 @@ struct md {
     /* AnyQueue: free entries and entries whose losers await cancel */
     md_anyreq_t   *any_free;
     md_anyreq_t   *any_cancel;
+    md_anyq_counters_t any_counters;
     md_pending_t   pending;
 
     md_sysmsg_slot_t sys_handlers[MD_SYSTAG_HANDLERS];

@@ -152,6 +152,16 @@ int         md_route(const md_t *md, int32_t dst_world, size_t len,
  * originated awaiting acknowledgement, flows it relays). */
 int         md_indirect_in_flight(const md_t *md);
 
+/* The AnyQueue (receives posted as duplicates on several subdevices, P1
+ * §3.3.4) seen from this rank. */
+typedef struct md_anyq_counters {
+    uint64_t receives;      /**< receives posted as duplicates, since md_init */
+    uint64_t duplicates;    /**< duplicates posted on subdevices, since md_init */
+    int      in_queue;      /**< receives in the AnyQueue now: pending, or with
+                                 losing duplicates still being cancelled */
+} md_anyq_counters_t;
+void        md_get_anyq_counters(const md_t *md, md_anyq_counters_t *out);
+
 /* Indirect communication seen from this rank, since md_init. */
 typedef struct md_fwd_counters {
     uint64_t originated_msgs, originated_bytes;   /**< sends that took a forwarded route */

@@ -5,6 +5,7 @@
  * receives are duplicated across them (seed-000 §4.2, §4.3).
  */
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <string.h>
 
 #include "forkjob.h"
@@ -62,6 +63,22 @@ Test(twonode, each_peer_goes_over_its_subdevice, .timeout = 60)
     cr_assert_eq(forkjob_run(4, nodes, confs, dispatch_by_table, NULL, 50), 0);
 }
 
+/* Progresses until the AnyQueue is empty (losing duplicates are cancelled
+ * from progress); its length then, 0 if it drained. */
+static int anyq_drained(md_t *md)
+{
+    md_anyq_counters_t c;
+
+    for (int i = 0; i < 100000; i++) {
+        md_get_anyq_counters(md, &c);
+        if (c.in_queue == 0)
+            return 0;
+        md_progress(md);
+    }
+    md_get_anyq_counters(md, &c);
+    return c.in_queue;
+}
+
 /* T-ANY-3/4: rank 0 receives with ANY_SOURCE while ranks 1 (shm), 2 and 3
  * (tnet) send at once; every message is received exactly once with the
  * right source, whichever subdevice wins each duplicate. */
@@ -92,6 +109,8 @@ static int any_source_storm(md_t *md, int rank, int size, forkjob_shared_t *sh,
                     rc = 22;    /* lost */
         if (md_indirect_in_flight(md) != 0)
             rc = 23;
+        if (rc == 0 && anyq_drained(md) != 0)
+            rc = 24;    /* a losing duplicate was never cancelled */
     } else {
         md_request_t s[ROUNDS];
         int v[ROUNDS][2];
@@ -113,6 +132,123 @@ Test(twonode, any_source_across_two_subdevices_loses_and_duplicates_nothing,
      .timeout = 60)
 {
     cr_assert_eq(forkjob_run(4, nodes, confs, any_source_storm, NULL, 50), 0);
+}
+
+/* T-ANY-2: a message already here is taken by the subdevice that holds it
+ * (the Iprobe fast path): the receive is bound to that subdevice and no
+ * duplicate is posted anywhere. */
+static int immediate_path(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                          void *arg)
+{
+    md_request_t r = { 0 }, s = { 0 };
+    int v = 0, rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        md_anyq_counters_t before, after;
+        md_recv_status_t st;
+        int flag = 0;
+        for (long i = 0; i < 20000000 && !flag; i++)
+            md_iprobe(md, 2, 2, 9, CTX, NULL, &flag, &st);
+        md_get_anyq_counters(md, &before);
+        if (!flag || md_irecv(md, &r, &v, sizeof(v), -1, MD_ANY_SOURCE, 9, CTX,
+                              NULL) != MD_OK)
+            rc = 20;
+        md_get_anyq_counters(md, &after);
+        if (rc == 0 && r.subdev != subdev_index(md, "tnet"))
+            rc = 21;    /* not bound to the subdevice that holds the message */
+        else if (rc == 0 && (after.receives != before.receives ||
+                             after.duplicates != before.duplicates || after.in_queue != 0))
+            rc = 22;    /* duplicated although the message was here */
+        else if (rc == 0 && (forkjob_wait(md, &r) != 0 || v != 77 ||
+                             r.status.src_world != 2 || r.status.tag != 9 ||
+                             r.status.size != sizeof(v)))
+            rc = 23;
+    } else if (rank == 2) {
+        v = 77;
+        if (md_isend(md, &s, &v, sizeof(v), 0, 2, 9, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &s) != 0)
+            rc = 30;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, a_message_already_here_is_received_without_duplicates, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(4, nodes, confs, immediate_path, NULL, 50), 0);
+}
+
+/* T-ANY-4, forced: one ANY_SOURCE receive is duplicated on shm and tnet,
+ * then rank 1 (shm) and rank 2 (tnet) each send it a message while rank 0
+ * makes no progress, so both subdevices find a match for the same receive
+ * when it next progresses.  One wins; the other message must wait for the
+ * next receive, once, with its own status. */
+enum { RACE_GO, RACE_SENT };
+
+static int both_arrive_at_once(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                               void *arg)
+{
+    md_request_t r[2] = { { 0 } }, s = { 0 };
+    int v[2] = { -1, -1 }, rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        md_anyq_counters_t c;
+        if (md_irecv(md, &r[0], &v[0], sizeof(v[0]), -1, MD_ANY_SOURCE, 10, CTX,
+                     NULL) != MD_OK || r[0].subdev != -1)
+            rc = 20;    /* two subdevices: duplicated */
+        md_get_anyq_counters(md, &c);
+        if (rc == 0 && (c.duplicates != 2 || c.in_queue != 1))
+            rc = 21;
+        atomic_store(&sh->counters[RACE_GO], 1);
+        while (atomic_load(&sh->counters[RACE_SENT]) < 2)
+            sched_yield();                      /* no progress meanwhile */
+        if (rc == 0 && forkjob_wait(md, &r[0]) != 0)
+            rc = 22;
+        if (rc == 0 && (md_irecv(md, &r[1], &v[1], sizeof(v[1]), -1, MD_ANY_SOURCE, 10,
+                                 CTX, NULL) != MD_OK || r[1].subdev < 0))
+            rc = 23;    /* the loser's message was not kept for the next receive */
+        if (rc == 0 && forkjob_wait(md, &r[1]) != 0)
+            rc = 24;
+        for (int k = 0; k < 2 && rc == 0; k++)
+            if (r[k].status.src_world != v[k] || r[k].status.tag != 10 ||
+                r[k].status.size != sizeof(int))
+                rc = 25;    /* a status that is not its message's */
+        if (rc == 0 && !((v[0] == 1 && v[1] == 2) || (v[0] == 2 && v[1] == 1)))
+            rc = 26;    /* lost or duplicated */
+        if (rc == 0) {
+            md_recv_status_t st;
+            int flag = 1;
+            for (int i = 0; i < 1000; i++)
+                md_progress(md);
+            md_iprobe(md, -1, MD_ANY_SOURCE, 10, CTX, NULL, &flag, &st);
+            if (flag || anyq_drained(md) != 0)
+                rc = 27;    /* a third message, or a duplicate left behind */
+        }
+    } else if (rank == 1 || rank == 2) {
+        v[0] = rank;
+        while (atomic_load(&sh->counters[RACE_GO]) == 0)
+            md_progress(md);
+        if (md_isend(md, &s, &v[0], sizeof(v[0]), 0, rank, 10, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &s) != 0)
+            rc = 30;
+        atomic_fetch_add(&sh->counters[RACE_SENT], 1);
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(twonode, two_arrivals_at_once_for_one_any_source_receive, .timeout = 60)
+{
+    static const char *const env[][2] = { { "MULTIDEV_PROGRESS_THREAD", "off" },
+                                          { NULL, NULL } };
+
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(forkjob_run_env(env, 4, nodes, confs, both_arrive_at_once, NULL, 50), 0,
+                     "run %d", i);
 }
 
 /* T-ANY-5: wildcard and specific receives interleaved match in posting
