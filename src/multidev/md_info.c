@@ -65,12 +65,14 @@ void md_print_stats(const md_t *md, void *file)
     md_get_fwd_counters(md, &fw);
     if (md->fwd_index >= 0 || fw.originated_msgs > 0 || fw.relayed_msgs > 0)
         fprintf(out, "multidev[%d] stats forwarding: originated %llu msgs %llu B; "
-                "relayed %llu msgs in %llu chunks, %llu B, %llu credits returned; "
-                "delivered %llu msgs %llu B; %llu acknowledgements in %llu messages\n",
+                "relayed %llu msgs in %llu chunks, %llu B, %llu credits returned, "
+                "at most %llu B held; delivered %llu msgs %llu B; "
+                "%llu acknowledgements in %llu messages\n",
                 md->rank, (unsigned long long)fw.originated_msgs,
                 (unsigned long long)fw.originated_bytes,
                 (unsigned long long)fw.relayed_msgs, (unsigned long long)fw.relayed_chunks,
                 (unsigned long long)fw.relayed_bytes, (unsigned long long)fw.credits_returned,
+                (unsigned long long)fw.relay_peak_bytes,
                 (unsigned long long)fw.delivered_msgs,
                 (unsigned long long)fw.delivered_bytes, (unsigned long long)fw.acks_sent,
                 (unsigned long long)fw.ack_msgs_sent);

@@ -167,6 +167,7 @@ typedef struct md_fwd_counters {
     uint64_t originated_msgs, originated_bytes;   /**< sends that took a forwarded route */
     uint64_t relayed_msgs, relayed_chunks, relayed_bytes;  /**< as an intermediate node */
     uint64_t credits_returned;                    /**< relay: credits sent upstream */
+    uint64_t relay_held_bytes, relay_peak_bytes;  /**< relay: chunk bytes held now, and at most */
     uint64_t ack_msgs_sent, acks_sent;            /**< FWD_ACK messages, and the flows they acknowledged */
     uint64_t delivered_msgs, delivered_bytes;     /**< forwarded arrivals received here */
 } md_fwd_counters_t;

@@ -169,6 +169,64 @@ Test(forwarding, a_message_reaches_c_through_b, .timeout = 60)
     cr_assert_eq(forkjob_run(3, chain3_nodes, chain3, through_one_relay, NULL, 50), 0);
 }
 
+/* T-IND-5: a large message passes the relay in chunks, and the relay never
+ * holds more than its window of them (2 x 16 KiB here, for 1 MiB); its own
+ * receives go on meanwhile: A's small message to B, sent after the large
+ * one has begun, arrives while most of it is still to be relayed. */
+enum { BIG = 1 << 20, BOUND_CHUNK = 16 * 1024, BOUND_WINDOW = 2 };
+
+static int relay_bounded(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    static uint8_t big[BIG];
+    md_request_t q[2] = { { 0 } };
+    int v = 0, rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        fill(big, BIG, 9);
+        v = 55;
+        if (md_isend(md, &q[0], big, BIG, 2, 0, 1, CTX, 0) != MD_OK ||
+            md_isend(md, &q[1], &v, sizeof(v), 1, 0, 2, CTX, 0) != MD_OK ||
+            forkjob_wait(md, &q[0]) != 0 || forkjob_wait(md, &q[1]) != 0)
+            rc = 20;
+    } else if (rank == 1) {
+        md_fwd_counters_t c;
+        if (md_irecv(md, &q[0], &v, sizeof(v), 0, 0, 2, CTX, NULL) != MD_OK ||
+            forkjob_wait(md, &q[0]) != 0 || v != 55)
+            rc = 30;
+        md_get_fwd_counters(md, &c);
+        if (rc == 0 && c.relayed_bytes >= BIG / 2)
+            rc = 31;    /* its own receive waited for the relaying */
+    } else {
+        memset(big, 0, sizeof(big));
+        if (md_irecv(md, &q[0], big, BIG, 0, 0, 1, CTX, NULL) != MD_OK ||
+            forkjob_wait(md, &q[0]) != 0 || q[0].status.size != BIG || check(big, BIG, 9))
+            rc = 40;
+    }
+    rc = finish_and_drain(md, sh, size, rc);
+    if (rank == 1 && rc == 0) {
+        md_fwd_counters_t c;
+        md_get_fwd_counters(md, &c);
+        if (c.relayed_bytes != BIG || c.relayed_chunks != BIG / BOUND_CHUNK)
+            rc = 32;
+        else if (c.relay_peak_bytes == 0 ||
+                 c.relay_peak_bytes > BOUND_WINDOW * (BOUND_CHUNK + MD_FWD_WIRE_PART) ||
+                 c.relay_held_bytes != 0)
+            rc = 33;    /* held more than its window, or kept some */
+    }
+    return rc;
+}
+
+Test(forwarding, a_relay_holds_at_most_its_window_and_still_receives, .timeout = 60)
+{
+    static const char *const env[][2] = { { "MULTIDEV_FWD_CHUNK", "16k" },
+                                          { "MULTIDEV_FWD_WINDOW", "2" }, { NULL, NULL } };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, relay_bounded, NULL, 50);
+
+    cr_assert_eq(rc, 0, "rank status %d (31: the relay's own receive waited; 33: held "
+                 "more than its window)", rc);
+}
+
 /* T-IND-6: many messages in flight through one relay keep their order.
  * Sizes alternate around 1 KiB so that, with the split routes below, every
  * other message takes the direct link and could overtake. */
