@@ -198,3 +198,19 @@ int forkjob_run_env(const char *const (*env)[2], int size, const char *const *no
         unsetenv(env[i][0]);
     return rc;
 }
+
+int forkjob_send_int(md_t *md, int to, int me, int tag, uint32_t ctx, int value)
+{
+    md_request_t req = { 0 };
+
+    if (md_isend(md, &req, &value, sizeof(value), to, me, tag, ctx, 0) != MD_OK)
+        return -1;
+    return forkjob_wait(md, &req);
+}
+
+int forkjob_end(md_t *md, forkjob_shared_t *shared, int size, int rc)
+{
+    forkjob_finish(shared);
+    forkjob_serve(md, shared, size);
+    return rc;
+}

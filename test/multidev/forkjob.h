@@ -48,4 +48,11 @@ static inline double forkjob_now_s(void)
 /* Wait for a request with a bound on the number of progress calls. */
 int forkjob_wait(md_t *md, md_request_t *req);
 
+/* Sends the int value to world rank to (as src_rank me, tag, context ctx)
+ * and waits until it has left; 0 on success. */
+int forkjob_send_int(md_t *md, int to, int me, int tag, uint32_t ctx, int value);
+
+/* A rank's last step: forkjob_finish, then forkjob_serve; returns rc. */
+int forkjob_end(md_t *md, forkjob_shared_t *shared, int size, int rc);
+
 #endif

@@ -140,7 +140,7 @@ Test(twonode, any_source_across_two_subdevices_loses_and_duplicates_nothing,
 static int immediate_path(md_t *md, int rank, int size, forkjob_shared_t *sh,
                           void *arg)
 {
-    md_request_t r = { 0 }, s = { 0 };
+    md_request_t r = { 0 };
     int v = 0, rc = 0;
 
     (void)arg;
@@ -164,15 +164,10 @@ static int immediate_path(md_t *md, int rank, int size, forkjob_shared_t *sh,
                              r.status.src_world != 2 || r.status.tag != 9 ||
                              r.status.size != sizeof(v)))
             rc = 23;
-    } else if (rank == 2) {
-        v = 77;
-        if (md_isend(md, &s, &v, sizeof(v), 0, 2, 9, CTX, 0) != MD_OK ||
-            forkjob_wait(md, &s) != 0)
-            rc = 30;
+    } else if (rank == 2 && forkjob_send_int(md, 0, 2, 9, CTX, 77) != 0) {
+        rc = 30;
     }
-    forkjob_finish(sh);
-    forkjob_serve(md, sh, size);
-    return rc;
+    return forkjob_end(md, sh, size, rc);
 }
 
 Test(twonode, a_message_already_here_is_received_without_duplicates, .timeout = 60)
@@ -190,7 +185,7 @@ enum { RACE_GO, RACE_SENT };
 static int both_arrive_at_once(md_t *md, int rank, int size, forkjob_shared_t *sh,
                                void *arg)
 {
-    md_request_t r[2] = { { 0 } }, s = { 0 };
+    md_request_t r[2] = { { 0 } };
     int v[2] = { -1, -1 }, rc = 0;
 
     (void)arg;
@@ -228,17 +223,13 @@ static int both_arrive_at_once(md_t *md, int rank, int size, forkjob_shared_t *s
                 rc = 27;    /* a third message, or a duplicate left behind */
         }
     } else if (rank == 1 || rank == 2) {
-        v[0] = rank;
         while (atomic_load(&sh->counters[RACE_GO]) == 0)
             md_progress(md);
-        if (md_isend(md, &s, &v[0], sizeof(v[0]), 0, rank, 10, CTX, 0) != MD_OK ||
-            forkjob_wait(md, &s) != 0)
+        if (forkjob_send_int(md, 0, rank, 10, CTX, rank) != 0)
             rc = 30;
         atomic_fetch_add(&sh->counters[RACE_SENT], 1);
     }
-    forkjob_finish(sh);
-    forkjob_serve(md, sh, size);
-    return rc;
+    return forkjob_end(md, sh, size, rc);
 }
 
 Test(twonode, two_arrivals_at_once_for_one_any_source_receive, .timeout = 60)
