@@ -15,10 +15,18 @@
 #   oscar       examples/oscar.net, 4 ranks on 2 nodes: shm + SCI + Myrinet
 #   myri-via    examples/myri-via.net, 4 ranks on 3 nodes (two on p): shm +
 #               VIA + Myrinet, p-q split by size between VIA and Myrinet
+#   shortcut    test/mpi/nets/shortcut-cheap-forward.net: like relay, with a
+#               slow direct VI link a-c that the cheap forwarding at b beats
+#               (T-IND-4): a-c is forwarded, the VI link carries nothing
+#   shortcut-dear  test/mpi/nets/shortcut-dear-forward.net: the same with a
+#               dear forwarding value: a-c goes direct over VI, nothing is
+#               forwarded
 #
 # After its suite, each set-up runs `coll` (every pair talks) once more with
 # MULTIDEV_STATS=1 and checks that every subdevice it names carried bytes
-# (fwd: messages forwarded through an intermediate node).
+# (fwd: messages forwarded through an intermediate node), and that those
+# named with a leading '-' carried none.  A description with a '/' in its
+# name is a path from the project's root, else a file of examples/.
 #
 # Usage: test/mpi/emulated.sh [SETUP...]   (default: all)
 # Exit status 0 if every test of every set-up passed.
@@ -38,8 +46,10 @@ declare -A SETUPS=(
   [sci-via]="sci-via-pair.net|a b|2|block|sci via"
   [oscar]="oscar.net|n1 n2|4|block|shm sci myri"
   [myri-via]="myri-via.net|p q r|4|cyclic|shm via myri"
+  [shortcut]="test/mpi/nets/shortcut-cheap-forward.net|a c b|3|cyclic|myri sci fwd -via"
+  [shortcut-dear]="test/mpi/nets/shortcut-dear-forward.net|a c b|3|cyclic|via -fwd"
 )
-ORDER=(myri myri4 relay sci-via oscar myri-via)
+ORDER=(myri myri4 relay sci-via oscar myri-via shortcut shortcut-dear)
 
 [ -x "$PREFIX/bin/mdconfig" ] && [ -x "$PREFIX/bin/mpicc" ] ||
   { echo "emulated.sh: build first (scripts/build.sh): no mdconfig or mpicc in $PREFIX" >&2; exit 2; }
@@ -63,8 +73,15 @@ check_carriers() {
         "$ROOT/test/mpi/launch-nodes.sh" "$np" "$WORK/$s/build/coll" 2>&1) ||
     { echo "FAIL  $s: coll with MULTIDEV_STATS=1 failed"; echo "$out" | tail -5; return 1; }
   for sd in "$@"; do
-    bytes=$(awk -v sd="$sd:" '$2 == "stats" && $3 == sd { b += $7 } END { print b + 0 }' <<<"$out")
-    if [ "$bytes" -gt 0 ]; then
+    local name=${sd#-}
+    bytes=$(awk -v sd="$name:" '$2 == "stats" && $3 == sd { b += $7 } END { print b + 0 }' <<<"$out")
+    if [ "$sd" != "$name" ]; then
+      if [ "$bytes" -eq 0 ]; then
+        echo "PASS  $s: $name carried nothing"
+      else
+        echo "FAIL  $s: $name carried $bytes bytes, expected none"; rc=1
+      fi
+    elif [ "$bytes" -gt 0 ]; then
       echo "PASS  $s: $sd carried $bytes bytes"
     else
       echo "FAIL  $s: $sd carried nothing"; rc=1
@@ -81,7 +98,8 @@ for s in "${selected[@]}"; do
   conf="$WORK/$s/conf"
   rm -rf "$conf"
   echo "== $s: $desc, $np ranks on nodes: $nodes"
-  if ! "$PREFIX/bin/mdconfig" "$ROOT/examples/$desc" -o "$conf" >/dev/null; then
+  case "$desc" in */*) desc_path=$ROOT/$desc ;; *) desc_path=$ROOT/examples/$desc ;; esac
+  if ! "$PREFIX/bin/mdconfig" "$desc_path" -o "$conf" >/dev/null; then
     echo "emulated.sh: mdconfig failed on $desc" >&2
     failed+=("$s"); continue
   fi
