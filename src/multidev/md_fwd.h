@@ -107,11 +107,10 @@ void md_fwd_on_credit(md_t *md, const md_fwd_ctl_t *ctl);
 void md_fwd_on_ack(md_t *md, const md_fwd_ctl_t *ctl);
 /* The first part of the len chunk bytes at offset of a size-byte message to
  * send over subdev: len, or less when len alone would go eagerly but not
- * with the chunk's header (a 4 KiB
- * message over myri, whose eager limit is one 4 KiB packet): both parts
- * then go eagerly, where the whole took a rendezvous handshake (a
- * forwarded 4 KiB message was 40-50 us above its hops, the sizes around it
- * 10-15 us). */
+ * with the chunk's header (a 4 KiB message over myri, whose eager limit is
+ * one 4 KiB packet): both parts then go eagerly, where the whole took a
+ * rendezvous handshake (a forwarded 4 KiB message was 40-50 us above its
+ * hops, the sizes around it 10-15 us). */
 size_t md_fwd_eager_cut(const md_t *md, int subdev, uint64_t offset, size_t len,
                         uint64_t size);
 /* Sends an internal message (tag < 0) straight to a neighbour over one

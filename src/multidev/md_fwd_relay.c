@@ -28,17 +28,18 @@ static void md_fwd_relay_credit_up(md_t *md, const md_fwd_relay_t *r)
 
 /* The relay's memory: its chunks in flight (a flow's at most window of
  * them), counted so that the bound can be shown. */
-static void md_fwd_relay_hold(md_fwd_state_t *st, const md_fwd_send_t *s, int hold)
+static void md_fwd_relay_hold(md_fwd_state_t *st, const md_fwd_send_t *s)
 {
     md_fwd_counters_t *c = &st->counters;
 
-    if (hold) {
-        c->relay_held_bytes += s->len;
-        if (c->relay_held_bytes > c->relay_peak_bytes)
-            c->relay_peak_bytes = c->relay_held_bytes;
-    } else {
-        c->relay_held_bytes -= s->len;
-    }
+    c->relay_held_bytes += s->len;
+    if (c->relay_held_bytes > c->relay_peak_bytes)
+        c->relay_peak_bytes = c->relay_held_bytes;
+}
+
+static void md_fwd_relay_release(md_fwd_state_t *st, const md_fwd_send_t *s)
+{
+    st->counters.relay_held_bytes -= s->len;
 }
 
 static void md_fwd_relay_chunk_done(md_request_t *req)
@@ -54,7 +55,7 @@ static void md_fwd_relay_chunk_done(md_request_t *req)
                      md_status_string(req->status.error));
     else if (r != NULL && r->last_hop && !r->no_credits)
         md_fwd_relay_credit_up(md, r);
-    md_fwd_relay_hold(md->fwd, s, 0);
+    md_fwd_relay_release(md->fwd, s);
     md_fwd_chunk_free(s);
 }
 
@@ -80,12 +81,12 @@ static void md_fwd_relay_send(md_t *md, const md_fwd_relay_t *r, int subdev, int
     }
     s->relay_chunk = 1;
     s->ctl = (md_fwd_ctl_t){ .origin = r->origin, .dst = r->dst, .seq = r->seq };
-    md_fwd_relay_hold(md->fwd, s, 1);
+    md_fwd_relay_hold(md->fwd, s);
     rc = md_fwd_send_raw(md, &s->req, subdev, next, MD_SYSTAG_FWD_DATA, s->buf, s->len);
     if (rc != MD_OK) {
         md_log_error("forwarding: relaying to rank %d failed: %s", next,
                      md_status_string(rc));
-        md_fwd_relay_hold(md->fwd, s, 0);
+        md_fwd_relay_release(md->fwd, s);
         md_fwd_chunk_free(s);
     }
 }

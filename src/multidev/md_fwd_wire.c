@@ -57,12 +57,10 @@ size_t md_fwd_hdr_unpack(const md_envelope_t *env, const void *payload, md_fwd_h
     md_fwd_wire_t w;
     size_t n = MD_FWD_WIRE_WHOLE;
 
-    if (env->size >= n)
+    if (env->size >= n) {
         memcpy(&w, payload, n);
-    if (env->size >= n && (w.flags & MD_FWD_W_PART)) {
-        n = MD_FWD_WIRE_PART;
-        if (env->size >= n)
-            memcpy(&w, payload, n);
+        if (w.flags & MD_FWD_W_PART)
+            n = MD_FWD_WIRE_PART;
     }
     if (env->size < n) {
         md_log_error("forwarding: chunk from rank %d has %llu bytes, less than its "
@@ -70,7 +68,9 @@ size_t md_fwd_hdr_unpack(const md_envelope_t *env, const void *payload, md_fwd_h
                      (unsigned long long)env->size, n);
         return 0;
     }
-    if (n == MD_FWD_WIRE_WHOLE) {
+    if (n == MD_FWD_WIRE_PART) {
+        memcpy(&w.size, (const uint8_t *)payload + MD_FWD_WIRE_WHOLE, n - MD_FWD_WIRE_WHOLE);
+    } else {
         w.size = env->size - n;
         w.offset = 0;
     }

@@ -261,18 +261,17 @@ int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer, const shm_card_t *car
     peer->seg_len = card->seg_len;
     hdr = mem;
     peer->seg_hdr = hdr;
-    if (hdr->magic == SHM_SEG_MAGIC && hdr->version == SHM_PROTO_VERSION &&
-        hdr->owner_world == peer->world &&
-        atomic_load_explicit(&hdr->state, memory_order_acquire) == SHM_SEG_FINALIZED) {
+    int peers_own = hdr->magic == SHM_SEG_MAGIC && hdr->version == SHM_PROTO_VERSION &&
+                    hdr->owner_world == peer->world;
+    uint32_t state = atomic_load_explicit(&hdr->state, memory_order_acquire);
+    if (peers_own && state == SHM_SEG_FINALIZED) {
         /* It left while we connected: it failed start-up (another peer
          * died) and closed.  A peer failure, not a foreign segment. */
         SHM_ERROR(ctx, "rank %d closed its shm segment %s during start-up", (int)peer->world,
                   card->seg_name);
         return MD_ERR_PEER_FAILED;
     }
-    if (hdr->magic != SHM_SEG_MAGIC || hdr->version != SHM_PROTO_VERSION ||
-        hdr->owner_world != peer->world ||
-        atomic_load_explicit(&hdr->state, memory_order_acquire) != SHM_SEG_ALIVE) {
+    if (!peers_own || state != SHM_SEG_ALIVE) {
         SHM_ERROR(ctx, "segment %s is not a live shm segment of rank %d "
                   "(version %u, owner %d)", card->seg_name, (int)peer->world,
                   hdr->version, (int)hdr->owner_world);
