@@ -4,6 +4,7 @@
  * node configurations that send through intermediate nodes.
  */
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,7 +173,10 @@ Test(forwarding, a_message_reaches_c_through_b, .timeout = 60)
 /* T-IND-5: a large message passes the relay in chunks, and the relay never
  * holds more than its window of them (2 x 16 KiB here, for 1 MiB); its own
  * receives go on meanwhile: A's small message to B, sent after the large
- * one has begun, arrives while most of it is still to be relayed. */
+ * one has begun, arrives while most of it is still to be relayed.  C takes
+ * nothing in until then (no progress, no progress thread), so the relay is
+ * held up by a full link: without that a loaded machine could let it relay
+ * half of the message before B's test code looked (it did, once). */
 enum { BIG = 1 << 20, BOUND_CHUNK = 16 * 1024, BOUND_WINDOW = 2 };
 
 static int relay_bounded(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
@@ -197,7 +201,10 @@ static int relay_bounded(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
         md_get_fwd_counters(md, &c);
         if (rc == 0 && c.relayed_bytes >= BIG / 2)
             rc = 31;    /* its own receive waited for the relaying */
+        atomic_store(&sh->counters[0], 1);
     } else {
+        while (atomic_load(&sh->counters[0]) == 0)
+            sched_yield();                  /* B's receive first */
         memset(big, 0, sizeof(big));
         if (md_irecv(md, &q[0], big, BIG, 0, 0, 1, CTX, NULL) != MD_OK ||
             forkjob_wait(md, &q[0]) != 0 || q[0].status.size != BIG || check(big, BIG, 9))
@@ -220,7 +227,8 @@ static int relay_bounded(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
 Test(forwarding, a_relay_holds_at_most_its_window_and_still_receives, .timeout = 60)
 {
     static const char *const env[][2] = { { "MULTIDEV_FWD_CHUNK", "16k" },
-                                          { "MULTIDEV_FWD_WINDOW", "2" }, { NULL, NULL } };
+                                          { "MULTIDEV_FWD_WINDOW", "2" },
+                                          { "MULTIDEV_PROGRESS_THREAD", "off" }, { NULL, NULL } };
     int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, relay_bounded, NULL, 50);
 
     cr_assert_eq(rc, 0, "rank status %d (31: the relay's own receive waited; 33: held "
