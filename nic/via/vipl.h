@@ -139,6 +139,9 @@ void          vipl_cq_wait_begin(vipl_cq_t *cq);
 /* Completions found after a wait (vipl_cq_wait slept, or vipl_cq_wait_begin):
  * the interrupts and wake-ups the host paid for. */
 uint64_t      vipl_cq_wakeups(vipl_cq_t *cq);
+/* Every wake-up the host paid for on this NIC: after vipl_cq_wait_begin
+ * and vipl_send_wait_begin, whichever completion came first. */
+uint64_t      vipl_nic_wakeups(vipl_nic_t *nic);
 
 /* A descriptor that becomes readable once the CQ holds an entry (for
  * poll(): a progress thread sleeping while idle), -1 if none; call
@@ -189,6 +192,11 @@ vipl_result_t vipl_send_done(vipl_vi_t *vi, via_desc_t **desc);
 vipl_result_t vipl_recv_done(vipl_vi_t *vi, via_desc_t **desc);
 /* Block (futex on the VI's completion counter) until it is done. */
 vipl_result_t vipl_send_wait(vipl_vi_t *vi, int timeout_ms, via_desc_t **desc);
+/* vipl_send_wait for a caller that must not sleep in one VI (as
+ * vipl_cq_wait_begin, and together with it: the host sleeps until the first
+ * of them completes).  The next send completion vipl_send_done reaps on
+ * this VI costs the interrupt and wake-up if the host still slept then. */
+void          vipl_send_wait_begin(vipl_vi_t *vi);
 vipl_result_t vipl_recv_wait(vipl_vi_t *vi, int timeout_ms, via_desc_t **desc);
 
 /* Descriptor helpers.  Immediate data is at most 4 bytes: 5 are refused

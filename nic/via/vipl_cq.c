@@ -59,7 +59,7 @@ vipl_result_t vipl_cq_done(vipl_cq_t *cq, vipl_vi_t **vi, int *is_recv)
     }
     memcpy(&c, e, sizeof(c));
     nic_ep_cq_release(cq->ep);
-    woken = cq->waiting;
+    woken = cq->waiting && vipl_host_woken(cq->nic);
     cq->waiting = 0;
     cq->wakeups += (uint64_t)woken;
     pthread_mutex_unlock(&cq->lock);
@@ -95,6 +95,7 @@ void vipl_cq_wait_begin(vipl_cq_t *cq)
     pthread_mutex_lock(&cq->lock);
     cq->waiting = 1;
     pthread_mutex_unlock(&cq->lock);
+    vipl_host_sleeps(cq->nic);
 }
 
 uint64_t vipl_cq_wakeups(vipl_cq_t *cq)
@@ -112,6 +113,7 @@ static vipl_result_t wait_ended(vipl_cq_t *cq, vipl_result_t r)
     pthread_mutex_lock(&cq->lock);
     cq->waiting = 0;
     pthread_mutex_unlock(&cq->lock);
+    vipl_host_awake(cq->nic);
     return r;
 }
 

@@ -35,6 +35,10 @@ struct vipl_nic {
     vipl_vi_t        **vis;           /* by endpoint slot (id & 0xff) */
     via_host_timing_t  ht;            /* host costs (timing model) */
     int                timing;
+    /* The host waits (vipl_cq_wait_begin, vipl_send_wait_begin): the first
+     * completion it waited for wakes it, once, whichever object it came on. */
+    atomic_int         asleep;
+    atomic_uint_least64_t wakeups;
 };
 
 /* A posted descriptor in host order. */
@@ -51,6 +55,7 @@ struct vipl_vi {
     vipl_cq_t       *send_cq, *recv_cq;
     pthread_mutex_t  lock;
     vipl_fifo_t      sendq, recvq;
+    int              send_waiting;  /* vipl_send_wait_begin: the host waits for a send */
     void            *ctx;
 };
 
@@ -71,6 +76,12 @@ uint64_t      vipl_now_ns(void);
 vipl_reg_t   *vipl_reg_find(vipl_nic_t *nic, uint32_t handle);
 /* The VI of an endpoint id, NULL if not ours. */
 vipl_vi_t    *vipl_vi_lookup(vipl_nic_t *nic, uint32_t ep_id);
+/* The host begins to wait; a completion it waited for ends the wait: 1 if
+ * that woke it (the first since it began, counted in nic->wakeups), 0 if it
+ * was awake; a wait that ends with nothing (a timeout) leaves it awake. */
+void          vipl_host_sleeps(vipl_nic_t *nic);
+int           vipl_host_woken(vipl_nic_t *nic);
+void          vipl_host_awake(vipl_nic_t *nic);
 /* Sleep on a futex word until it differs from seen or timeout_ms passes
  * (at most 5 ms at a time, so concurrent waiters are never stranded). */
 void          vipl_futex_wait(nic_ep_t *ep, uint32_t seen, int timeout_ms);

@@ -77,6 +77,29 @@ void vipl_charge(uint64_t ns)
         ;
 }
 
+void vipl_host_sleeps(vipl_nic_t *nic)
+{
+    atomic_store(&nic->asleep, 1);
+}
+
+int vipl_host_woken(vipl_nic_t *nic)
+{
+    if (!atomic_exchange(&nic->asleep, 0))
+        return 0;
+    atomic_fetch_add(&nic->wakeups, 1);
+    return 1;
+}
+
+void vipl_host_awake(vipl_nic_t *nic)
+{
+    atomic_store(&nic->asleep, 0);
+}
+
+uint64_t vipl_nic_wakeups(vipl_nic_t *nic)
+{
+    return (uint64_t)atomic_load(&nic->wakeups);
+}
+
 void vipl_futex_wait(nic_ep_t *ep, uint32_t seen, int timeout_ms)
 {
     nic_ep_shared_t *sh = ep->sh;

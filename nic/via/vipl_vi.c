@@ -180,6 +180,7 @@ static vipl_result_t done(vipl_vi_t *vi, via_desc_t **out, int recv)
 {
     vipl_fifo_t *f = recv ? &vi->recvq : &vi->sendq;
     via_desc_t *d;
+    int woken;
 
     pthread_mutex_lock(&vi->lock);
     if (f->head == f->tail) {
@@ -192,15 +193,26 @@ static vipl_result_t done(vipl_vi_t *vi, via_desc_t **out, int recv)
         return VIPL_NOT_DONE;
     }
     f->head++;
+    woken = !recv && vi->send_waiting && vipl_host_woken(vi->nic);
+    if (!recv)
+        vi->send_waiting = 0;
     pthread_mutex_unlock(&vi->lock);
     if (vi->nic->timing)
-        vipl_charge(vi->nic->ht.done_ns);
+        vipl_charge(vi->nic->ht.done_ns + (woken ? vi->nic->ht.wake_ns : 0));
     if (out != NULL)
         *out = d;
     return VIPL_SUCCESS;
 }
 
 vipl_result_t vipl_send_done(vipl_vi_t *vi, via_desc_t **d) { return done(vi, d, 0); }
+
+void vipl_send_wait_begin(vipl_vi_t *vi)
+{
+    pthread_mutex_lock(&vi->lock);
+    vi->send_waiting = 1;
+    pthread_mutex_unlock(&vi->lock);
+    vipl_host_sleeps(vi->nic);
+}
 vipl_result_t vipl_recv_done(vipl_vi_t *vi, via_desc_t **d) { return done(vi, d, 1); }
 
 static vipl_result_t wait(vipl_vi_t *vi, int timeout_ms, via_desc_t **out, int recv)

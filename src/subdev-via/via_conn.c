@@ -45,7 +45,10 @@ static int peer_setup(vsd_ctx_t *ctx, int32_t q, const via_card_t *c)
     for (uint32_t i = 0; i < ctx->sdepth; i++)
         p->sctx[i].next_free = i + 1 < ctx->sdepth ? i + 1 : UINT32_MAX;
     p->sfree = 0;
-    if ((r = vipl_create_vi(ctx->nic, &a, ctx->cq, ctx->cq, &p->vi)) != VIPL_SUCCESS) {
+    /* Receives complete on the CQ the host waits on; sends on none: reaped
+     * by polling (vsd_progress), they interrupt a waiting host only when a
+     * request waits for them (vipl_send_wait_begin). */
+    if ((r = vipl_create_vi(ctx->nic, &a, NULL, ctx->cq, &p->vi)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, 0, "via: creating the VI for rank %d failed: %s", q, vipl_result_str(r));
         return MD_ERR_NO_RESOURCE;
     }

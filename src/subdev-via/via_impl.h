@@ -154,7 +154,8 @@ typedef struct vsd_peer {
     uint8_t       *sdesc, *rdesc, *sslot, *rslot;
     vsd_sctx_t    *sctx;
     uint32_t       sfree;            /* free list head, UINT32_MAX: empty */
-    uint32_t       sbusy;
+    uint32_t       sbusy;            /* send descriptors posted, not yet reaped */
+    uint32_t       sawaited;         /* of them, ones a request waits for */
     /* credits */
     uint64_t       consumed;         /* messages sent that take a descriptor */
     uint64_t       remote_posted;    /* piggy-backed maximum */
@@ -166,7 +167,7 @@ typedef struct vsd_peer {
     /* queues */
     vsd_op_t      *ops_head, *ops_tail;
     vsd_msg_t     *held_head, *held_tail;
-    int            in_busy, in_held;
+    int            in_busy, in_held, in_sending;
 } vsd_peer_t;
 
 typedef struct vsd_ctx {
@@ -182,6 +183,11 @@ typedef struct vsd_ctx {
     vsd_peer_t          *peers;      /* [world_size] */
     int32_t             *busy, *heldp;
     uint32_t             nbusy, nheld;
+    /* Peers with send descriptors to reap: the send queues are bound to no
+     * completion queue (only what a waiting host needs interrupts it), so
+     * progress polls their descriptors' status. */
+    int32_t             *sending;
+    uint32_t             nsending;
     md_awaited_t         awaited;    /* peers requests wait on (liveness probes) */
     md_mq_t              mq;
     vsd_reqlist_t        done;
@@ -220,6 +226,10 @@ uint8_t    *vsd_sslot(vsd_ctx_t *ctx, vsd_peer_t *p, uint32_t i);
 uint8_t    *vsd_rslot(vsd_ctx_t *ctx, vsd_peer_t *p, uint32_t i);
 uint32_t    vsd_sctx_get(vsd_peer_t *p);
 void        vsd_sctx_put(vsd_peer_t *p, uint32_t i);
+/* Send descriptor i of peer q is posted: what its completion finishes
+ * (kind, req); progress reaps it. */
+void        vsd_sctx_posted(vsd_ctx_t *ctx, int32_t q, uint32_t i, uint32_t kind,
+                            md_request_t *req);
 int         vsd_post_recv(vsd_ctx_t *ctx, int32_t q, uint32_t i);
 /* The credit word the peer writes into. */
 uint64_t    vsd_credit_word(vsd_ctx_t *ctx, int32_t q);

@@ -126,7 +126,9 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     ctx->busy = malloc(sizeof(int32_t) * (size_t)args->world_size);
     ctx->heldp = malloc(sizeof(int32_t) * (size_t)args->world_size);
+    ctx->sending = malloc(sizeof(int32_t) * (size_t)args->world_size);
     if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL ||
+        ctx->sending == NULL ||
         md_awaited_init(&ctx->awaited, args->world_size) != MD_OK) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
@@ -258,6 +260,7 @@ int vsd_finalize(md_subdev_t *sd)
     free(ctx->peers);
     free(ctx->busy);
     free(ctx->heldp);
+    free(ctx->sending);
     md_awaited_fini(&ctx->awaited);
     md_cookies_fini(&ctx->cookies);
     free(ctx);

@@ -86,8 +86,22 @@ uint32_t vsd_sctx_get(vsd_peer_t *p)
     return i;
 }
 
+void vsd_sctx_posted(vsd_ctx_t *ctx, int32_t q, uint32_t i, uint32_t kind, md_request_t *req)
+{
+    vsd_peer_t *p = &ctx->peers[q];
+
+    p->sctx[i].kind = kind;
+    p->sctx[i].req = req;
+    p->sawaited += kind == VSD_CTX_WRITE_LAST;
+    if (!p->in_sending) {
+        p->in_sending = 1;
+        ctx->sending[ctx->nsending++] = q;
+    }
+}
+
 void vsd_sctx_put(vsd_peer_t *p, uint32_t i)
 {
+    p->sawaited -= p->sctx[i].kind == VSD_CTX_WRITE_LAST;
     p->sctx[i].kind = VSD_CTX_FREE;
     p->sctx[i].req = NULL;
     p->sctx[i].next_free = p->sfree;

@@ -1,6 +1,7 @@
-/* via_progress.c - progress: the completion queue (receives first, as the
- * NIC delivers them: dispatch, then repost the descriptor; sends: free the
- * descriptor, finish rendezvous sends), held arrivals, op queues;
+/* via_progress.c - progress: the completion queue (receives, as the NIC
+ * delivers them: dispatch, then repost the descriptor), the send queues
+ * polled (free the descriptor, finish rendezvous sends), held arrivals, op
+ * queues;
  * completions to the host; failures: a broken connection fails its peer,
  * a dead NIC fails everything. */
 #include "config.h"
@@ -206,28 +207,64 @@ static int poll_cq(vsd_ctx_t *ctx)
         int32_t q = peer_of(ctx, vi);
         if (q < 0)
             continue;
-        if (is_recv) {
-            while (vipl_recv_done(vi, &d) == VIPL_SUCCESS)
-                recv_completed(ctx, q, d);
-        } else {
-            while (vipl_send_done(vi, &d) == VIPL_SUCCESS) {
-                vsd_peer_t *p = &ctx->peers[q];
-                uint32_t i = (uint32_t)(((uint8_t *)d - p->sdesc) / VIA_DESC_STRIDE);
-                vsd_send_completed(ctx, q, i, atomic_load(&d->cs.status));
-            }
-        }
+        (void)is_recv;                    /* only receive queues are bound to it */
+        while (vipl_recv_done(vi, &d) == VIPL_SUCCESS)
+            recv_completed(ctx, q, d);
     }
     return n;
+}
+
+/* Reap the send descriptors that are done, oldest first per peer (a send
+ * queue completes in order).  A peer leaves the list once it has none
+ * posted; completions may post more (a credit update), to this peer or
+ * another, which the loop then also visits. */
+static int reap_sends(vsd_ctx_t *ctx)
+{
+    uint32_t keep = 0;
+    int n = 0;
+
+    for (uint32_t k = 0; k < ctx->nsending; k++) {
+        int32_t q = ctx->sending[k];
+        vsd_peer_t *p = &ctx->peers[q];
+        via_desc_t *d;
+
+        while (p->sbusy > 0 && vipl_send_done(p->vi, &d) == VIPL_SUCCESS) {
+            uint32_t i = (uint32_t)(((uint8_t *)d - p->sdesc) / VIA_DESC_STRIDE);
+            vsd_send_completed(ctx, q, i, atomic_load(&d->cs.status));
+            n++;
+        }
+        if (p->sbusy > 0)
+            ctx->sending[keep++] = q;
+        else
+            p->in_sending = 0;
+    }
+    ctx->nsending = keep;
+    return n;
+}
+
+/* Nothing to do: the host waits for what completes on the CQ (receives) and
+ * for the sends a request waits for (the last RDMA write of a rendezvous);
+ * the other sends (eager copies, control messages, credit writes) wake no
+ * one. */
+static void wait_begin(vsd_ctx_t *ctx)
+{
+    vipl_cq_wait_begin(ctx->cq);
+    for (uint32_t k = 0; k < ctx->nsending; k++) {
+        vsd_peer_t *p = &ctx->peers[ctx->sending[k]];
+        if (p->sawaited > 0)
+            vipl_send_wait_begin(p->vi);
+    }
 }
 
 /* The multidevice's progress thread sleeps on this while idle: the NIC
  * writes it after a completion-queue entry.  Work no completion announces
  * (messages waiting for credits, which come back by RDMA write; held
- * arrivals) keeps it polling. */
+ * arrivals; sends to reap, which complete on no CQ) keeps it polling. */
 int vsd_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     vsd_ctx_t *ctx = sd->priv;
-    if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0 || ctx->done.head != NULL)
+    if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0 || ctx->nsending > 0 ||
+        ctx->done.head != NULL)
         return -1;
     return vipl_cq_wake_fd(ctx->cq, !!(flags & MD_WAIT_F_SOLE));
 }
@@ -263,6 +300,8 @@ int vsd_progress(md_subdev_t *sd)
     vipl_cq_wake_done(ctx->cq);
     vipl_nic_lend(ctx->nic);   /* an in-process firmware's turn, instead of a hand-off */
     n = poll_cq(ctx);
+    if (n >= 0)
+        n += reap_sends(ctx);
     if (n == 0 && (rc = vipl_nic_check(ctx->nic)) != MD_OK)
         n = rc;
     if (n < 0) {
@@ -285,12 +324,12 @@ int vsd_progress(md_subdev_t *sd)
      * and whether the rank really sleeps is the multidevice's idle policy
      * (on vsd_wait_fd). */
     if (n == 0 && ctx->block)
-        vipl_cq_wait_begin(ctx->cq);
+        wait_begin(ctx);
     return n;
 }
 
 uint64_t vsd_wakeups(md_subdev_t *sd)
 {
     vsd_ctx_t *ctx = sd->priv;
-    return ctx != NULL && ctx->cq != NULL ? vipl_cq_wakeups(ctx->cq) : 0;
+    return ctx != NULL && ctx->nic != NULL ? vipl_nic_wakeups(ctx->nic) : 0;
 }

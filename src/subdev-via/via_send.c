@@ -140,7 +140,7 @@ static int emit_msg(vsd_ctx_t *ctx, int32_t q, const via_msg_t *h, const void *p
         vsd_sctx_put(p, i);
         return r == VIPL_ERROR_RESOURCE ? 0 : MD_ERR_PEER_FAILED;
     }
-    p->sctx[i].kind = VSD_CTX_MSG;
+    vsd_sctx_posted(ctx, q, i, VSD_CTX_MSG, NULL);
     p->consumed++;
     p->advertised = p->posted;           /* the header carried it */
     return 1;
@@ -175,8 +175,7 @@ static int emit_writes(vsd_ctx_t *ctx, int32_t q, md_request_t *req)
             vsd_sctx_put(p, i);
             return r == VIPL_ERROR_RESOURCE ? 0 : MD_ERR_PEER_FAILED;
         }
-        p->sctx[i].kind = last ? VSD_CTX_WRITE_LAST : VSD_CTX_WRITE;
-        p->sctx[i].req = req;
+        vsd_sctx_posted(ctx, q, i, last ? VSD_CTX_WRITE_LAST : VSD_CTX_WRITE, req);
         if (last)
             p->consumed++;
         rp->written += n;
@@ -265,7 +264,7 @@ void vsd_credit_send(vsd_ctx_t *ctx, int32_t q)
         vsd_sctx_put(p, i);
         return;
     }
-    p->sctx[i].kind = VSD_CTX_CREDIT;
+    vsd_sctx_posted(ctx, q, i, VSD_CTX_CREDIT, NULL);
     p->credit_inflight = 1;
     p->advertised = p->posted;
 }

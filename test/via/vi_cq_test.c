@@ -244,6 +244,49 @@ Test(vi_cq, a_completion_the_host_waited_for_costs_the_wakeup)
     cr_assert_eq(vipl_cq_wakeups(cq), 1, "a wait that timed out is over");
 }
 
+/* A send queue bound to no CQ: a host that waits for one of its sends
+ * (vipl_send_wait_begin) is woken by that send's completion; a host that
+ * waits on its CQ and on a VI's sends at once is woken once, by whichever
+ * completes first. */
+Test(vi_cq, a_send_the_host_waited_for_wakes_it_once)
+{
+    vipl_cq_t *cq;
+    vipl_vi_t *a, *b;
+    vi_buf_t da, db;
+    via_desc_t *d;
+    vipl_vi_attr_t at = vi_attr(&p.node[0], VIA_RELIABLE_DELIVERY, 0, 0);
+    vipl_vi_attr_t bt = vi_attr(&p.node[1], VIA_RELIABLE_DELIVERY, 0, 0);
+    vipl_nic_t *na = p.node[0].nic, *nb = p.node[1].nic;
+
+    for (int n = 0; n < 2; n++)
+        cr_assert_eq(vipl_set_timing(p.node[n].nic, "clan"), VIPL_SUCCESS);
+    cr_assert_eq(vipl_create_cq(nb, 64, &cq), VIPL_SUCCESS);
+    cr_assert_eq(vi_buf_make(&p.node[0], 8192, 1, 0, 0, &da), VIPL_SUCCESS);
+    cr_assert_eq(vi_buf_make(&p.node[1], 8192, 1, 0, 0, &db), VIPL_SUCCESS);
+    cr_assert_eq(vi_connect(&p, 0, 1, &at, &bt, NULL, cq, &a, &b), VIPL_SUCCESS);
+
+    one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_nic_wakeups(na), 0, "a send nobody waited for wakes nobody");
+    vipl_send_wait_begin(a);
+    one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_nic_wakeups(na), 1, "the send the host waited for woke it");
+    one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_nic_wakeups(na), 1, "only the first completion after a wait wakes");
+
+    /* b's host waits on its CQ and on b's sends: a's message wakes it,
+     * then b's own send finds it awake */
+    vipl_cq_wait_begin(cq);
+    vipl_send_wait_begin(b);
+    one_message(a, b, cq, &da, &db);
+    cr_assert_eq(vipl_nic_wakeups(nb), 1);
+    post_one(a, vi_desc(&da, 0), &da, 4096, 64, 1);
+    post_one(b, vi_desc(&db, 0), &db, 0, 8, 0);
+    cr_assert_eq(vi_poll_send(b, 5000, &d), VIPL_SUCCESS);
+    cr_assert_eq(vi_poll_recv(a, 5000, &d), VIPL_SUCCESS);
+    cr_assert_eq(vipl_nic_wakeups(nb), 1, "one wait, one wake-up");
+    cr_assert_eq(vipl_cq_wakeups(cq), 1);
+}
+
 Test(vi_cq, rdma_write_immediate_consumes_one_receive_plain_write_none)
 {
     vipl_vi_t *a, *b;
