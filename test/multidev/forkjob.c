@@ -214,3 +214,55 @@ int forkjob_end(md_t *md, forkjob_shared_t *shared, int size, int rc)
     forkjob_serve(md, shared, size);
     return rc;
 }
+
+static int forkjob_drain_indirect(md_t *md, forkjob_shared_t *shared, int size)
+{
+    double end = forkjob_now_s() + 10;
+    int rc = 0;
+
+    while (md_indirect_in_flight(md) != 0 && forkjob_now_s() < end)
+        if (md_progress(md) < 0)
+            break;
+    if (md_indirect_in_flight(md) != 0)
+        rc = -1;
+    atomic_fetch_add(&shared->counters[FORKJOB_DRAINED], 1);
+    while (atomic_load(&shared->counters[FORKJOB_DRAINED]) < size && forkjob_now_s() < end + 10)
+        md_progress(md);
+    return rc;
+}
+
+int forkjob_end_drained(md_t *md, forkjob_shared_t *shared, int size, int rc)
+{
+    forkjob_finish(shared);
+    if (forkjob_serve(md, shared, size) != 0 && rc == 0)
+        rc = 99;
+    if (forkjob_drain_indirect(md, shared, size) != 0 && rc == 0)
+        rc = 97;    /* every IndirectQueue empties: the acknowledgements came */
+    return rc;
+}
+
+static char forkjob_rundir[64];
+
+int forkjob_nic_rundir_make(void)
+{
+    if (getenv("MULTIDEV_NICD") == NULL)
+        return -1;
+    snprintf(forkjob_rundir, sizeof(forkjob_rundir), "/tmp/forkjob-nic-XXXXXX");
+    if (mkdtemp(forkjob_rundir) == NULL)
+        return -1;
+    setenv("MULTIDEV_NIC_RUNDIR", forkjob_rundir, 1);
+    setenv("MULTIDEV_NIC_IDLE_MS", "500", 1);
+    return 0;
+}
+
+void forkjob_nic_rundir_remove(void)
+{
+    char cmd[128];
+
+    if (forkjob_rundir[0] == '\0')
+        return;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", forkjob_rundir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "forkjob: %s is left behind\n", forkjob_rundir);
+    forkjob_rundir[0] = '\0';
+}

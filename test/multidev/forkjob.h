@@ -55,4 +55,21 @@ int forkjob_send_int(md_t *md, int to, int me, int tag, uint32_t ctx, int value)
 /* A rank's last step: forkjob_finish, then forkjob_serve; returns rc. */
 int forkjob_end(md_t *md, forkjob_shared_t *shared, int size, int rc);
 
+/* The same after forwarded traffic: forkjob_finish and forkjob_serve (99 if
+ * that fails), then progress until this rank's IndirectQueues are empty (the
+ * destination sends the acknowledgements it gathered once they have waited
+ * MULTIDEV_FWD_ACK_DELAY_US; 97 if they are not within 10 s), then wait for
+ * the others.  Returns rc, or the first of those that failed if rc is 0.
+ * Uses shared->counters[FORKJOB_DRAINED]. */
+#define FORKJOB_DRAINED 63
+int forkjob_end_drained(md_t *md, forkjob_shared_t *shared, int size, int rc);
+
+/* A rundir of the test's own for the emulated NICs (MULTIDEV_NIC_RUNDIR):
+ * a subdevice that drives one starts its node's nicd there on demand
+ * (MULTIDEV_NICD, which make check sets), and the daemons leave by
+ * themselves MULTIDEV_NIC_IDLE_MS (set to 500) after their last rank.
+ * 0, or -1 if MULTIDEV_NICD is unset or the directory cannot be made. */
+int  forkjob_nic_rundir_make(void);
+void forkjob_nic_rundir_remove(void);
+
 #endif

@@ -74,41 +74,6 @@ static int fwd_counted(md_t *md, int rank, uint64_t msgs, uint64_t bytes)
            c.relayed_chunks >= msgs && c.originated_msgs == 0;
 }
 
-/* After the test's traffic: every rank progresses until its IndirectQueues
- * are empty (the destination sends the acknowledgements it gathered once
- * they have waited MULTIDEV_FWD_ACK_DELAY_US), then waits for the others.
- * 0, or -1 if its queues did not empty within 10 s. */
-enum { DRAINED = 63 };
-
-static int drain_indirect(md_t *md, forkjob_shared_t *sh, int size)
-{
-    double end = forkjob_now_s() + 10;
-    int rc = 0;
-
-    while (md_indirect_in_flight(md) != 0 && forkjob_now_s() < end)
-        if (md_progress(md) < 0)
-            break;
-    if (md_indirect_in_flight(md) != 0)
-        rc = -1;
-    atomic_fetch_add(&sh->counters[DRAINED], 1);
-    while (atomic_load(&sh->counters[DRAINED]) < size && forkjob_now_s() < end + 10)
-        md_progress(md);
-    return rc;
-}
-
-/* The end of a rank's part: it serves the others until all are done
- * (99 if that fails), then drains its IndirectQueues (97).  Returns rc, or
- * the first of those that failed if rc is 0. */
-static int finish_and_drain(md_t *md, forkjob_shared_t *sh, int size, int rc)
-{
-    forkjob_finish(sh);
-    if (forkjob_serve(md, sh, size) != 0 && rc == 0)
-        rc = 99;
-    if (drain_indirect(md, sh, size) != 0 && rc == 0)
-        rc = 97;    /* every IndirectQueue empties: the acknowledgements came */
-    return rc;
-}
-
 /* Credits a relay returns for sizes[]: only a message of more chunks than
  * the window needs them, one per chunk (defaults: 64 KiB chunks, a window
  * of 8; so only the 1 MiB message, 16 chunks). */
@@ -151,7 +116,7 @@ static int through_one_relay(md_t *md, int rank, int size,
                 rc = 90;
         }
     }
-    rc = finish_and_drain(md, sh, size, rc);
+    rc = forkjob_end_drained(md, sh, size, rc);
     if (rank == 1 && md_subdev(md, 0)->counters.sysmsgs_recvd == 0)
         rc = 98;    /* the relay saw the chunks */
     if (rank == 1 && rc == 0) {
@@ -210,7 +175,7 @@ static int relay_bounded(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
             forkjob_wait(md, &q[0]) != 0 || q[0].status.size != BIG || check(big, BIG, 9))
             rc = 40;
     }
-    rc = finish_and_drain(md, sh, size, rc);
+    rc = forkjob_end_drained(md, sh, size, rc);
     if (rank == 1 && rc == 0) {
         md_fwd_counters_t c;
         md_get_fwd_counters(md, &c);
@@ -457,7 +422,7 @@ static int standard_and_synchronous(md_t *md, int rank, int size,
             forkjob_wait(md, &r) != 0 || check(buf, sizeof(buf), 1) != 0)
             rc = 23;
     }
-    rc = finish_and_drain(md, sh, size, rc);
+    rc = forkjob_end_drained(md, sh, size, rc);
     return rc;
 }
 
@@ -492,7 +457,7 @@ static int acks_gathered(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
                           forkjob_wait(md, &q) != 0))
             rc = 20;
     }
-    rc = finish_and_drain(md, sh, size, rc);
+    rc = forkjob_end_drained(md, sh, size, rc);
     md_get_fwd_counters(md, &c);
     if (rc == 0 && (rank == 1 || rank == 2) && c.acks_sent != GATHERED)
         rc = 30 + rank;     /* every flow acknowledged, once, on each hop */
@@ -562,7 +527,7 @@ static int chunks_cut_at_the_eager_limit(md_t *md, int rank, int size, forkjob_s
             }
         }
     }
-    rc = finish_and_drain(md, sh, size, rc);
+    rc = forkjob_end_drained(md, sh, size, rc);
     if (rc == 0 && rank == 1) {
         md_fwd_counters_t c;
         md_get_fwd_counters(md, &c);

@@ -1,0 +1,169 @@
+/*
+ * threenode_test.c - indirect communication over the real subdevices: three
+ * emulated nodes a, b, c with two ranks each, shm inside a node and myri
+ * (each node's nicd) between them; a's and c's configurations route a-c
+ * through b (seed-000 §4.4, T-IND-1/3/6 with two subdevices per rank).
+ */
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <string.h>
+
+#include "forkjob.h"
+
+#define CTX 8
+
+static const char *const nodes[] = { "a", "a", "b", "b", "c", "c" };
+static const char *const confs[][2] = {
+    { "a", "multidev-node-config 1\nnode a\ndevice shm\ndevice myri\n"
+           "route a 0 inf shm -\nroute b 0 inf myri -\nroute c 0 inf myri b\n" },
+    { "b", "multidev-node-config 1\nnode b\ndevice shm\ndevice myri\n"
+           "route b 0 inf shm -\nroute a 0 inf myri -\nroute c 0 inf myri -\n" },
+    { "c", "multidev-node-config 1\nnode c\ndevice shm\ndevice myri\n"
+           "route c 0 inf shm -\nroute b 0 inf myri -\nroute a 0 inf myri b\n" },
+    { NULL, NULL },
+};
+
+static void nic_rundir_make(void)
+{
+    cr_assert_eq(forkjob_nic_rundir_make(), 0, "make check sets MULTIDEV_NICD");
+}
+
+TestSuite(threenode, .init = nic_rundir_make, .fini = forkjob_nic_rundir_remove);
+
+/* Ranks 0 and 1 (node a) send K messages each to rank 4 (node c), through
+ * b; rank 5, c's other rank, sends K over shm.  Rank 4 takes all 3K with
+ * receives that are mostly ANY_SOURCE (duplicated on shm, myri and the
+ * forwarded path) and every fourth specific to rank 0. */
+enum { K = 15, SENDERS = 3, RELAYED = 0, RELAYS_COUNTED = 1 };
+
+static const size_t sizes[] = { 0, 1, 1000, 70000, 300000 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+#define MAXSIZE 300000
+
+static uint8_t byte_of(int src, int k, size_t i)
+{
+    return (uint8_t)(src * 59 + k * 31 + i * 7);
+}
+
+static size_t size_of(int k)
+{
+    return sizes[k % NSIZES];
+}
+
+static size_t bytes_of_k(void)
+{
+    size_t t = 0;
+    for (int k = 0; k < K; k++)
+        t += size_of(k);
+    return t;
+}
+
+static int send_k(md_t *md, int rank, int to)
+{
+    static uint8_t buf[K][MAXSIZE];
+    md_request_t s[K];
+
+    memset(s, 0, sizeof(s));
+    for (int k = 0; k < K; k++) {
+        for (size_t i = 0; i < size_of(k); i++)
+            buf[k][i] = byte_of(rank, k, i);
+        if (md_isend(md, &s[k], buf[k], size_of(k), to, rank, 5, CTX, 0) != MD_OK)
+            return 20;
+    }
+    for (int k = 0; k < K; k++)
+        if (forkjob_wait(md, &s[k]) != 0 || s[k].status.error != MD_OK)
+            return 21;
+    return 0;
+}
+
+/* 0 if the message in buf, of status st, is the next one its sender owes. */
+static int check_next(const md_recv_status_t *st, const uint8_t *buf, int next[6])
+{
+    int src = st->src_world;
+
+    if (src != 0 && src != 1 && src != 5)
+        return 40;              /* nobody else sends */
+    if (st->src_rank != src || st->tag != 5 || next[src] >= K)
+        return 41;              /* a wrong status, or one message too many */
+    int k = next[src]++;
+    if (st->size != size_of(k))
+        return 42;              /* overtaken: its sender's messages out of order */
+    for (size_t i = 0; i < st->size; i++)
+        if (buf[i] != byte_of(src, k, i))
+            return 43;
+    return 0;
+}
+
+static int receive_all(md_t *md)
+{
+    static uint8_t buf[MAXSIZE];
+    int next[6] = { 0 }, rc = 0;
+
+    for (int n = 0; n < SENDERS * K && rc == 0; n++) {
+        md_request_t r = { 0 };
+        int specific = n % 4 == 3 && next[0] < K;
+        memset(buf, 0xee, sizeof(buf));
+        if (md_irecv(md, &r, buf, sizeof(buf), specific ? 0 : -1, specific ? 0 : MD_ANY_SOURCE,
+                     5, CTX, NULL) != MD_OK || forkjob_wait(md, &r) != 0)
+            rc = 30;
+        else if (specific && r.status.src_world != 0)
+            rc = 31;
+        else
+            rc = check_next(&r.status, buf, next);
+    }
+    if (rc == 0 && (next[0] != K || next[1] != K || next[5] != K))
+        rc = 32;                /* lost */
+    return rc;
+}
+
+/* What the forwarding counters of each rank must say afterwards: a's ranks
+ * originated K each, c's rank 4 had 2K delivered, b's ranks relayed 2K
+ * between them, and nothing else took the forwarded way. */
+static int counted(md_t *md, int rank, forkjob_shared_t *sh)
+{
+    md_fwd_counters_t c;
+    uint64_t kbytes = bytes_of_k();
+
+    md_get_fwd_counters(md, &c);
+    switch (rank) {
+    case 0:
+    case 1:
+        return c.originated_msgs == K && c.originated_bytes == kbytes && c.relayed_msgs == 0 ? 0
+                                                                                              : 50;
+    case 4:
+        return c.delivered_msgs == 2 * K && c.delivered_bytes == 2 * kbytes ? 0 : 51;
+    case 2:
+    case 3:
+        atomic_fetch_add(&sh->counters[RELAYED], (int)c.relayed_msgs);
+        atomic_fetch_add(&sh->counters[RELAYS_COUNTED], 1);
+        if (c.originated_msgs != 0 || c.delivered_msgs != 0)
+            return 52;
+        for (double end = forkjob_now_s() + 10;
+             rank == 2 && atomic_load(&sh->counters[RELAYS_COUNTED]) < 2 && forkjob_now_s() < end;)
+            sched_yield();
+        return rank == 3 || atomic_load(&sh->counters[RELAYED]) == 2 * K ? 0 : 54;
+    default:
+        return c.originated_msgs == 0 && c.delivered_msgs == 0 && c.relayed_msgs == 0 ? 0 : 53;
+    }
+}
+
+static int forwarded_meets_shm(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0 || rank == 1 || rank == 5)
+        rc = send_k(md, rank, 4);
+    else if (rank == 4)
+        rc = receive_all(md);
+    rc = forkjob_end_drained(md, sh, size, rc);
+    if (rc == 0)
+        rc = counted(md, rank, sh);
+    return rc;
+}
+
+Test(threenode, forwarded_and_shm_messages_meet_at_any_source_receives, .timeout = 90)
+{
+    int rc = forkjob_run(6, nodes, confs, forwarded_meets_shm, NULL, 80);
+    cr_assert_eq(rc, 0, "status %d", rc);
+}
