@@ -53,6 +53,9 @@ typedef struct md_fwd_hdr {
 /* The whole message fits in the origin's window: the relays return no
  * credits for it (the acknowledgement alone ends the flow). */
 #define MD_FWD_F_NO_CREDITS 0x1u
+/* The origin's send waits for the acknowledgement (MULTIDEV_FWD_SEND_DONE=
+ * acked): the destination sends it at once, not gathered. */
+#define MD_FWD_F_ACK_NOW    0x2u
 
 /* On the wire a chunk that is its whole message (every small message)
  * carries the envelope without its size (the chunk's length is the
@@ -92,12 +95,14 @@ typedef struct md_fwd_ack_pending {
 } md_fwd_ack_pending_t;
 
 /* Tunables (MULTIDEV_FWD_CHUNK, MULTIDEV_FWD_WINDOW, MULTIDEV_FWD_ACK_BATCH,
- * MULTIDEV_FWD_ACK_DELAY_US) */
+ * MULTIDEV_FWD_ACK_DELAY_US, MULTIDEV_FWD_SEND_DONE) */
 typedef struct md_fwd_params {
     size_t   chunk;
     int      window;
     int      ack_batch;         /**< acknowledgements gathered per neighbour */
     uint64_t ack_delay_ns;      /**< the longest one waits */
+    int      send_waits_ack;    /**< a standard send completes at its acknowledgement
+                                     (P1's step 6), not when its chunks have left */
 } md_fwd_params_t;
 
 /* md_fwd_send.c (origin) */

@@ -39,6 +39,7 @@ typedef struct md_fwd_in {
     md_request_t     *req;
     md_fwd_in_state_t state;
     int               acked;
+    int               ack_now;      /* MD_FWD_F_ACK_NOW: the origin waits for it */
     struct md_fwd_in *next;         /* all flows not finished */
     struct md_fwd_in *held_next;
 } md_fwd_in_t;
@@ -77,7 +78,7 @@ static void md_fwd_in_ack(md_t *md, md_fwd_in_t *in)
 
     in->acked = 1;
     md_fwd_ack_queue(md, in->up_subdev, in->upstream, &ctl,
-                     !!(in->mq.env.flags & MD_ENV_F_SYNC));
+                     in->ack_now || (in->mq.env.flags & MD_ENV_F_SYNC));
 }
 
 /* All data in: acknowledge (a synchronous send only once matched) and
@@ -194,6 +195,7 @@ static md_fwd_in_t *md_fwd_in_new(md_fwd_recv_t *fr, md_subdev_t *in_sd,
         return NULL;
     }
     in->mq.env = hdr->env;
+    in->ack_now = !!(hdr->flags & MD_FWD_F_ACK_NOW);
     in->upstream = hdr->hop_src;
     in->up_subdev = in_sd->index;
     in->next = fr->active;

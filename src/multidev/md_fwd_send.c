@@ -8,6 +8,8 @@
  * IndirectQueue when both have happened.  P1 had every blocking send wait
  * for the acknowledgement; MPI's standard mode does not ask it, and it put
  * an acknowledgement on the critical path of every forwarded round trip.
+ * MULTIDEV_FWD_SEND_DONE=acked restores P1's: every send then waits for
+ * its acknowledgement, which its chunks ask to be sent at once.
  */
 #include "config.h"
 
@@ -40,7 +42,8 @@ static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
     if (o->error != MD_OK && o->chunks_inflight > 0)
         return;         /* finish when the last chunk send returns */
     all_out = o->sent == o->env.size && o->started && o->chunks_inflight == 0;
-    if (!o->user_done && (o->error != MD_OK || (all_out && (o->acked || !sync)))) {
+    if (!o->user_done && (o->error != MD_OK ||
+                          (all_out && (o->acked || !(sync || st->params.send_waits_ack))))) {
         o->user_done = 1;
         o->user->status.error = o->error;
         md_request_done(md, o->user);
@@ -93,8 +96,9 @@ static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
 
         hdr = (md_fwd_hdr_t){ .env = o->env, .offset = o->sent,
                               .len = (uint32_t)len, .hop_src = md->rank,
-                              .flags = md_fwd_needs_credits(st, o->env.size)
-                                       ? 0 : MD_FWD_F_NO_CREDITS };
+                              .flags = (md_fwd_needs_credits(st, o->env.size)
+                                        ? 0 : MD_FWD_F_NO_CREDITS) |
+                                       (st->params.send_waits_ack ? MD_FWD_F_ACK_NOW : 0) };
         s = md_fwd_chunk_new(md, &hdr, (const uint8_t *)o->user->buf + o->sent,
                              md_fwd_chunk_done);
         if (s == NULL)

@@ -435,6 +435,74 @@ Test(forwarding, a_standard_send_completes_when_it_left_an_ssend_when_matched, .
                  "12, 21: the Ssend completed before it was matched)", rc);
 }
 
+/* T-IND-1/2 as P1 has them (MULTIDEV_FWD_SEND_DONE=acked): a standard send
+ * completes only when the destination's acknowledgement is back, so not
+ * while the destination computes, and then nothing of it is left in the
+ * origin's IndirectQueue (step 6).  Its chunks ask for the acknowledgement
+ * at once: gathering would hold it for a second here. */
+enum { ACK_CHECKED = 5 };
+
+static int standard_waits_for_ack(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    static uint8_t buf[1000];
+    md_request_t s = { 0 }, r = { 0 };
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        double end = forkjob_now_s() + 0.3, checked;
+        fill(buf, sizeof(buf), 4);
+        if (md_isend(md, &s, buf, sizeof(buf), 2, 0, 6, CTX, 0) != MD_OK)
+            rc = 10;
+        while (rc == 0 && forkjob_now_s() < end)
+            md_progress(md);
+        if (rc == 0 && (md_request_is_complete(&s) || md_indirect_in_flight(md) == 0))
+            rc = 11;    /* done before the destination took the message in */
+        checked = forkjob_now_s();
+        atomic_store(&sh->counters[ACK_CHECKED], 1);
+        if (rc == 0 && (forkjob_wait(md, &s) != 0 || s.status.error != MD_OK))
+            rc = 12;
+        if (rc == 0 && md_indirect_in_flight(md) != 0)
+            rc = 13;    /* done before its acknowledgement was back */
+        if (rc == 0 && forkjob_now_s() - checked > 0.8)
+            rc = 14;    /* the acknowledgement was gathered, not sent at once */
+    } else if (rank == 2) {
+        double end = forkjob_now_s() + 20;
+        struct timespec nap = { 0, 1000000 };
+        while (atomic_load(&sh->counters[ACK_CHECKED]) == 0 && forkjob_now_s() < end)
+            nanosleep(&nap, NULL);      /* computes, no MPI calls */
+        if (md_irecv(md, &r, buf, sizeof(buf), 0, 0, 6, CTX, NULL) != MD_OK ||
+            forkjob_wait(md, &r) != 0 || check(buf, sizeof(buf), 4) != 0)
+            rc = 20;
+    }
+    return forkjob_end_drained(md, sh, size, rc);
+}
+
+Test(forwarding, with_send_done_acked_a_standard_send_waits_for_its_acknowledgement,
+     .timeout = 60)
+{
+    static const char *const env[][2] = {
+        { "MULTIDEV_FWD_SEND_DONE", "acked" }, { "MULTIDEV_PROGRESS_THREAD", "off" },
+        { "MULTIDEV_FWD_ACK_DELAY_US", "1000000" }, { NULL }
+    };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, standard_waits_for_ack, NULL, 50);
+    cr_assert_eq(rc, 0, "rank status %d (11: done before the destination had it; 13: before "
+                 "its acknowledgement; 14: the acknowledgement was not sent at once)", rc);
+}
+
+static int nothing(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    (void)md, (void)rank, (void)size, (void)sh, (void)arg;
+    return 0;
+}
+
+Test(forwarding, send_done_must_be_left_or_acked, .timeout = 30)
+{
+    static const char *const env[][2] = { { "MULTIDEV_FWD_SEND_DONE", "soon" }, { NULL } };
+    cr_assert_eq(forkjob_run_env(env, 3, chain3_nodes, chain3, nothing, NULL, 20), 10,
+                 "md_init refuses it");
+}
+
 /* The destination gathers acknowledgements: 64 small messages, a batch of
  * 16 and a delay longer than the test, make 4 FWD_ACK messages (a few more
  * if the machine stalls the test past the delay), which the relay passes
