@@ -2,7 +2,7 @@
  * threenode_test.c - indirect communication over the real subdevices: three
  * emulated nodes a, b, c with two ranks each, shm inside a node and myri
  * (each node's nicd) between them; a's and c's configurations route a-c
- * through b (seed-000 §4.4, T-IND-1/3/6 with two subdevices per rank).
+ * through b (seed-000 §4.4, T-IND-1/3/6/7 with two subdevices per rank).
  */
 #include <criterion/criterion.h>
 #include <sched.h>
@@ -34,7 +34,7 @@ TestSuite(threenode, .init = nic_rundir_make, .fini = forkjob_nic_rundir_remove)
  * b; rank 5, c's other rank, sends K over shm.  Rank 4 takes all 3K with
  * receives that are mostly ANY_SOURCE (duplicated on shm, myri and the
  * forwarded path) and every fourth specific to rank 0. */
-enum { K = 15, SENDERS = 3, RELAYED = 0, RELAYS_COUNTED = 1 };
+enum { K = 15, SENDERS = 3, RELAYED = 0, RELAYS_COUNTED = 1, RECEIVED = 2 };
 
 static const size_t sizes[] = { 0, 1, 1000, 70000, 300000 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -147,15 +147,34 @@ static int counted(md_t *md, int rank, forkjob_shared_t *sh)
     }
 }
 
+/* b's ranks compute, without an MPI call, until c has everything: only
+ * their progress threads forward (T-IND-7); 60 if c waited 30 s in vain. */
+static int compute_until_received(forkjob_shared_t *sh)
+{
+    volatile double x = 1;
+
+    for (double end = forkjob_now_s() + 30; atomic_load(&sh->counters[RECEIVED]) == 0;) {
+        for (int i = 0; i < 100000; i++)
+            x = x * 1.0000001 + 1e-9;
+        if (forkjob_now_s() > end)
+            return 60;
+    }
+    return 0;
+}
+
+/* arg: a non-zero int if b's ranks compute meanwhile. */
 static int forwarded_meets_shm(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
 {
-    int rc = 0;
+    int rc = 0, relays_compute = *(const int *)arg;
 
-    (void)arg;
     if (rank == 0 || rank == 1 || rank == 5)
         rc = send_k(md, rank, 4);
     else if (rank == 4)
         rc = receive_all(md);
+    if (rank == 4)
+        atomic_store(&sh->counters[RECEIVED], 1);
+    if ((rank == 2 || rank == 3) && relays_compute)
+        rc = compute_until_received(sh);
     rc = forkjob_end_drained(md, sh, size, rc);
     if (rc == 0)
         rc = counted(md, rank, sh);
@@ -164,6 +183,14 @@ static int forwarded_meets_shm(md_t *md, int rank, int size, forkjob_shared_t *s
 
 Test(threenode, forwarded_and_shm_messages_meet_at_any_source_receives, .timeout = 90)
 {
-    int rc = forkjob_run(6, nodes, confs, forwarded_meets_shm, NULL, 80);
+    int relays_compute = 0;
+    int rc = forkjob_run(6, nodes, confs, forwarded_meets_shm, &relays_compute, 80);
     cr_assert_eq(rc, 0, "status %d", rc);
+}
+
+Test(threenode, the_relays_forward_while_their_ranks_compute, .timeout = 90)
+{
+    int relays_compute = 1;
+    int rc = forkjob_run(6, nodes, confs, forwarded_meets_shm, &relays_compute, 80);
+    cr_assert_eq(rc, 0, "status %d (60: nothing forwarded while b's ranks computed)", rc);
 }
