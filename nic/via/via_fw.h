@@ -293,7 +293,8 @@ int  via_conn_poll(via_fw_t *v, uint64_t now, uint64_t *next);
 void via_conn_reclaim(via_fw_t *v, uint32_t owner);
 
 /* via_fw_timing.c */
-uint64_t via_timing_tx(via_fw_t *v, uint64_t now, uint32_t payload, int first_of_desc);
+uint64_t via_timing_tx(via_fw_t *v, uint64_t now, uint32_t payload, int first_of_desc,
+                       int last_of_desc);
 uint64_t via_timing_rx(via_fw_t *v, const via_hdr_t *h, uint32_t frame_len);
 
 #endif /* VIA_FW_H */

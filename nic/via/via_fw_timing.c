@@ -23,7 +23,8 @@ static uint64_t wire_ns(const via_timing_t *t, uint64_t bytes)
     return t->link_MBps ? bytes * 1000 / t->link_MBps : 0;
 }
 
-uint64_t via_timing_tx(via_fw_t *v, uint64_t now, uint32_t payload, int first_of_desc)
+uint64_t via_timing_tx(via_fw_t *v, uint64_t now, uint32_t payload, int first_of_desc,
+                       int last_of_desc)
 {
     const via_timing_t *t = &v->timing;
     uint64_t start = now > v->tx_busy_until ? now : v->tx_busy_until;
@@ -36,6 +37,10 @@ uint64_t via_timing_tx(via_fw_t *v, uint64_t now, uint32_t payload, int first_of
      * free; the stamp is when its last byte leaves. */
     uint64_t lstart = v->tx_busy_until > v->link_busy_until ? v->tx_busy_until : v->link_busy_until;
     v->link_busy_until = lstart + wire_ns(t, payload + VIA_T_HDR_BYTES);
+    /* Its last packet handed to the link, the NIC writes the descriptor's
+     * Status into host memory, as for a receive: the next packet waits. */
+    if (last_of_desc && t->status_dma)
+        v->tx_busy_until += dma_ns(t, VIA_T_STATUS_BYTES);
     return v->link_busy_until;
 }
 

@@ -34,7 +34,7 @@ int via_tx(via_fw_t *v, const struct sockaddr_in *to, int reliable, via_hdr_t *h
     hdr->len = (uint16_t)len;
     hdr->csum = 0;
     if (v->timing.enabled && hdr->sent_ns == 0)
-        hdr->sent_ns = via_timing_tx(v, nic_now_ns(), len, 0);   /* control frames */
+        hdr->sent_ns = via_timing_tx(v, nic_now_ns(), len, 0, 0);   /* control frames */
     memcpy(buf, hdr, sizeof(*hdr));
     if (w != NULL)
         rc = via_dma_gather(v, w, ptag, off, buf + sizeof(*hdr), len);
@@ -104,7 +104,7 @@ static void data_hdr(via_fw_t *v, const via_vi_t *vi, const via_work_t *w, uint6
     if (off + len == w->total)
         h->flags |= VIA_HF_LAST;
     if (v->timing.enabled)
-        h->sent_ns = via_timing_tx(v, now, len, off == 0);
+        h->sent_ns = via_timing_tx(v, now, len, off == 0, off + len == w->total);
 }
 
 /* Several frames of a reliable message from one registered segment the
@@ -199,7 +199,7 @@ static int tx_read_req(via_fw_t *v, via_vi_t *vi, via_work_t *w, uint64_t now)
     h.rhandle = w->rhandle;
     h.flags = VIA_HF_LAST;
     if (v->timing.enabled)
-        h.sent_ns = via_timing_tx(v, now, 0, 1);
+        h.sent_ns = via_timing_tx(v, now, 0, 1, 0);   /* the read completes with its answer */
     rc = via_tx_ctl(v, &vi->raddr, &h, NULL, 0);
     if (rc == NIC_ERR_NO_RESOURCE)
         return 0;
@@ -284,7 +284,7 @@ static int tx_read_responses(via_fw_t *v, via_vi_t *vi, uint64_t now)
             if (r->done + len == r->total)
                 h.flags = VIA_HF_LAST;
             if (v->timing.enabled)
-                h.sent_ns = via_timing_tx(v, now, len, r->done == 0);
+                h.sent_ns = via_timing_tx(v, now, len, r->done == 0, 0);
             memcpy(buf, &h, sizeof(h));
             if (via_dma_read(v, e, r->raddr + r->done, buf + sizeof(h), len) != NIC_OK) {
                 via_vi_break(v, vi, VIA_AERR_RDMA_TRANSPORT, VIA_STATUS_TRANSPORT_ERROR, 1);
