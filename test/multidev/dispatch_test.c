@@ -299,3 +299,56 @@ Test(dispatch, communicator_masks_limit_any_source_duplicates)
     md_comm_free(md, comm);
     cr_assert_eq(md_comm_create(md, 1, (int32_t[]){ 3 }, &comm), MD_ERR_INVALID);
 }
+
+/* A message that arrives between the multidevice's probe and its posting
+ * of the duplicates (tloopa's probe is blind to what it holds): the first
+ * duplicate matches while it is posted, before the second exists (MPICH's
+ * anysrc_partner race "a match that completes before the partner is
+ * linked").  No second duplicate is posted, the receive has the message's
+ * status, the AnyQueue empties, and nothing is left on tloopb to swallow
+ * its next large message. */
+static const char blind_loops[] =
+    "multidev-node-config 1\n"
+    "node solo\n"
+    "device tloopa blind_probe=1\n"
+    "device tloopb\n"
+    "route solo 0 1023 tloopa -\n"
+    "route solo 1024 inf tloopb -\n";
+
+Test(dispatch_race, a_duplicate_that_matches_as_it_is_posted_stops_the_others, .timeout = 20)
+{
+    md_t *m;
+    md_request_t s = { 0 }, r = { 0 }, s2 = { 0 }, r2 = { 0 };
+    md_anyq_counters_t c;
+    static char in[LARGE], out[LARGE];
+
+    cr_assert_eq(solo_init(blind_loops, &m), MD_OK);
+    memset(out, 'x', sizeof(out));
+    cr_assert_eq(md_isend(m, &s, out, SMALL, 0, 0, 4, CTX, 0), MD_OK);
+    for (int i = 0; i < 10; i++)
+        md_progress(m);                     /* it is in tloopa's queue now */
+    cr_assert_eq(md_irecv(m, &r, in, sizeof(in), -1, MD_ANY_SOURCE, 4, CTX, NULL), MD_OK);
+    md_get_anyq_counters(m, &c);
+    cr_assert_eq(c.receives, 1, "the probe saw nothing: the receive was duplicated");
+    cr_assert_eq(c.duplicates, 1, "no duplicate was posted after the first matched");
+    cr_assert(md_request_is_complete(&r));
+    cr_assert_eq(r.status.size, SMALL);
+    cr_assert_eq(r.status.subdev, 0);
+    cr_assert_eq(in[0], 'x');
+    for (int i = 0; i < 10; i++)
+        md_progress(m);
+    md_get_anyq_counters(m, &c);
+    cr_assert_eq(c.in_queue, 0, "the AnyQueue empties");
+
+    memset(in, 0, sizeof(in));
+    cr_assert_eq(md_isend(m, &s2, out, LARGE, 0, 0, 4, CTX, 0), MD_OK);
+    for (int i = 0; i < 10; i++)
+        md_progress(m);
+    cr_assert_eq(in[0], 0, "a duplicate left on tloopb received data");
+    cr_assert_eq(md_irecv(m, &r2, in, sizeof(in), 0, 0, 4, CTX, NULL), MD_OK);
+    for (int i = 0; i < 100 && !md_request_is_complete(&r2); i++)
+        md_progress(m);
+    cr_assert(md_request_is_complete(&r2));
+    cr_assert_eq(r2.status.size, LARGE);
+    cr_assert_eq(md_finalize(m), MD_OK);
+}

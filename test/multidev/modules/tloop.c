@@ -6,6 +6,8 @@
  * split, AnyQueue duplicates, ordering hold-back, cancel, probe, system
  * messages.  Parameter delay=N makes a sent message arrive only after N
  * progress calls, so one subdevice can be made "slower" than the other.
+ * Parameter blind_probe=1 makes iprobe report nothing: a message there
+ * looks as if it arrived between the multidevice's probe and its post.
  * Messages are copied at send time (eager); MD_ENV_F_SYNC sends complete
  * when matched.
  */
@@ -31,6 +33,7 @@ typedef struct tloop_list {
 
 typedef struct tloop {
     int          delay;
+    int          blind_probe;
     tloop_list_t in_flight;
     tloop_list_t unexpected;
     md_request_t *posted[256];     /* in posting order */
@@ -94,6 +97,8 @@ static int tloop_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     if (t == NULL)
         return MD_ERR_NO_MEMORY;
     t->delay = delay ? atoi(delay) : 0;
+    t->blind_probe = md_param_get(args, "blind_probe") != NULL &&
+                     atoi(md_param_get(args, "blind_probe")) != 0;
     sd->priv = t;
     sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = SIZE_MAX;
@@ -260,7 +265,8 @@ static void tloop_fill_status(const tloop_msg_t *m, md_recv_status_t *st)
 static int tloop_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
                         md_recv_status_t *st)
 {
-    tloop_msg_t *prev, *m = tloop_find_unexpected(sd->priv, match, &prev);
+    tloop_t *t = sd->priv;
+    tloop_msg_t *prev, *m = t->blind_probe ? NULL : tloop_find_unexpected(t, match, &prev);
 
     *flag = m != NULL;
     if (m != NULL)
