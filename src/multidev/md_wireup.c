@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,10 +72,18 @@ static int md_wireup_role(const md_t *md, const uint8_t *serves)
     return MD_ROLE_LOCAL;
 }
 
+/* A card as a subdevice reads or writes it: aligned for any struct (in a
+ * blob a card lies wherever the names before it end). */
+typedef union md_card_buf {
+    max_align_t align;
+    uint8_t     bytes[MD_CARD_MAX];
+} md_card_buf_t;
+
 /* Calls every subdevice's init and packs the cards into one blob:
  * repeated { u8 name_len, name, u16 card_len, card }. */
 static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
 {
+    md_card_buf_t card;
     uint8_t *serves = calloc((size_t)md->size, 1);
     md_param_t params[64];
     size_t used = 0;
@@ -101,7 +110,7 @@ static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
             params[k].value = dev->params[k].value;
             args.num_params = k + 1;
         }
-        rc = sd->ops->init(sd, &args, blob + used + 1 + name_len + 2, &card_len);
+        rc = sd->ops->init(sd, &args, card.bytes, &card_len);
         if (rc != MD_OK) {
             md_log_error("subdevice %s: init failed: %s", sd->name,
                          md_status_string(rc));
@@ -117,6 +126,7 @@ static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
         memcpy(blob + used + 1, sd->name, name_len);
         blob[used + 1 + name_len] = (uint8_t)(card_len & 0xff);
         blob[used + 2 + name_len] = (uint8_t)(card_len >> 8);
+        memcpy(blob + used + 3 + name_len, card.bytes, card_len);
         used += 3 + name_len + card_len;
         md->devs_initialised = i + 1;
     }
@@ -148,14 +158,17 @@ static const uint8_t *md_wireup_find_card(const uint8_t *blob, size_t len,
     return NULL;
 }
 
+/* Each subdevice's connect gets the cards of every rank, each copied to
+ * an aligned place of its own. */
 static int md_wireup_connect_all(md_t *md, const uint8_t *blobs,
                                  const uint32_t *lens, size_t stride)
 {
     const uint8_t **cards = calloc((size_t)md->size, sizeof(*cards));
     uint16_t *card_lens = calloc((size_t)md->size, sizeof(*card_lens));
+    md_card_buf_t *copies = calloc((size_t)md->size, sizeof(*copies));
     int rc = MD_OK;
 
-    if (cards == NULL || card_lens == NULL) {
+    if (cards == NULL || card_lens == NULL || copies == NULL) {
         rc = MD_ERR_NO_MEMORY;
         goto out;
     }
@@ -164,9 +177,15 @@ static int md_wireup_connect_all(md_t *md, const uint8_t *blobs,
         md_card_table_t table = { .world_size = md->size, .card = cards,
                                   .len = card_lens };
 
-        for (int32_t r = 0; r < md->size; r++)
-            cards[r] = md_wireup_find_card(blobs + (size_t)r * stride, lens[r],
-                                           sd->name, &card_lens[r]);
+        for (int32_t r = 0; r < md->size; r++) {
+            const uint8_t *c = md_wireup_find_card(blobs + (size_t)r * stride, lens[r],
+                                                   sd->name, &card_lens[r]);
+            cards[r] = NULL;
+            if (c != NULL && card_lens[r] <= MD_CARD_MAX) {
+                memcpy(copies[r].bytes, c, card_lens[r]);
+                cards[r] = copies[r].bytes;
+            }
+        }
         rc = sd->ops->connect(sd, &table);
         if (rc != MD_OK)
             md_log_error("subdevice %s: connect failed: %s", sd->name,
@@ -175,6 +194,7 @@ static int md_wireup_connect_all(md_t *md, const uint8_t *blobs,
 out:
     free(cards);
     free(card_lens);
+    free(copies);
     return rc;
 }
 
