@@ -2,13 +2,14 @@
  * threenode_test.c - indirect communication over the real subdevices: three
  * emulated nodes a, b, c with two ranks each, shm inside a node and myri
  * (each node's nicd) between them; a's and c's configurations route a-c
- * through b (seed-000 §4.4, T-IND-1/3/6/7 with two subdevices per rank).
+ * through b (seed-000 §4.4, T-IND-1/3/5/6/7 with two subdevices per rank).
  */
 #include <criterion/criterion.h>
 #include <sched.h>
 #include <string.h>
 
 #include "forkjob.h"
+#include "md_fwd.h"          /* MD_FWD_WIRE_PART: a part's header */
 
 #define CTX 8
 
@@ -195,4 +196,104 @@ Test(threenode, the_relays_forward_while_their_ranks_compute, .timeout = 90)
     int relays_compute = 1;
     int rc = forkjob_run(6, nodes, confs, forwarded_meets_shm, &relays_compute, 80);
     cr_assert_eq(rc, 0, "status %d (60: nothing forwarded while b's ranks computed)", rc);
+}
+
+/* T-IND-5: 1 MiB from a to c passes b's relay rank in 16 KiB chunks with a
+ * window of 2, while c takes nothing in until the relay's own receive of a
+ * small message from a, sent after the large one, is done: that receive
+ * does not wait for the relaying, the relay never holds more than its
+ * window, holds nothing at the end, and c gets every byte.  The relay is
+ * the next hop a's route names; progress threads are off, so c does not
+ * drain while it waits. */
+enum { BIG = 1 << 20, CHUNK = 16 * 1024, WINDOW = 2, RELAY = 3, RELAY_DONE = 4 };
+
+static uint8_t big_byte(size_t i)
+{
+    return (uint8_t)(i * 13 + 5);
+}
+
+static int bounded_origin(md_t *md, forkjob_shared_t *sh)
+{
+    static uint8_t big[BIG];
+    md_request_t q[2] = { { 0 } };
+    int32_t relay = -1;
+    int v = 77;
+
+    if (md_route(md, 4, BIG, &relay) < 0 || (relay != 2 && relay != 3))
+        return 70;              /* a's route to c goes through b */
+    atomic_store(&sh->counters[RELAY], relay + 1);
+    for (size_t i = 0; i < BIG; i++)
+        big[i] = big_byte(i);
+    if (md_isend(md, &q[0], big, BIG, 4, 0, 1, CTX, 0) != MD_OK ||
+        md_isend(md, &q[1], &v, sizeof(v), relay, 0, 2, CTX, 0) != MD_OK ||
+        forkjob_wait(md, &q[0]) != 0 || forkjob_wait(md, &q[1]) != 0)
+        return 71;
+    return 0;
+}
+
+static int bounded_relay(md_t *md, forkjob_shared_t *sh)
+{
+    md_request_t q = { 0 };
+    md_fwd_counters_t c;
+    int v = 0;
+
+    if (md_irecv(md, &q, &v, sizeof(v), 0, 0, 2, CTX, NULL) != MD_OK ||
+        forkjob_wait(md, &q) != 0 || v != 77)
+        return 72;
+    md_get_fwd_counters(md, &c);
+    atomic_store(&sh->counters[RELAY_DONE], 1);
+    return c.relayed_bytes < BIG / 2 ? 0 : 73;  /* its receive waited for the relaying */
+}
+
+static int bounded_destination(md_t *md, forkjob_shared_t *sh)
+{
+    static uint8_t big[BIG];
+    md_request_t q = { 0 };
+
+    for (double end = forkjob_now_s() + 30;
+         atomic_load(&sh->counters[RELAY_DONE]) == 0 && forkjob_now_s() < end;)
+        sched_yield();
+    if (md_irecv(md, &q, big, BIG, 0, 0, 1, CTX, NULL) != MD_OK || forkjob_wait(md, &q) != 0 ||
+        q.status.size != BIG)
+        return 74;
+    for (size_t i = 0; i < BIG; i++)
+        if (big[i] != big_byte(i))
+            return 75;
+    return 0;
+}
+
+static int relay_bounded(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    int rc = 0;
+    md_fwd_counters_t c;
+
+    (void)arg;
+    if (rank == 0)
+        rc = bounded_origin(md, sh);
+    else if (rank == 4)
+        rc = bounded_destination(md, sh);
+    else if (rank == 2 || rank == 3) {
+        while (atomic_load(&sh->counters[RELAY]) == 0)
+            md_progress(md);
+        if (atomic_load(&sh->counters[RELAY]) == rank + 1)
+            rc = bounded_relay(md, sh);
+    }
+    rc = forkjob_end_drained(md, sh, size, rc);
+    md_get_fwd_counters(md, &c);
+    if (rc == 0 && atomic_load(&sh->counters[RELAY]) == rank + 1 &&
+        (c.relayed_bytes != BIG || c.relayed_chunks != BIG / CHUNK || c.relay_peak_bytes == 0 ||
+         c.relay_peak_bytes > WINDOW * (CHUNK + MD_FWD_WIRE_PART) || c.relay_held_bytes != 0))
+        rc = 76;                /* held more than its window, or kept some */
+    return rc;
+}
+
+Test(threenode, a_relay_holds_at_most_its_window_and_still_receives, .timeout = 90)
+{
+    static const char *const env[][2] = { { "MULTIDEV_FWD_CHUNK", "16k" },
+                                          { "MULTIDEV_FWD_WINDOW", "2" },
+                                          { "MULTIDEV_PROGRESS_THREAD", "off" },
+                                          { NULL, NULL } };
+    int rc = forkjob_run_env(env, 6, nodes, confs, relay_bounded, NULL, 80);
+    cr_assert_eq(rc, 0, "status %d (73: the relay's receive waited; 76: it held more than its "
+                 "window)", rc);
 }
