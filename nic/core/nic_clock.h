@@ -6,6 +6,9 @@
 #include <stdint.h>
 
 uint64_t nic_now_ns(void);
+/* The same clock at the kernel tick's resolution (a few ms), without
+ * reading the CPU's counter: for periodic checks on a polling path. */
+uint64_t nic_now_coarse_ns(void);
 /* Busy-wait for ns nanoseconds (timing model; nanosleep is too coarse). */
 void nic_spin_ns(uint64_t ns);
 

@@ -86,13 +86,19 @@ uint64_t gam_dequeue_ns(const myri_gam_t *g)
                             : 0;
 }
 
+/* Now, or later if the host is still busy in the model. */
+static uint64_t gam_busy_from_now(const myri_gam_t *g)
+{
+    uint64_t now = nic_now_ns();
+    return now > g->busy_until ? now : g->busy_until;
+}
+
 /* When a host operation that the caller starts now starts in the model:
  * after the read of the last poll, which returned at once. */
 static uint64_t gam_start(myri_gam_t *g)
 {
-    uint64_t now = nic_now_ns();
     g->polling_since = 0;
-    return now > g->busy_until ? now : g->busy_until;
+    return gam_busy_from_now(g);
 }
 
 /* The next in-queue entry the host's poll finds, and when (*found, 0 if
@@ -114,10 +120,13 @@ static uint64_t gam_start(myri_gam_t *g)
  * found valid. */
 nic_entry_t *gam_poll_entry(myri_gam_t *g, int lend, uint64_t *found)
 {
-    uint64_t p = gam_poll_ns(g), now = nic_now_ns(), read_end, valid;
+    uint64_t p = gam_poll_ns(g), read_end = 0, valid;
     nic_entry_t *slot;
 
-    read_end = (now > g->busy_until ? now : g->busy_until) + p;
+    /* Without the host's timing the clock matters only for an entry the
+     * LCP stamped: an empty poll (most of a waiting rank's) reads none. */
+    if (p != 0)
+        read_end = gam_busy_from_now(g) + p;
     /* With the host's timing on, the first poll after an operation lends
      * no turn: a read (0.87 us) cannot hide a turn (a few us here), and a
      * poll that is not waiting for anything (the one every GAM call makes
@@ -127,6 +136,8 @@ nic_entry_t *gam_poll_entry(myri_gam_t *g, int lend, uint64_t *found)
         gam_lend(g);
     slot = nic_ep_cq_peek(g->ep);
     valid = slot != NULL ? g->cq_stamp[nic_ring_index(&g->ep->cq)] : 0;
+    if (p == 0 && valid != 0)
+        read_end = gam_busy_from_now(g);
     if (slot == NULL || valid > read_end) {
         if (p != 0) {
             if (g->polling_since == 0)
