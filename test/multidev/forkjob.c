@@ -105,6 +105,14 @@ static int forkjob_child(forkjob_boot_t *boot, int rank, int size,
     return rc;
 }
 
+/* Our ranks not yet reaped (a reaped one's pid is 0). */
+static void forkjob_kill_running(const pid_t *pids, int size)
+{
+    for (int r = 0; r < size; r++)
+        if (pids[r] > 0)
+            kill(pids[r], SIGKILL);
+}
+
 int forkjob_run(int size, const char *const *nodes,
                 const char *const (*confs)[2], forkjob_fn fn, void *arg,
                 int timeout_s)
@@ -141,14 +149,20 @@ int forkjob_run(int size, const char *const *nodes,
 
         if (pid > 0) {
             int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            for (int r = 0; r < size; r++)
+                if (pids[r] == pid)
+                    pids[r] = 0;            /* reaped: its pid may be reused */
             alive--;
-            if (rc != 0 && result == 0)
+            /* The first rank that fails decides; the others would wait for
+             * it (a barrier, a message) until the deadline. */
+            if (rc != 0 && result == 0) {
                 result = rc;
+                forkjob_kill_running(pids, size);
+            }
             continue;
         }
         if (time(NULL) > deadline) {
-            for (int r = 0; r < size; r++)
-                kill(pids[r], SIGKILL);
+            forkjob_kill_running(pids, size);
             while (waitpid(-1, NULL, 0) > 0)
                 ;
             fprintf(stderr, "forkjob: timed out after %d s\n", timeout_s);

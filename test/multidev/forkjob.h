@@ -23,7 +23,8 @@ typedef int (*forkjob_fn)(md_t *md, int rank, int size,
 /* Node configurations: nodes[i] is the node name of rank i; confs is a NULL
  * terminated list of { node name, file text } pairs written into a fresh
  * directory used as MULTIDEV_CONFIG.  Returns 0 if every rank returned 0,
- * else the first failing rank's status; kills the job after timeout_s. */
+ * else the first failing rank's status (the others are killed then);
+ * kills the job after timeout_s. */
 int forkjob_run(int size, const char *const *nodes,
                 const char *const (*confs)[2], forkjob_fn fn, void *arg,
                 int timeout_s);
