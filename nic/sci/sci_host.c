@@ -183,6 +183,16 @@ void sci_pio_settle(sci_dev_t *dev)
         pio_wait(dev, dev->pio_until);
 }
 
+void sci_cpu_software(sci_dev_t *dev)
+{
+    uint64_t now;
+
+    if (!dev->timing.enabled || dev->timing.msg_sw_ns == 0)
+        return;
+    now = nic_now_ns();
+    dev->pio_until = (dev->pio_until > now ? dev->pio_until : now) + dev->timing.msg_sw_ns;
+}
+
 uint32_t sci_window_space(sci_dev_t *dev)
 {
     return nic_ring_space(&dev->ep->sq);

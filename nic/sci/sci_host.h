@@ -96,6 +96,9 @@ int  sci_manual(sci_dev_t *dev, sci_node_t node, const void *pkt, uint32_t len,
  * first itself. */
 #define SCI_PIO_OWED_NS 20000u
 void sci_pio_settle(sci_dev_t *dev);
+/* Timing model: the CPU runs the MPI library's software for one message
+ * (msg_sw_ns) before the stores that follow, owed as PIO time is. */
+void sci_cpu_software(sci_dev_t *dev);
 /* Entries free in the transmit window. */
 uint32_t sci_window_space(sci_dev_t *dev);
 /* 1 and *c: a completion; 0: none; < 0: the firmware is gone. */

@@ -19,6 +19,16 @@
  *   DMA engine                50 MB/s: the D310's DMA maximum (P2 §II.A)
  *   DMA set-up                2 us per descriptor: our assumption (the
  *                             seed gives none; P2 assumes user-level DMA)
+ *   MPI software              3 us per message, the host CPU busy: "the
+ *                             lowest raw latencies we could measure on SCI
+ *                             shared memory were about 5 us, i.e. MPI
+ *                             imposes an overhead of 3 us for very small
+ *                             messages" (P6 §III.C, ScaMPI on the PIII
+ *                             450); charged at the sender, before the
+ *                             message's stores (P6 does not split it).
+ *                             Until 2026-11-26 the model had none, and
+ *                             SCI's MPI latency was the bridge's alone
+ *                             (4.6 us in the model's arithmetic).
  */
 #include "config.h"
 
@@ -39,6 +49,7 @@ int sci_timing_profile(const char *name, sci_timing_t *t)
         t->bridge_ns = 670;
         t->dma_setup_ns = 2000;
         t->dma_MBps = 50;
+        t->msg_sw_ns = 3000;
     }
     return 0;
 }

@@ -207,7 +207,8 @@ typedef struct sci_timing {
     uint32_t bridge_ns;        /* per packet in each bridge (out and in) */
     uint32_t dma_setup_ns;     /* per DMA descriptor */
     uint32_t dma_MBps;         /* DMA engine */
-    uint32_t pad;
+    uint32_t msg_sw_ns;        /* host: the MPI library's software per message
+                                  (sci_cpu_software; the firmware ignores it) */
 } sci_timing_t;
 
 /* ------------------------------------------------------------------ */

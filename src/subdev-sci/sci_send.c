@@ -123,6 +123,7 @@ static int issue(sci_ctx_t *ctx, int32_t peer, md_request_t *req)
     };
     struct iovec iov[2] = { { &info, sizeof(info) }, { req->buf, inl } };
 
+    sci_cpu_software(ctx->dev);
     if (rp->proto == SCI_P_EAGER &&
         (rc = sci_store(ctx->dev, rx + l->rx_ring + off, req->buf, (uint32_t)req->len, 0, 0)) != NIC_OK)
         return rc;

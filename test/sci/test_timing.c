@@ -119,6 +119,24 @@ static void host_is_busy_for_its_writes(void)
     }
 }
 
+/* The MPI software of a message (P6's 3 us) keeps the CPU busy before the
+ * message's stores: a store after it is settled no earlier than both. */
+static void software_comes_before_the_stores(void)
+{
+    sci_win_t win;
+    static uint8_t data[640];
+
+    cr_assert_eq(d310.msg_sw_ns, 3000);
+    export_import(&win);
+    for (int i = 0; i < 20; i++) {
+        uint64_t t0 = now_ns();
+        sci_cpu_software(dev(A));
+        store(win.addr + 8192, data, sizeof(data));
+        sci_pio_settle(dev(A));
+        cr_assert_geq(now_ns() - t0, d310.msg_sw_ns + 10 * d310.pio_ns_per_txn);
+    }
+}
+
 TestSuite(timing_thread, .init = setup_thread, .fini = teardown, .timeout = 60);
 TestSuite(timing_inproc, .init = setup_inproc, .fini = teardown, .timeout = 60);
 
@@ -128,3 +146,5 @@ Test(timing_thread, eager_message_never_beats_the_model) { message_never_beats_t
 Test(timing_inproc, eager_message_never_beats_the_model) { message_never_beats_the_model(8192, 50); }
 Test(timing_thread, host_is_busy_for_its_writes) { host_is_busy_for_its_writes(); }
 Test(timing_inproc, host_is_busy_for_its_writes) { host_is_busy_for_its_writes(); }
+Test(timing_thread, software_comes_before_the_stores) { software_comes_before_the_stores(); }
+Test(timing_inproc, software_comes_before_the_stores) { software_comes_before_the_stores(); }
