@@ -44,6 +44,7 @@
 #include "md_complete.h"
 #include "md_cookie.h"
 #include "md_mq.h"
+#include "md_peerset.h"
 #include "md_sdi.h"
 #include "via/vipl.h"
 #include "via_rcache.h"
@@ -167,7 +168,6 @@ typedef struct vsd_peer {
     /* queues */
     vsd_op_t      *ops_head, *ops_tail;
     vsd_msg_t     *held_head, *held_tail;
-    int            in_busy, in_held, in_sending;
 } vsd_peer_t;
 
 typedef struct vsd_ctx {
@@ -181,13 +181,12 @@ typedef struct vsd_ctx {
     uint64_t             job_key;
     char                 job_id[64];
     vsd_peer_t          *peers;      /* [world_size] */
-    int32_t             *busy, *heldp;
-    uint32_t             nbusy, nheld;
-    /* Peers with send descriptors to reap: the send queues are bound to no
-     * completion queue (only what a waiting host needs interrupts it), so
-     * progress polls their descriptors' status. */
-    int32_t             *sending;
-    uint32_t             nsending;
+    md_peerset_t         busy;       /* ops waiting for credits or descriptors */
+    md_peerset_t         held;       /* arrivals held back by the ordering */
+    /* Send descriptors to reap: the send queues are bound to no completion
+     * queue (only what a waiting host needs interrupts it), so progress
+     * polls their descriptors' status. */
+    md_peerset_t         sending;
     md_awaited_t         awaited;    /* peers requests wait on (liveness probes) */
     md_mq_t              mq;
     vsd_reqlist_t        done;

@@ -124,11 +124,10 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->job_key = job_key_of(args->job_id);
     ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
-    ctx->busy = malloc(sizeof(int32_t) * (size_t)args->world_size);
-    ctx->heldp = malloc(sizeof(int32_t) * (size_t)args->world_size);
-    ctx->sending = malloc(sizeof(int32_t) * (size_t)args->world_size);
-    if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL ||
-        ctx->sending == NULL ||
+    if (ctx->serves == NULL || ctx->peers == NULL ||
+        md_peerset_init(&ctx->busy, args->world_size) != MD_OK ||
+        md_peerset_init(&ctx->held, args->world_size) != MD_OK ||
+        md_peerset_init(&ctx->sending, args->world_size) != MD_OK ||
         md_awaited_init(&ctx->awaited, args->world_size) != MD_OK) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
@@ -258,9 +257,9 @@ int vsd_finalize(md_subdev_t *sd)
     nic_log_set_sink(NULL, NULL);
     free(ctx->serves);
     free(ctx->peers);
-    free(ctx->busy);
-    free(ctx->heldp);
-    free(ctx->sending);
+    md_peerset_fini(&ctx->busy);
+    md_peerset_fini(&ctx->held);
+    md_peerset_fini(&ctx->sending);
     md_awaited_fini(&ctx->awaited);
     md_cookies_fini(&ctx->cookies);
     free(ctx);

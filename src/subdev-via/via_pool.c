@@ -93,10 +93,7 @@ void vsd_sctx_posted(vsd_ctx_t *ctx, int32_t q, uint32_t i, uint32_t kind, md_re
     p->sctx[i].kind = kind;
     p->sctx[i].req = req;
     p->sawaited += kind == VSD_CTX_WRITE_LAST;
-    if (!p->in_sending) {
-        p->in_sending = 1;
-        ctx->sending[ctx->nsending++] = q;
-    }
+    md_peerset_add(&ctx->sending, q);
 }
 
 void vsd_sctx_put(vsd_peer_t *p, uint32_t i)

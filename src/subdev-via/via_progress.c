@@ -130,10 +130,8 @@ void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
 void vsd_fail_all(vsd_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
-    ctx->nbusy = 0;
-    ctx->nheld = 0;
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        ctx->peers[q].in_busy = ctx->peers[q].in_held = 0;
+    md_peerset_clear(&ctx->busy);
+    md_peerset_clear(&ctx->held);
 }
 
 /* A receive descriptor of peer q completed. */
@@ -214,32 +212,22 @@ static int poll_cq(vsd_ctx_t *ctx)
     return n;
 }
 
-/* Reap the send descriptors that are done, oldest first per peer (a send
- * queue completes in order).  A peer leaves the list once it has none
- * posted; completions may post more (a credit update), to this peer or
- * another, which the loop then also visits. */
-static int reap_sends(vsd_ctx_t *ctx)
+/* Reap peer q's send descriptors that are done, oldest first (a send queue
+ * completes in order): 1 while some are still posted.  Completions may post
+ * more (a credit update), to q or another peer, which the sweep then also
+ * visits. */
+static int reap_sends_peer(void *arg, int32_t q, int *events)
 {
-    uint32_t keep = 0;
-    int n = 0;
+    vsd_ctx_t *ctx = arg;
+    vsd_peer_t *p = &ctx->peers[q];
+    via_desc_t *d;
 
-    for (uint32_t k = 0; k < ctx->nsending; k++) {
-        int32_t q = ctx->sending[k];
-        vsd_peer_t *p = &ctx->peers[q];
-        via_desc_t *d;
-
-        while (p->sbusy > 0 && vipl_send_done(p->vi, &d) == VIPL_SUCCESS) {
-            uint32_t i = (uint32_t)(((uint8_t *)d - p->sdesc) / VIA_DESC_STRIDE);
-            vsd_send_completed(ctx, q, i, atomic_load(&d->cs.status));
-            n++;
-        }
-        if (p->sbusy > 0)
-            ctx->sending[keep++] = q;
-        else
-            p->in_sending = 0;
+    while (p->sbusy > 0 && vipl_send_done(p->vi, &d) == VIPL_SUCCESS) {
+        uint32_t i = (uint32_t)(((uint8_t *)d - p->sdesc) / VIA_DESC_STRIDE);
+        vsd_send_completed(ctx, q, i, atomic_load(&d->cs.status));
+        (*events)++;
     }
-    ctx->nsending = keep;
-    return n;
+    return p->sbusy > 0;
 }
 
 /* Nothing to do: the host waits for what completes on the CQ (receives) and
@@ -249,8 +237,8 @@ static int reap_sends(vsd_ctx_t *ctx)
 static void wait_begin(vsd_ctx_t *ctx)
 {
     vipl_cq_wait_begin(ctx->cq);
-    for (uint32_t k = 0; k < ctx->nsending; k++) {
-        vsd_peer_t *p = &ctx->peers[ctx->sending[k]];
+    for (uint32_t k = 0; k < ctx->sending.n; k++) {
+        vsd_peer_t *p = &ctx->peers[ctx->sending.peer[k]];
         if (p->sawaited > 0)
             vipl_send_wait_begin(p->vi);
     }
@@ -263,7 +251,7 @@ static void wait_begin(vsd_ctx_t *ctx)
 int vsd_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     vsd_ctx_t *ctx = sd->priv;
-    if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0 || ctx->nsending > 0 ||
+    if (ctx->dead || ctx->busy.n > 0 || ctx->held.n > 0 || ctx->sending.n > 0 ||
         ctx->done.head != NULL)
         return -1;
     return vipl_cq_wake_fd(ctx->cq, !!(flags & MD_WAIT_F_SOLE));
@@ -301,7 +289,7 @@ int vsd_progress(md_subdev_t *sd)
     vipl_nic_lend(ctx->nic);   /* an in-process firmware's turn, instead of a hand-off */
     n = poll_cq(ctx);
     if (n >= 0)
-        n += reap_sends(ctx);
+        n += md_peerset_sweep(&ctx->sending, reap_sends_peer, ctx);
     if (n == 0 && (rc = vipl_nic_check(ctx->nic)) != MD_OK)
         n = rc;
     if (n < 0) {

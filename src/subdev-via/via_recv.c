@@ -157,10 +157,7 @@ void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelop
         VSD_LOG(ctx, 0, "via: out of memory holding a message from rank %d", src);
         return;
     }
-    if (p->held_head == NULL && !p->in_held) {
-        p->in_held = 1;
-        ctx->heldp[ctx->nheld++] = src;
-    }
+    md_peerset_add(&ctx->held, src);
     if (p->held_tail != NULL)
         p->held_tail->next = m;
     else
@@ -168,33 +165,31 @@ void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelop
     p->held_tail = m;
 }
 
+/* src's held arrivals whose turn has come: 1 while some still wait. */
+static int held_retry_peer(void *arg, int32_t src, int *events)
+{
+    vsd_ctx_t *ctx = arg;
+    vsd_peer_t *p = &ctx->peers[src];
+    vsd_msg_t *m;
+
+    while ((m = p->held_head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->mq.env)) {
+        p->held_head = m->next;
+        if (p->held_head == NULL)
+            p->held_tail = NULL;
+        m->next = NULL;
+        accept(ctx, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local, m);
+        (*events)++;
+    }
+    if (p->held_head != NULL)
+        return 1;
+    if (p->failed)
+        vsd_fail_posted(ctx, src, p->failed);   /* nothing more will come */
+    return 0;
+}
+
 int vsd_held_retry(vsd_ctx_t *ctx)
 {
-    uint32_t keep = 0;
-    int events = 0;
-
-    for (uint32_t i = 0; i < ctx->nheld; i++) {
-        int32_t src = ctx->heldp[i];
-        vsd_peer_t *p = &ctx->peers[src];
-        vsd_msg_t *m;
-        while ((m = p->held_head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->mq.env)) {
-            p->held_head = m->next;
-            if (p->held_head == NULL)
-                p->held_tail = NULL;
-            m->next = NULL;
-            accept(ctx, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local, m);
-            events++;
-        }
-        if (p->held_head != NULL) {
-            ctx->heldp[keep++] = src;
-        } else {
-            p->in_held = 0;
-            if (p->failed)
-                vsd_fail_posted(ctx, src, p->failed);   /* nothing more will come */
-        }
-    }
-    ctx->nheld = keep;
-    return events;
+    return md_peerset_sweep(&ctx->held, held_retry_peer, ctx);
 }
 
 void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)

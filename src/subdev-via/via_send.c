@@ -21,10 +21,7 @@ void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, vsd_op_t *op)
     else
         p->ops_head = op;
     p->ops_tail = op;
-    if (!p->in_busy) {
-        p->in_busy = 1;
-        ctx->busy[ctx->nbusy++] = peer;
-    }
+    md_peerset_add(&ctx->busy, peer);
 }
 
 int vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_t a1, uint64_t a2,
@@ -269,36 +266,32 @@ void vsd_credit_send(vsd_ctx_t *ctx, int32_t q)
     p->advertised = p->posted;
 }
 
+/* Peer q's ops, as far as credits and descriptors allow: 1 while some wait. */
+static int ops_drain_peer(void *arg, int32_t q, int *events)
+{
+    vsd_ctx_t *ctx = arg;
+    vsd_peer_t *p = &ctx->peers[q];
+    vsd_op_t *op;
+    int rc = 1;
+
+    while ((op = p->ops_head) != NULL && (rc = op_emit(ctx, q, op)) == 1) {
+        p->ops_head = op->next;
+        if (p->ops_head == NULL)
+            p->ops_tail = NULL;
+        free(op);
+        (*events)++;
+    }
+    if (rc < 0) {
+        VSD_LOG(ctx, 0, "via: sending to rank %d failed: %s", q, md_status_string(rc));
+        vsd_fail_peer(ctx, q, rc);
+    }
+    vsd_credit_maybe(ctx, q);
+    return p->ops_head != NULL;
+}
+
 int vsd_ops_drain(vsd_ctx_t *ctx)
 {
-    int events = 0;
-    uint32_t keep = 0;
-
-    for (uint32_t k = 0; k < ctx->nbusy; k++) {
-        int32_t q = ctx->busy[k];
-        vsd_peer_t *p = &ctx->peers[q];
-        vsd_op_t *op;
-        int rc = 1;
-
-        while ((op = p->ops_head) != NULL && (rc = op_emit(ctx, q, op)) == 1) {
-            p->ops_head = op->next;
-            if (p->ops_head == NULL)
-                p->ops_tail = NULL;
-            free(op);
-            events++;
-        }
-        if (rc < 0) {
-            VSD_LOG(ctx, 0, "via: sending to rank %d failed: %s", q, md_status_string(rc));
-            vsd_fail_peer(ctx, q, rc);
-        }
-        vsd_credit_maybe(ctx, q);
-        if (p->ops_head != NULL)
-            ctx->busy[keep++] = q;
-        else
-            p->in_busy = 0;
-    }
-    ctx->nbusy = keep;
-    return events;
+    return md_peerset_sweep(&ctx->busy, ops_drain_peer, ctx);
 }
 
 void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
