@@ -200,6 +200,10 @@ void md_anyq_free_all(md_t *md);
  * name, or def when it is unset; MD_ERR_CONFIG (said) when it is not one. */
 int md_env_count(const char *name, long long def, long long lo, long long hi,
                  long long *value);
+/* md_param.c: which of the n words (any case) the environment variable name
+ * holds, or def when it is unset; MD_ERR_CONFIG (said, with the words) when
+ * it holds none of them. */
+int md_env_choice(const char *name, const char *const *words, int n, int def, int *value);
 
 /* md_p2p.c: shared by the forwarding code and the progress thread */
 int  md_progress_locked(md_t *md);

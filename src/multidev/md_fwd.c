@@ -40,22 +40,7 @@ static int md_fwd_env_size(const char *name, size_t def, size_t *value)
 /* MULTIDEV_FWD_SEND_DONE: "left" (the default: a standard send completes
  * when its last chunk has left, as after an eager send) or "acked" (when
  * the destination's acknowledgement is back, as in P1 §3.4). */
-static int md_fwd_env_send_done(int *waits_ack)
-{
-    const char *text = getenv("MULTIDEV_FWD_SEND_DONE");
-
-    *waits_ack = 0;
-    if (text == NULL || text[0] == '\0' || strcmp(text, "left") == 0)
-        return MD_OK;
-    if (strcmp(text, "acked") == 0) {
-        *waits_ack = 1;
-        return MD_OK;
-    }
-    md_log_error("MULTIDEV_FWD_SEND_DONE is '%s': it must be 'left' (a standard send "
-                 "completes when its chunks have left) or 'acked' (when the destination's "
-                 "acknowledgement is back)", text);
-    return MD_ERR_CONFIG;
-}
+static const char *const md_fwd_send_done_words[] = { "left", "acked" };
 
 int md_fwd_setup(md_t *md)
 {
@@ -87,7 +72,8 @@ int md_fwd_setup(md_t *md)
     st->params.ack_batch = (int)batch;
     st->params.ack_delay_ns = (uint64_t)delay_us * 1000u;
     if (rc == MD_OK)
-        rc = md_fwd_env_send_done(&st->params.send_waits_ack);
+        rc = md_env_choice("MULTIDEV_FWD_SEND_DONE", md_fwd_send_done_words, 2, 0,
+                           &st->params.send_waits_ack);
     return rc;
 }
 

@@ -32,7 +32,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "md_log.h"
 #include "md_thread.h"
@@ -48,7 +47,9 @@
 
 enum md_idle_mode { MD_IDLE_SPIN, MD_IDLE_YIELD, MD_IDLE_BLOCK };
 
-static const char *const md_idle_names[] = { "spin", "yield", "block" };
+/* MULTIDEV_IDLE's words: "auto", then the modes in md_idle_mode's order */
+static const char *const md_idle_words[] = { "auto", "spin", "yield", "block" };
+#define md_idle_name(mode) md_idle_words[(mode) + 1]
 
 /* Processing units this process may run on. */
 static int md_idle_count_pus(void)
@@ -66,10 +67,10 @@ static int md_idle_count_pus(void)
 
 int md_idle_setup(md_t *md)
 {
-    const char *mode = getenv("MULTIDEV_IDLE");
     const char *spin = getenv("MULTIDEV_SPIN_POLLS");
     int pus = md_idle_count_pus();
     long long yield_us, spin_max_us;
+    int word;
 
     md->spin_polls = spin ? atoi(spin) : MD_SPIN_POLLS_DEFAULT;
     if (md->spin_polls < 0) {
@@ -77,31 +78,22 @@ int md_idle_setup(md_t *md)
         return MD_ERR_CONFIG;
     }
     if (md_env_count("MULTIDEV_YIELD_US", MD_YIELD_US_DEFAULT, 0, 10000000, &yield_us) != MD_OK ||
-        md_env_count("MULTIDEV_SPIN_US", MD_SPIN_US_DEFAULT, 0, 10000000, &spin_max_us) != MD_OK)
+        md_env_count("MULTIDEV_SPIN_US", MD_SPIN_US_DEFAULT, 0, 10000000, &spin_max_us) != MD_OK ||
+        md_env_choice("MULTIDEV_IDLE", md_idle_words, 4, 0, &word) != MD_OK)
         return MD_ERR_CONFIG;
     md->spin_ns = (uint64_t)spin_max_us * 1000u;
     md->yield_ns = (uint64_t)yield_us * 1000u;
-    if (mode == NULL || strcasecmp(mode, "auto") == 0) {
-        md->idle_mode = pus > 0 && md->host_ranks > pus ? MD_IDLE_BLOCK
-                                                        : MD_IDLE_YIELD;
-    } else {
-        md->idle_mode = -1;
-        for (int m = MD_IDLE_SPIN; m <= MD_IDLE_BLOCK; m++)
-            if (strcasecmp(mode, md_idle_names[m]) == 0)
-                md->idle_mode = m;
-        if (md->idle_mode < 0) {
-            md_log_error("MULTIDEV_IDLE=%s: expected auto, spin, yield or "
-                         "block", mode);
-            return MD_ERR_CONFIG;
-        }
-    }
+    if (word == 0)      /* auto */
+        md->idle_mode = pus > 0 && md->host_ranks > pus ? MD_IDLE_BLOCK : MD_IDLE_YIELD;
+    else
+        md->idle_mode = word - 1;
     if (md->idle_mode == MD_IDLE_BLOCK)
         md_log_info("idle waits: spin for %d empty polls or %lld us, yield for %lld us, "
                     "then block (%d ranks on this host, %d processing units)",
                     md->spin_polls, spin_max_us, yield_us, md->host_ranks, pus);
     else
         md_log_info("idle waits: %s after %d empty polls (%d ranks on this host, %d "
-                    "processing units)", md_idle_names[md->idle_mode], md->spin_polls,
+                    "processing units)", md_idle_name(md->idle_mode), md->spin_polls,
                     md->host_ranks, pus);
     return MD_OK;
 }

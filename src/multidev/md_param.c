@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "md_core.h"
 #include "md_firmware.h"
@@ -101,4 +102,26 @@ int md_env_count(const char *name, long long def, long long lo, long long hi,
         return MD_ERR_CONFIG;
     }
     return MD_OK;
+}
+
+int md_env_choice(const char *name, const char *const *words, int n, int def, int *value)
+{
+    const char *text = getenv(name);
+    char expected[256] = "";
+    size_t used = 0;
+
+    *value = def;
+    if (text == NULL)
+        return MD_OK;
+    for (int i = 0; i < n; i++) {
+        if (strcasecmp(text, words[i]) == 0) {
+            *value = i;
+            return MD_OK;
+        }
+        if (used < sizeof(expected))
+            used += (size_t)snprintf(expected + used, sizeof(expected) - used, "%s%s",
+                                     i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+    }
+    md_log_error("%s='%s': expected %s", name, text, expected);
+    return MD_ERR_CONFIG;
 }
