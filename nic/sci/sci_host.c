@@ -162,6 +162,14 @@ static uint64_t pio_done_ns(const sci_timing_t *t, uint64_t t0, uint64_t addr, u
     return t0 + txns * t->pio_ns_per_txn;
 }
 
+/* When the CPU is done with the writes (and software) the model has given
+ * it so far: now, or later. */
+static uint64_t cpu_free_at(const sci_dev_t *dev)
+{
+    uint64_t now = nic_now_ns();
+    return dev->pio_until > now ? dev->pio_until : now;
+}
+
 /* The CPU is busy with its PIO writes until `until`: an in-process
  * firmware gets this CPU's turns meanwhile, so the bridge's work (and the
  * emulation's hand-off to the wire) happens inside the modelled writes
@@ -185,12 +193,8 @@ void sci_pio_settle(sci_dev_t *dev)
 
 void sci_cpu_software(sci_dev_t *dev)
 {
-    uint64_t now;
-
-    if (!dev->timing.enabled || dev->timing.msg_sw_ns == 0)
-        return;
-    now = nic_now_ns();
-    dev->pio_until = (dev->pio_until > now ? dev->pio_until : now) + dev->timing.msg_sw_ns;
+    if (dev->timing.enabled && dev->timing.msg_sw_ns != 0)
+        dev->pio_until = cpu_free_at(dev) + dev->timing.msg_sw_ns;
 }
 
 uint32_t sci_window_space(sci_dev_t *dev)
@@ -258,8 +262,7 @@ static int sq_request(sci_dev_t *dev, uint32_t op, uint64_t addr, uint64_t local
         return NIC_ERR_NO_RESOURCE;
     if (timed) {
         /* the CPU begins this store's writes when the previous ones end */
-        uint64_t now = nic_now_ns();
-        done = pio_done_ns(&dev->timing, dev->pio_until > now ? dev->pio_until : now, addr, len);
+        done = pio_done_ns(&dev->timing, cpu_free_at(dev), addr, len);
         dev->pio_until = done;
     } else {
         sci_pio_settle(dev);   /* the CPU posts it after its writes */

@@ -205,6 +205,7 @@ static vipl_result_t done(vipl_vi_t *vi, via_desc_t **out, int recv)
 }
 
 vipl_result_t vipl_send_done(vipl_vi_t *vi, via_desc_t **d) { return done(vi, d, 0); }
+vipl_result_t vipl_recv_done(vipl_vi_t *vi, via_desc_t **d) { return done(vi, d, 1); }
 
 void vipl_send_wait_begin(vipl_vi_t *vi)
 {
@@ -213,7 +214,6 @@ void vipl_send_wait_begin(vipl_vi_t *vi)
     pthread_mutex_unlock(&vi->lock);
     vipl_host_sleeps(vi->nic);
 }
-vipl_result_t vipl_recv_done(vipl_vi_t *vi, via_desc_t **d) { return done(vi, d, 1); }
 
 static vipl_result_t wait(vipl_vi_t *vi, int timeout_ms, via_desc_t **out, int recv)
 {
