@@ -12,8 +12,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${BENCH_WORK:-$ROOT/_work/bench}
-MPI=ours NP=2 REPEATS=3 STAT=median TIMEOUT=300 BIND=0 LAUNCHER=
-PP_ARGS=()
+MPI=ours NP=2 REPEATS=15 STAT=median TIMEOUT=300 BIND=0 LAUNCHER=
+# The goal is about latency: sizes up to 4 KiB, and enough round trips
+# (300 000, about 0.1 s at 8 B over shm) that one preemption does not move
+# a run's mean; --quick or --pingpong-args "--iters N --max-size S" override.
+PP_ARGS=(--max-size 4096 --iters 300000 --warmup 3000)
 
 usage() {
   cat <<EOT
@@ -23,12 +26,14 @@ usage: bench/anysource.sh [options]
                             unless --pingpong-args "--pair A,B")
   --launcher SCRIPT         launch as SCRIPT NP PROGRAM ARGS... (e.g.
                             test/mpi/launch-nodes.sh) instead of mpiexec -n NP
-  --repeats N               runs of each mode, interleaved (default 3)
+  --repeats N               runs of each mode, interleaved (default 15)
   --stat median|best        statistic over the runs (default median)
-  --quick                   fewer iterations
+  --quick                   fewer round trips (2000 a size instead of 300 000)
   --bind                    bind ranks to cores
   --timeout S               limit for one run (default 300)
-  --pingpong-args A         extra pingpong arguments (e.g. "--max-size 64K")
+  --pingpong-args A         pingpong arguments after the defaults, which they
+                            override (default "--max-size 4096 --iters 300000
+                            --warmup 3000")
 Exit status: 0 goal met, 1 missed, 2 usage or set-up error, 3 a run failed.
 EOT
 }
