@@ -32,6 +32,8 @@
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
+#include "md_opq.h"
+#include "md_peerset.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "myri/myri_gam.h"
@@ -99,17 +101,9 @@ typedef struct myri_msg {
 typedef struct myri_msgq { myri_msg_t *head, *tail; } myri_msgq_t;
 
 /* One outgoing GAM request waiting for a credit. */
-typedef struct myri_op {
-    struct myri_op *next;
-    uint32_t        handler;
-    md_request_t   *req;           /* EAGER*, RTS, DATA stream */
-    uint64_t        args[5];       /* CTS, SYNC_ACK */
-} myri_op_t;
-
 typedef struct myri_peer {
-    myri_op_t  *ops_head, *ops_tail;
+    md_opq_t    ops;               /* kind: the GAM handler; req: EAGER*, RTS, DATA */
     myri_msgq_t held;              /* arrivals held back by arrival_ok */
-    int         in_busy;           /* on the busy list */
     int         failed;            /* status once the NIC reported it lost */
 } myri_peer_t;
 
@@ -121,10 +115,8 @@ typedef struct myri_ctx {
     int32_t             me, world_size;
     const uint8_t      *serves;
     myri_peer_t        *peers;     /* [world_size] */
-    int32_t            *busy;      /* peers with queued ops */
-    uint32_t            nbusy;
-    int32_t            *heldp;     /* peers with held arrivals */
-    uint32_t            nheld;
+    md_peerset_t        busy;      /* peers with queued ops */
+    md_peerset_t        held;      /* peers with held arrivals */
     myri_reqlist_t      posted, done;
     myri_msgq_t         unexp;
     md_cookies_t        cookies;   /* requests waiting for a peer's answer */
@@ -151,7 +143,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards);
 /* myri_send.c */
 int  myri_isend(md_subdev_t *sd, md_request_t *req);
 int  myri_ops_drain(myri_ctx_t *ctx);
-void myri_op_push(myri_ctx_t *ctx, int32_t peer, myri_op_t *op);
+void myri_op_push(myri_ctx_t *ctx, int32_t peer, md_op_t *op);
 int  myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, uint64_t a1,
                  uint64_t a2);
 void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args);

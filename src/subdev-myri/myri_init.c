@@ -89,9 +89,9 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
         goto err;
     ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
-    ctx->busy = malloc(sizeof(int32_t) * (size_t)args->world_size);
-    ctx->heldp = malloc(sizeof(int32_t) * (size_t)args->world_size);
-    if (ctx->serves == NULL || ctx->peers == NULL || ctx->busy == NULL || ctx->heldp == NULL ||
+    if (ctx->serves == NULL || ctx->peers == NULL ||
+        md_peerset_init(&ctx->busy, args->world_size) != MD_OK ||
+        md_peerset_init(&ctx->held, args->world_size) != MD_OK ||
         md_awaited_init(&ctx->awaited, args->world_size) != MD_OK) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
@@ -188,11 +188,7 @@ int myri_finalize(md_subdev_t *sd)
         nic_host_detach(ctx->nic);
     nic_log_set_sink(NULL, NULL);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
-        myri_op_t *op;
-        while ((op = ctx->peers[q].ops_head) != NULL) {
-            ctx->peers[q].ops_head = op->next;
-            free(op);
-        }
+        md_opq_flush(&ctx->peers[q].ops, NULL, NULL);
         while (ctx->peers[q].held.head != NULL) {
             myri_msg_t *m = ctx->peers[q].held.head;
             myri_msgq_remove(&ctx->peers[q].held, m);
@@ -206,8 +202,8 @@ int myri_finalize(md_subdev_t *sd)
     }
     free((void *)ctx->serves);
     free(ctx->peers);
-    free(ctx->busy);
-    free(ctx->heldp);
+    md_peerset_fini(&ctx->busy);
+    md_peerset_fini(&ctx->held);
     md_awaited_fini(&ctx->awaited);
     md_cookies_fini(&ctx->cookies);
     free(ctx);

@@ -48,6 +48,13 @@ static void fail_cookie(void *arg, md_request_t *req)
         fail_req(a->ctx, req, a->status);
 }
 
+/* A send still queued for its peer. */
+static void fail_op(void *arg, md_request_t *req)
+{
+    fail_arg_t *a = arg;
+    fail_req(a->ctx, req, a->status);
+}
+
 /* Every request that waits on peer (or on anyone, peer < 0) fails.  A
  * single peer's arrivals that are still held back (arrival_ok) stay: the
  * peer sent them before it went, and receives posted for it fail only once
@@ -60,14 +67,7 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
         myri_peer_t *p = &ctx->peers[q];
         if (peer >= 0 && q != peer)
             continue;
-        myri_op_t *op;
-        while ((op = p->ops_head) != NULL) {
-            p->ops_head = op->next;
-            if (op->req != NULL)
-                fail_req(ctx, op->req, status);
-            free(op);
-        }
-        p->ops_tail = NULL;
+        md_opq_flush(&p->ops, fail_op, &fa);
         while (peer < 0 && p->held.head != NULL) {
             myri_msg_t *m = p->held.head;
             myri_msgq_remove(&p->held, m);
@@ -109,10 +109,8 @@ void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
 void myri_fail_all(myri_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
-    ctx->nbusy = 0;
-    ctx->nheld = 0;
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        ctx->peers[q].in_busy = 0;
+    md_peerset_clear(&ctx->busy);
+    md_peerset_clear(&ctx->held);
 }
 
 /* --- GAM handlers (run inside myri_gam_poll; never block) --- */
@@ -184,7 +182,7 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
         md_awaited_mark(&ctx->awaited, r);
     for (int32_t q = 0; q < ctx->world_size; q++)
         if (ctx->awaited.peer[q] && q != ctx->me && ctx->serves[q] && !ctx->peers[q].failed &&
-            ctx->peers[q].ops_head == NULL)
+            md_opq_empty(&ctx->peers[q].ops))
             myri_op_ctl(ctx, q, MYRI_H_PROBE, 0, 0, 0);
 }
 
@@ -193,7 +191,7 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
 int myri_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     myri_ctx_t *ctx = sd->priv;
-    if (ctx->dead || ctx->nbusy > 0 || ctx->nheld > 0)
+    if (ctx->dead || ctx->busy.n > 0 || ctx->held.n > 0)
         return -1;   /* work that no arrival announces: keep polling */
     return nic_ep_wake_arm(myri_gam_ep(ctx->gam), !!(flags & MD_WAIT_F_SOLE));
 }

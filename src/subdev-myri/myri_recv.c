@@ -141,32 +141,31 @@ void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_en
         MYRI_LOG(ctx, 0, "myri: out of memory holding a message from rank %d", src);
         return;
     }
-    if (p->held.head == NULL)
-        ctx->heldp[ctx->nheld++] = src;
+    md_peerset_add(&ctx->held, src);
     myri_msgq_append(&p->held, m);
+}
+
+static int held_retry_peer(void *arg, int32_t src, int *events)
+{
+    myri_ctx_t *ctx = arg;
+    myri_peer_t *p = &ctx->peers[src];
+    myri_msg_t *m;
+
+    while ((m = p->held.head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->env)) {
+        myri_msgq_remove(&p->held, m);
+        recv_accept(ctx, m->src, m->handler, &m->env, m->cookie, m->data, m->len, m);
+        (*events)++;
+    }
+    if (p->held.head != NULL)
+        return 1;
+    if (p->failed)
+        myri_fail_posted(ctx, src, p->failed);   /* nothing more will come */
+    return 0;
 }
 
 int myri_held_retry(myri_ctx_t *ctx)
 {
-    uint32_t keep = 0;
-    int events = 0;
-
-    for (uint32_t i = 0; i < ctx->nheld; i++) {
-        int32_t src = ctx->heldp[i];
-        myri_peer_t *p = &ctx->peers[src];
-        myri_msg_t *m;
-        while ((m = p->held.head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->env)) {
-            myri_msgq_remove(&p->held, m);
-            recv_accept(ctx, m->src, m->handler, &m->env, m->cookie, m->data, m->len, m);
-            events++;
-        }
-        if (p->held.head != NULL)
-            ctx->heldp[keep++] = src;
-        else if (p->failed)
-            myri_fail_posted(ctx, src, p->failed);   /* nothing more will come */
-    }
-    ctx->nheld = keep;
-    return events;
+    return md_peerset_sweep(&ctx->held, held_retry_peer, ctx);
 }
 
 void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint32_t len)

@@ -7,29 +7,18 @@
 
 #include "myri_impl.h"
 
-void myri_op_push(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
+void myri_op_push(myri_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    myri_peer_t *p = &ctx->peers[peer];
-
-    op->next = NULL;
-    if (p->ops_tail != NULL)
-        p->ops_tail->next = op;
-    else
-        p->ops_head = op;
-    p->ops_tail = op;
-    if (!p->in_busy) {
-        p->in_busy = 1;
-        ctx->busy[ctx->nbusy++] = peer;
-    }
+    md_opq_push(&ctx->peers[peer].ops, op);
+    md_peerset_add(&ctx->busy, peer);
 }
 
 int myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, uint64_t a1,
                 uint64_t a2)
 {
-    myri_op_t *op = calloc(1, sizeof(*op));
+    md_op_t *op = md_op_new(handler, NULL);
     if (op == NULL)
         return MD_ERR_NO_MEMORY;
-    op->handler = handler;
     op->args[0] = a0;
     op->args[1] = a1;
     op->args[2] = a2;
@@ -42,7 +31,7 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
     myri_ctx_t *ctx = sd->priv;
     int32_t peer = req->peer_world;
     int sys = req->env.tag < 0, sync = (req->env.flags & MD_ENV_F_SYNC) && !sys;
-    myri_op_t *op;
+    md_op_t *op;
 
     if (ctx->dead)
         return ctx->dead;
@@ -52,16 +41,14 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
     }
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;
-    op = calloc(1, sizeof(*op));
+    op = md_op_new(MYRI_H_RTS, req);
     if (op == NULL)
         return MD_ERR_NO_MEMORY;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    op->req = req;
     if (req->len <= ctx->eager_limit && !(sync && req->len + 8 > MYRI_PAGE)) {
-        op->handler = sync ? MYRI_H_EAGER_SYNC : MYRI_H_EAGER;
+        op->kind = sync ? MYRI_H_EAGER_SYNC : MYRI_H_EAGER;
         sd->counters.eager_sent += !sys;
     } else {
-        op->handler = MYRI_H_RTS;
         sd->counters.rndv_sent += !sys;
     }
     myri_rp(req)->state = MYRI_RS_QUEUED;
@@ -78,8 +65,9 @@ static void send_done(myri_ctx_t *ctx, md_request_t *req)
 }
 
 /* Try to put one op on the wire: 1 done, 0 no credit yet, <0 failed. */
-static int op_emit(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
+static int op_emit(void *arg, int32_t peer, md_op_t *op)
 {
+    myri_ctx_t *ctx = arg;
     static __thread uint8_t piece[MYRI_PAGE];
     md_request_t *req = op->req;
     myri_rpriv_t *rp = req ? myri_rp(req) : NULL;
@@ -88,7 +76,7 @@ static int op_emit(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
 
     if (!myri_gam_can_request(ctx->gam, peer))
         return 0;
-    switch (op->handler) {
+    switch (op->kind) {
     case MYRI_H_EAGER:
         myri_env_pack(&req->env, args);
         rc = myri_gam_request(ctx->gam, peer, MYRI_H_EAGER, args, req->buf, (uint32_t)req->len);
@@ -105,18 +93,18 @@ static int op_emit(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
             return MD_ERR_NO_MEMORY;
         rp->cookie = cookie;
         memcpy(piece, &c64, 8);
-        if (op->handler == MYRI_H_EAGER_SYNC) {
+        if (op->kind == MYRI_H_EAGER_SYNC) {
             memcpy(piece + 8, req->buf, req->len);
             len += (uint32_t)req->len;
         }
         myri_env_pack(&req->env, args);
-        rc = myri_gam_request(ctx->gam, peer, op->handler, args, piece, len);
+        rc = myri_gam_request(ctx->gam, peer, op->kind, args, piece, len);
         if (rc != NIC_OK) {
             md_cookie_take(&ctx->cookies, cookie);
             rp->cookie = 0;
             return rc == NIC_ERR_NO_RESOURCE ? 0 : rc;
         }
-        rp->state = op->handler == MYRI_H_RTS ? MYRI_RS_WAIT_CTS : MYRI_RS_WAIT_ACK;
+        rp->state = op->kind == MYRI_H_RTS ? MYRI_RS_WAIT_CTS : MYRI_RS_WAIT_ACK;
         return 1;
     }
     case MYRI_H_DATA:
@@ -138,48 +126,35 @@ static int op_emit(myri_ctx_t *ctx, int32_t peer, myri_op_t *op)
         send_done(ctx, req);
         return 1;
     default:   /* CTS, SYNC_ACK */
-        rc = myri_gam_request(ctx->gam, peer, op->handler, op->args, NULL, 0);
+        rc = myri_gam_request(ctx->gam, peer, op->kind, op->args, NULL, 0);
         if (rc != NIC_OK)
             return rc == NIC_ERR_NO_RESOURCE ? 0 : rc;
         return 1;
     }
 }
 
+static int ops_drain_peer(void *arg, int32_t q, int *events)
+{
+    myri_ctx_t *ctx = arg;
+    md_opq_t *ops = &ctx->peers[q].ops;
+    int rc = md_opq_drain(ops, op_emit, ctx, q, events);
+
+    if (rc < 0) {
+        MYRI_LOG(ctx, 0, "myri: sending to rank %d failed: %s", q, md_status_string(rc));
+        myri_fail_peer(ctx, q, rc);
+    }
+    return !md_opq_empty(ops);
+}
+
 int myri_ops_drain(myri_ctx_t *ctx)
 {
-    int events = 0;
-    uint32_t keep = 0;
-
-    for (uint32_t i = 0; i < ctx->nbusy; i++) {
-        int32_t peer = ctx->busy[i];
-        myri_peer_t *p = &ctx->peers[peer];
-        myri_op_t *op;
-        int rc = 1;
-
-        while ((op = p->ops_head) != NULL && (rc = op_emit(ctx, peer, op)) == 1) {
-            p->ops_head = op->next;
-            if (p->ops_head == NULL)
-                p->ops_tail = NULL;
-            free(op);
-            events++;
-        }
-        if (rc < 0) {
-            MYRI_LOG(ctx, 0, "myri: sending to rank %d failed: %s", peer, md_status_string(rc));
-            myri_fail_peer(ctx, peer, rc);
-        }
-        if (p->ops_head != NULL)
-            ctx->busy[keep++] = peer;
-        else
-            p->in_busy = 0;
-    }
-    ctx->nbusy = keep;
-    return events;
+    return md_peerset_sweep(&ctx->busy, ops_drain_peer, ctx);
 }
 
 void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args)
 {
     md_request_t *req = md_cookie_take(&ctx->cookies, args[0]);
-    myri_op_t *op;
+    md_op_t *op;
 
     if (req == NULL)
         return;
@@ -190,14 +165,12 @@ void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args)
     myri_rp(req)->expected = args[2] < req->len ? args[2] : req->len;
     myri_rp(req)->sent = 0;
     myri_rp(req)->state = MYRI_RS_SENDING;
-    op = calloc(1, sizeof(*op));
+    op = md_op_new(MYRI_H_DATA, req);
     if (op == NULL) {
         req->status.error = MD_ERR_NO_MEMORY;
         myri_complete(ctx, req);
         return;
     }
-    op->handler = MYRI_H_DATA;
-    op->req = req;
     myri_op_push(ctx, req->peer_world, op);
 }
 

@@ -44,6 +44,7 @@
 #include "md_complete.h"
 #include "md_cookie.h"
 #include "md_mq.h"
+#include "md_opq.h"
 #include "md_peerset.h"
 #include "md_sdi.h"
 #include "via/vipl.h"
@@ -127,15 +128,10 @@ typedef struct vsd_msg {
     uint8_t          data[];
 } vsd_msg_t;
 
-/* One outgoing operation waiting for a credit or a send descriptor. */
-typedef struct vsd_op {
-    struct vsd_op *next;
-    uint32_t       type;             /* VSD_* or VSD_OP_WRITE */
-    md_request_t  *req;
-    uint64_t       a[5];             /* CTS / SYNC_ACK arguments */
-} vsd_op_t;
-
-#define VSD_OP_WRITE 100u            /* the rendezvous data (RDMA writes) */
+/* The kind of an outgoing operation (md_op_t, waiting for a credit or a
+ * send descriptor) that is not a message type: the rendezvous data (RDMA
+ * writes). */
+#define VSD_OP_WRITE 100u
 
 /* A send descriptor and its slot. */
 enum { VSD_CTX_FREE = 0, VSD_CTX_MSG, VSD_CTX_WRITE, VSD_CTX_WRITE_LAST, VSD_CTX_CREDIT };
@@ -166,7 +162,7 @@ typedef struct vsd_peer {
     uint64_t       remote_credit_va;
     uint32_t       remote_credit_h;
     /* queues */
-    vsd_op_t      *ops_head, *ops_tail;
+    md_opq_t       ops;              /* kind: VSD_* or VSD_OP_WRITE; args: a CTS's, an ACK's */
     vsd_msg_t     *held_head, *held_tail;
 } vsd_peer_t;
 
@@ -235,7 +231,7 @@ uint64_t    vsd_credit_word(vsd_ctx_t *ctx, int32_t q);
 /* via_send.c */
 int  vsd_isend(md_subdev_t *sd, md_request_t *req);
 int  vsd_ops_drain(vsd_ctx_t *ctx);
-void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, vsd_op_t *op);
+void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, md_op_t *op);
 int  vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_t a1, uint64_t a2,
                 uint64_t a3, uint64_t a4);
 void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m);

@@ -229,13 +229,9 @@ int vsd_finalize(md_subdev_t *sd)
         drain_sends(ctx);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
-        vsd_op_t *op;
         if (p->vi != NULL)
             vipl_destroy_vi(p->vi);
-        while ((op = p->ops_head) != NULL) {
-            p->ops_head = op->next;
-            free(op);
-        }
+        md_opq_flush(&p->ops, NULL, NULL);
         while (p->held_head != NULL) {
             vsd_msg_t *m = p->held_head;
             p->held_head = m->next;

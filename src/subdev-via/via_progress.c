@@ -63,6 +63,13 @@ static void fail_cookie(void *arg, md_request_t *req)
         fail_req(a->ctx, req, a->status);
 }
 
+/* A send still queued for its peer. */
+static void fail_op(void *arg, md_request_t *req)
+{
+    fail_arg_t *a = arg;
+    fail_req(a->ctx, req, a->status);
+}
+
 /* Every request that waits on peer (or on anyone, peer < 0) fails.  A
  * single peer's arrivals that are still held back (arrival_ok) stay: the
  * peer sent them before it went, and receives posted for it fail only once
@@ -73,16 +80,9 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
 
     for (int32_t q = 0; q < ctx->world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
-        vsd_op_t *op;
         if (peer >= 0 && q != peer)
             continue;
-        while ((op = p->ops_head) != NULL) {
-            p->ops_head = op->next;
-            if (op->req != NULL)
-                fail_req(ctx, op->req, status);
-            free(op);
-        }
-        p->ops_tail = NULL;
+        md_opq_flush(&p->ops, fail_op, &fa);
         while (peer < 0 && p->held_head != NULL) {
             vsd_msg_t *m = p->held_head;
             p->held_head = m->next;

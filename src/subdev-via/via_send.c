@@ -11,31 +11,23 @@
 
 #define VSD_RNDV_CHUNK (16u << 20)    /* bytes per RDMA write descriptor */
 
-void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, vsd_op_t *op)
+void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    vsd_peer_t *p = &ctx->peers[peer];
-
-    op->next = NULL;
-    if (p->ops_tail != NULL)
-        p->ops_tail->next = op;
-    else
-        p->ops_head = op;
-    p->ops_tail = op;
+    md_opq_push(&ctx->peers[peer].ops, op);
     md_peerset_add(&ctx->busy, peer);
 }
 
 int vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_t a1, uint64_t a2,
                uint64_t a3, uint64_t a4)
 {
-    vsd_op_t *op = calloc(1, sizeof(*op));
+    md_op_t *op = md_op_new(type, NULL);
     if (op == NULL)
         return MD_ERR_NO_MEMORY;
-    op->type = type;
-    op->a[0] = a0;
-    op->a[1] = a1;
-    op->a[2] = a2;
-    op->a[3] = a3;
-    op->a[4] = a4;
+    op->args[0] = a0;
+    op->args[1] = a1;
+    op->args[2] = a2;
+    op->args[3] = a3;
+    op->args[4] = a4;
     vsd_op_push(ctx, peer, op);
     return MD_OK;
 }
@@ -68,7 +60,7 @@ int vsd_isend(md_subdev_t *sd, md_request_t *req)
     vsd_ctx_t *ctx = sd->priv;
     int32_t peer = req->peer_world;
     int sys = req->env.tag < 0, sync = (req->env.flags & MD_ENV_F_SYNC) && !sys;
-    vsd_op_t *op;
+    md_op_t *op;
 
     if (ctx->dead)
         return ctx->dead;
@@ -88,14 +80,10 @@ int vsd_isend(md_subdev_t *sd, md_request_t *req)
     }
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;
-    op = calloc(1, sizeof(*op));
+    op = md_op_new(req->len > ctx->eager_limit ? VSD_RTS : sync ? VSD_EAGER_SYNC : VSD_EAGER,
+                   req);
     if (op == NULL)
         return MD_ERR_NO_MEMORY;
-    op->req = req;
-    if (req->len <= ctx->eager_limit)
-        op->type = sync ? VSD_EAGER_SYNC : VSD_EAGER;
-    else
-        op->type = VSD_RTS;
     vsd_rp(req)->state = VSD_RS_QUEUED;
     vsd_op_push(ctx, peer, op);
     vsd_ops_drain(ctx);
@@ -181,19 +169,20 @@ static int emit_writes(vsd_ctx_t *ctx, int32_t q, md_request_t *req)
 }
 
 /* Try to put one op on the wire: 1 done, 0 not yet, < 0 failed. */
-static int op_emit(vsd_ctx_t *ctx, int32_t q, vsd_op_t *op)
+static int op_emit(void *arg, int32_t q, md_op_t *op)
 {
+    vsd_ctx_t *ctx = arg;
     md_request_t *req = op->req;
     via_msg_t h;
     int rc;
 
-    if (op->type == VSD_OP_WRITE)
+    if (op->kind == VSD_OP_WRITE)
         return emit_writes(ctx, q, req);
     if (credits_of(ctx, q) < 1)
         return 0;
     memset(&h, 0, sizeof(h));
-    h.type = op->type;
-    switch (op->type) {
+    h.type = op->kind;
+    switch (op->kind) {
     case VSD_EAGER:
         h.u.m.env = req->env;
         if ((rc = emit_msg(ctx, q, &h, req->buf, (uint32_t)req->len)) == 1) {
@@ -209,24 +198,24 @@ static int op_emit(vsd_ctx_t *ctx, int32_t q, vsd_op_t *op)
         vsd_rp(req)->cookie = cookie;
         h.u.m.env = req->env;
         h.u.m.cookie = cookie;
-        rc = emit_msg(ctx, q, &h, op->type == VSD_RTS ? NULL : req->buf,
-                      op->type == VSD_RTS ? 0 : (uint32_t)req->len);
+        rc = emit_msg(ctx, q, &h, op->kind == VSD_RTS ? NULL : req->buf,
+                      op->kind == VSD_RTS ? 0 : (uint32_t)req->len);
         if (rc != 1) {
             md_cookie_take(&ctx->cookies, cookie);
             return rc;
         }
-        vsd_rp(req)->state = op->type == VSD_RTS ? VSD_RS_WAIT_CTS : VSD_RS_WAIT_ACK;
+        vsd_rp(req)->state = op->kind == VSD_RTS ? VSD_RS_WAIT_CTS : VSD_RS_WAIT_ACK;
         return 1;
     }
     case VSD_CTS:
-        h.u.cts.scookie = op->a[0];
-        h.u.cts.addr = op->a[1];
-        h.u.cts.len = op->a[2];
-        h.u.cts.handle = (uint32_t)op->a[3];
-        h.u.cts.rcookie = (uint32_t)op->a[4];
+        h.u.cts.scookie = op->args[0];
+        h.u.cts.addr = op->args[1];
+        h.u.cts.len = op->args[2];
+        h.u.cts.handle = (uint32_t)op->args[3];
+        h.u.cts.rcookie = (uint32_t)op->args[4];
         return emit_msg(ctx, q, &h, NULL, 0);
     case VSD_SYNC_ACK:
-        h.u.ack.scookie = op->a[0];
+        h.u.ack.scookie = op->args[0];
         return emit_msg(ctx, q, &h, NULL, 0);
     default:
         return 1;
@@ -270,23 +259,15 @@ void vsd_credit_send(vsd_ctx_t *ctx, int32_t q)
 static int ops_drain_peer(void *arg, int32_t q, int *events)
 {
     vsd_ctx_t *ctx = arg;
-    vsd_peer_t *p = &ctx->peers[q];
-    vsd_op_t *op;
-    int rc = 1;
+    md_opq_t *ops = &ctx->peers[q].ops;
+    int rc = md_opq_drain(ops, op_emit, ctx, q, events);
 
-    while ((op = p->ops_head) != NULL && (rc = op_emit(ctx, q, op)) == 1) {
-        p->ops_head = op->next;
-        if (p->ops_head == NULL)
-            p->ops_tail = NULL;
-        free(op);
-        (*events)++;
-    }
     if (rc < 0) {
         VSD_LOG(ctx, 0, "via: sending to rank %d failed: %s", q, md_status_string(rc));
         vsd_fail_peer(ctx, q, rc);
     }
     vsd_credit_maybe(ctx, q);
-    return p->ops_head != NULL;
+    return !md_opq_empty(ops);
 }
 
 int vsd_ops_drain(vsd_ctx_t *ctx)
@@ -298,7 +279,7 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
 {
     md_request_t *req = md_cookie_take(&ctx->cookies, m->u.cts.scookie);
     via_rpriv_t *rp;
-    vsd_op_t *op;
+    md_op_t *op;
 
     if (req == NULL || vsd_rp(req)->state != VSD_RS_WAIT_CTS)
         return;
@@ -310,7 +291,7 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
         return;
     }
     rp->rc = via_rc_acquire(&ctx->rc, req->buf, m->u.cts.len, 0, VIA_RC_ONESHOT);
-    op = rp->rc ? calloc(1, sizeof(*op)) : NULL;
+    op = rp->rc ? md_op_new(VSD_OP_WRITE, req) : NULL;
     if (op == NULL) {
         VSD_LOG(ctx, 0, "via: cannot register %llu bytes of a send buffer",
                 (unsigned long long)m->u.cts.len);
@@ -327,8 +308,6 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
     rp->remote_cookie = m->u.cts.rcookie;
     rp->written = 0;
     rp->state = VSD_RS_WRITING;
-    op->type = VSD_OP_WRITE;
-    op->req = req;
     vsd_op_push(ctx, req->peer_world, op);
 }
 

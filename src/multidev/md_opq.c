@@ -1,0 +1,59 @@
+/* md_opq.c - a peer's operations waiting to be sent (md_opq.h). */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "md_opq.h"
+
+md_op_t *md_op_new(uint32_t kind, md_request_t *req)
+{
+    md_op_t *op = calloc(1, sizeof(*op));
+
+    if (op != NULL) {
+        op->kind = kind;
+        op->req = req;
+    }
+    return op;
+}
+
+void md_opq_push(md_opq_t *q, md_op_t *op)
+{
+    op->next = NULL;
+    if (q->tail != NULL)
+        q->tail->next = op;
+    else
+        q->head = op;
+    q->tail = op;
+}
+
+static md_op_t *md_opq_pop(md_opq_t *q)
+{
+    md_op_t *op = q->head;
+
+    q->head = op->next;
+    if (q->head == NULL)
+        q->tail = NULL;
+    return op;
+}
+
+int md_opq_drain(md_opq_t *q, int (*emit)(void *arg, int32_t peer, md_op_t *op),
+                 void *arg, int32_t peer, int *events)
+{
+    int rc = 1;
+
+    while (q->head != NULL && (rc = emit(arg, peer, q->head)) == 1) {
+        free(md_opq_pop(q));
+        (*events)++;
+    }
+    return rc;
+}
+
+void md_opq_flush(md_opq_t *q, void (*fail)(void *arg, md_request_t *req), void *arg)
+{
+    while (q->head != NULL) {
+        md_op_t *op = md_opq_pop(q);
+        if (fail != NULL && op->req != NULL)
+            fail(arg, op->req);
+        free(op);
+    }
+}
