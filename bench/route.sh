@@ -16,7 +16,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${BENCH_WORK:-$ROOT/_work/bench}
-MPI=ours NP=3 RANKS=0,1,2 REPEATS=3 STAT=median TIMEOUT=600 BIND=0 LAUNCHER= FORWARD_US=
+MPI=ours NP=3 RANKS=0,1,2 REPEATS=3 STAT=median TIMEOUT=600 BIND=1 LAUNCHER= FORWARD_US=
 PP_ARGS=()
 BW_ARGS=()
 
@@ -31,8 +31,12 @@ usage: bench/route.sh [options]
   --repeats N               runs per pair and program, interleaved (default 3)
   --stat median|best        statistic over the runs (default median)
   --quick                   fewer iterations
-  --bind                    bind ranks to cores (hydra's -bind-to core, also
-                            through --launcher: rank r on core r mod cores)
+  --bind                    bind ranks to cores, the default (hydra's
+                            -bind-to core, also through --launcher: rank r on
+                            core r mod cores; with 3 ranks on 2 cores the
+                            relay has a core and A and C take turns on the
+                            other, as nodes with processors of their own)
+  --no-bind                 let the kernel place the ranks
   --timeout S               limit for one run (default 600: with the timing
                             models on a bandwidth run takes 4-5 min)
   --forward-us US           the relay's forwarding cost in the description
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
     --stat) STAT=${2:?}; shift ;;
     --quick) PP_ARGS+=(--iters 2000 --warmup 200); BW_ARGS+=(--iters 40 --warmup 4) ;;
     --bind) BIND=1 ;;
+    --no-bind) BIND=0 ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
     --forward-us) FORWARD_US=${2:?}; shift ;;
     --pingpong-args) read -r -a a <<<"${2:?}"; PP_ARGS+=("${a[@]}"); shift ;;
@@ -76,7 +81,7 @@ bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed
 
 RESULTS="$WORK/results/route-$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "$RESULTS"
-echo "route: $MPI, $NP ranks, route $A->$B->$C, $REPEATS run(s) each$([ "$BIND" -eq 1 ] && echo ", ranks bound to cores"); raw outputs in $RESULTS"
+echo "route: $MPI, $NP ranks, route $A->$B->$C, $REPEATS run(s) each$([ "$BIND" -eq 1 ] && echo ", ranks bound to cores" || echo ", ranks not bound"); raw outputs in $RESULTS"
 bench_check_idle
 BENCH_FAILED=0
 bench_launch_cmd "$MPI" "$NP"
