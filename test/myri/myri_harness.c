@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test_idle.h"
+#include "test_ranks.h"
 #include "core/nic_host.h"
 #include "myri_harness.h"
 
@@ -184,8 +184,7 @@ static int mh_rank_main(mh_world_t *w, int rank, int (*fn)(mh_rank_t *r))
 int mh_run(mh_world_t *w, int (*fn)(mh_rank_t *r))
 {
     pid_t pids[MH_MAX_RANKS];
-    int failed = 0, left = w->n;
-    uint64_t deadline;
+    int failed;
 
     mh_env_setup();
     mh_sh = mmap(NULL, sizeof(*mh_sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -202,31 +201,7 @@ int mh_run(mh_world_t *w, int (*fn)(mh_rank_t *r))
         if (pids[i] == 0)
             _exit(mh_rank_main(w, i, fn));
     }
-    deadline = mh_now_us() + (uint64_t)(w->timeout_s ? w->timeout_s : 60) * 1000000ull;
-    while (left > 0) {
-        int st;
-        pid_t p = waitpid(-1, &st, WNOHANG);
-        if (p > 0) {
-            left--;
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                fprintf(stderr, "mh: rank pid %d %s %d\n", (int)p,
-                        WIFEXITED(st) ? "exited with" : "killed by signal",
-                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-                failed++;
-            }
-            continue;
-        }
-        if (mh_now_us() > deadline) {
-            fprintf(stderr, "mh: %d rank(s) still running at the timeout: killed\n", left);
-            for (int i = 0; i < w->n; i++)
-                kill(pids[i], SIGKILL);
-            while (waitpid(-1, &st, 0) > 0)
-                ;
-            failed += left;
-            break;
-        }
-        usleep(2000);
-    }
+    failed = test_ranks_reap(pids, w->n, w->timeout_s, "mh");
     munmap(mh_sh, sizeof(*mh_sh));
     return failed;
 }

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test_idle.h"
+#include "test_ranks.h"
 #include "sci_impl.h"
 #include "sci_job.h"
 
@@ -195,8 +195,7 @@ static void sj_env(void)
 int sj_run(sj_job_t *job, int (*body)(sj_rank_t *r))
 {
     pid_t pid[SJ_MAX_RANKS];
-    int failed = 0, running = job->n, st;
-    uint64_t deadline;
+    int failed;
 
     sj_env();
     board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -207,50 +206,14 @@ int sj_run(sj_job_t *job, int (*body)(sj_rank_t *r))
     for (int i = 0; i < job->n; i++)
         if ((pid[i] = fork()) == 0)
             _exit(rank_main(job, i, body));
-    deadline = sj_now_us() + (uint64_t)(job->timeout_s ? job->timeout_s : 60) * 1000000ull;
-    while (running > 0) {
-        pid_t p = waitpid(-1, &st, WNOHANG);
-        if (p > 0) {
-            running--;
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                fprintf(stderr, "sj: rank pid %d %s %d\n", (int)p,
-                        WIFEXITED(st) ? "exited with" : "died of signal",
-                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-                failed++;
-            }
-        } else if (sj_now_us() > deadline) {
-            fprintf(stderr, "sj: %d rank(s) still running at the timeout: killed\n", running);
-            for (int i = 0; i < job->n; i++)
-                kill(pid[i], SIGKILL);
-            while (waitpid(-1, &st, 0) > 0)
-                ;
-            failed += running;
-            break;
-        } else {
-            usleep(1000);
-        }
-    }
+    failed = test_ranks_reap(pid, job->n, job->timeout_s, "sj");
     munmap(board, sizeof(*board));
     return failed;
 }
 
 int sj_wait(sj_rank_t *r, md_request_t *req, int timeout_ms)
 {
-    uint64_t end = sj_now_us() + (uint64_t)timeout_ms * 1000;
-
-    test_idle_t idle = { 0 };
-    while (!atomic_load(&req->complete)) {
-        int rc = r->ops.progress(&r->sd);
-        if (rc < 0)
-            return rc;
-        if (sj_now_us() > end)
-            return MD_ERR_TIMEOUT;
-        if (rc == 0)
-            test_idle_wait(&idle);
-        else
-            test_idle_busy(&idle);
-    }
-    return req->status.error;
+    return test_ranks_wait(r->ops.progress, &r->sd, req, timeout_ms);
 }
 
 int sj_send(sj_rank_t *r, md_request_t *req, int32_t dst, int32_t tag, const void *buf,

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test_idle.h"
+#include "test_ranks.h"
 #include "core/nic_host.h"
 #include "via_harness.h"
 
@@ -164,7 +164,7 @@ int vh_run(vh_job_t *j, int (*fn)(vh_rank_t *r))
 {
     static char dir[64];
     pid_t pid[VH_MAX_RANKS];
-    int failed = 0, left = j->n;
+    int failed;
 
     if (dir[0] == '\0') {
         snprintf(dir, sizeof(dir), "/tmp/vh-nic-XXXXXX");
@@ -182,51 +182,14 @@ int vh_run(vh_job_t *j, int (*fn)(vh_rank_t *r))
     for (int i = 0; i < j->n; i++)
         if ((pid[i] = fork()) == 0)
             _exit(vh_rank(j, i, fn));
-    uint64_t deadline = vh_usec() + (uint64_t)(j->timeout_s ? j->timeout_s : 60) * 1000000ull;
-    while (left > 0) {
-        int st;
-        pid_t p = waitpid(-1, &st, WNOHANG);
-        if (p > 0) {
-            left--;
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                fprintf(stderr, "vh: rank pid %d %s %d\n", (int)p,
-                        WIFEXITED(st) ? "exited with" : "killed by signal",
-                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-                failed++;
-            }
-            continue;
-        }
-        if (vh_usec() > deadline) {
-            fprintf(stderr, "vh: %d rank(s) still running at the timeout: killed\n", left);
-            for (int i = 0; i < j->n; i++)
-                kill(pid[i], SIGKILL);
-            while (waitpid(-1, &st, 0) > 0)
-                ;
-            failed += left;
-            break;
-        }
-        usleep(2000);
-    }
+    failed = test_ranks_reap(pid, j->n, j->timeout_s, "vh");
     munmap(board, sizeof(*board));
     return failed;
 }
 
 int vh_wait(vh_rank_t *r, md_request_t *req, int timeout_ms)
 {
-    uint64_t end = vh_usec() + (uint64_t)timeout_ms * 1000;
-    test_idle_t idle = { 0 };
-    while (!atomic_load(&req->complete)) {
-        int rc = r->ops.progress(&r->sd);
-        if (rc < 0)
-            return rc;
-        if (vh_usec() > end)
-            return MD_ERR_TIMEOUT;
-        if (rc == 0)
-            test_idle_wait(&idle);
-        else
-            test_idle_busy(&idle);
-    }
-    return req->status.error;
+    return test_ranks_wait(r->ops.progress, &r->sd, req, timeout_ms);
 }
 
 int vh_send(vh_rank_t *r, md_request_t *req, int32_t dst, int32_t tag, const void *buf, size_t len,
