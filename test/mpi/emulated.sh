@@ -21,12 +21,17 @@
 #   shortcut-dear  test/mpi/nets/shortcut-dear-forward.net: the same with a
 #               dear forwarding value: a-c goes direct over VI, nothing is
 #               forwarded
+#   chain       test/mpi/nets/chain-4node.net: a -myri- b -sci- c -via- d,
+#               one rank a node: a-d passes two intermediate nodes
 #
 # After its suite, each set-up runs `coll` (every pair talks) once more with
 # MULTIDEV_STATS=1 and checks that every subdevice it names carried bytes
 # (fwd: messages forwarded through an intermediate node), and that those
-# named with a leading '-' carried none.  A description with a '/' in its
-# name is a path from the project's root, else a file of examples/.
+# named with a leading '-' carried none.  relay@R: rank R forwarded
+# messages for others.  path@N1,N2,...,Nk: the nodes' configurations route
+# Nk through that path (N1's next hop to Nk is N2, and so on; the last
+# intermediate reaches Nk directly).  A description with a '/' in its name
+# is a path from the project's root, else a file of examples/.
 #
 # Usage: test/mpi/emulated.sh [SETUP...]   (default: all)
 # Exit status 0 if every test of every set-up passed.
@@ -48,8 +53,9 @@ declare -A SETUPS=(
   [myri-via]="myri-via.net|p q r|4|cyclic|shm via myri"
   [shortcut]="test/mpi/nets/shortcut-cheap-forward.net|a c b|3|cyclic|myri sci fwd -via"
   [shortcut-dear]="test/mpi/nets/shortcut-dear-forward.net|a c b|3|cyclic|via -fwd"
+  [chain]="test/mpi/nets/chain-4node.net|a b c d|4|block|myri sci via fwd relay@1 relay@2 path@a,b,c,d path@d,c,b,a"
 )
-ORDER=(myri myri4 relay sci-via oscar myri-via shortcut shortcut-dear)
+ORDER=(myri myri4 relay sci-via oscar myri-via shortcut shortcut-dear chain)
 
 [ -x "$PREFIX/bin/mdconfig" ] && [ -x "$PREFIX/bin/mpicc" ] ||
   { echo "emulated.sh: build first (scripts/build.sh): no mdconfig or mpicc in $PREFIX" >&2; exit 2; }
@@ -62,6 +68,37 @@ mkdir -p "$WORK"
 rundir=$(mktemp -d /dev/shm/md-emulated-XXXXXX)
 trap 'rm -rf "$rundir"' EXIT
 
+# check_relay SETUP RANK STATS: RANK's forwarding counters (its
+# "multidev[R] stats forwarding: ... relayed N msgs ..." line) show relayed
+# messages.
+check_relay() {
+  local n
+  n=$(awk -v who="multidev[$2]" '$1 == who && $3 == "forwarding:" {
+        for (i = 4; i < NF; i++) if ($i == "relayed") print $(i + 1) }' <<<"$3")
+  if [ "${n:-0}" -gt 0 ]; then
+    echo "PASS  $1: rank $2 relayed $n messages"
+  else
+    echo "FAIL  $1: rank $2 relayed nothing"; return 1
+  fi
+}
+
+# check_path SETUP CONF N1,...,Nk: every route line of Ni to Nk names N(i+1)
+# as its next hop, and N(k-1)'s are direct.
+check_path() {
+  local -a hop
+  IFS=, read -r -a hop <<<"$3"
+  local k=${#hop[@]} dst=${hop[$((${#hop[@]} - 1))]} i next
+  for ((i = 0; i < k - 1; i++)); do
+    next=${hop[$((i + 1))]}
+    [ "$next" = "$dst" ] && next=-
+    if ! awk -v dst="$dst" -v next_hop="$next" '$1 == "route" && $2 == dst {
+           n++; if ($6 != next_hop) bad++ } END { exit !(n > 0 && bad == 0) }'          "$2/${hop[$i]}.conf"; then
+      echo "FAIL  $1: ${hop[$i]} does not route $dst through $next"; return 1
+    fi
+  done
+  echo "PASS  $1: $dst is reached along ${3//,/ -> }"
+}
+
 # check_carriers SETUP CONF NODES NP MAP SUBDEV...: bytes sent per subdevice
 # over all ranks of one run of coll, from the MULTIDEV_STATS lines
 # ("multidev[R] stats NAME: sent N msgs B B ...").
@@ -73,6 +110,10 @@ check_carriers() {
         "$ROOT/test/mpi/launch-nodes.sh" "$np" "$WORK/$s/build/coll" 2>&1) ||
     { echo "FAIL  $s: coll with MULTIDEV_STATS=1 failed"; echo "$out" | tail -5; return 1; }
   for sd in "$@"; do
+    case "$sd" in
+      relay@*) check_relay "$s" "${sd#relay@}" "$out" || rc=1; continue ;;
+      path@*) check_path "$s" "$conf" "${sd#path@}" || rc=1; continue ;;
+    esac
     local name=${sd#-}
     bytes=$(awk -v sd="$name:" '$2 == "stats" && $3 == sd { b += $7 } END { print b + 0 }' <<<"$out")
     if [ "$sd" != "$name" ]; then
