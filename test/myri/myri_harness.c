@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "test_ranks.h"
+#include "test_req.h"
 #include "core/nic_host.h"
 #include "myri_harness.h"
 
@@ -242,29 +243,13 @@ int mh_wait(mh_rank_t *r, md_request_t *req, int timeout_ms)
 int mh_isend(mh_rank_t *r, md_request_t *req, int32_t dst, int32_t tag, const void *buf,
              size_t len, uint32_t flags)
 {
-    memset(req, 0, sizeof(*req));
-    req->kind = MD_REQ_SEND;
-    req->peer_world = dst;
-    req->buf = (void *)buf;
-    req->len = len;
-    req->env.src_rank = r->rank;
-    req->env.src_world = r->rank;
-    req->env.dst_world = dst;
-    req->env.tag = tag;
-    req->env.flags = flags;
-    req->env.size = len;
+    test_req_send(req, r->rank, dst, tag, 0, flags, buf, len);
     return r->ops.isend(&r->sd, req);
 }
 
 int mh_irecv(mh_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *buf, size_t len)
 {
-    memset(req, 0, sizeof(*req));
-    req->kind = MD_REQ_RECV;
-    req->peer_world = src == MD_ANY_SOURCE ? -1 : src;
-    req->buf = buf;
-    req->len = len;
-    req->match.src_rank = src;
-    req->match.tag = tag;
+    test_req_recv(req, src, tag, 0, buf, len);
     return r->ops.irecv(&r->sd, req);
 }
 

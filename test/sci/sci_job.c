@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "test_ranks.h"
+#include "test_req.h"
 #include "sci_impl.h"
 #include "sci_job.h"
 
@@ -219,24 +220,13 @@ int sj_wait(sj_rank_t *r, md_request_t *req, int timeout_ms)
 int sj_send(sj_rank_t *r, md_request_t *req, int32_t dst, int32_t tag, const void *buf,
             size_t len, uint32_t flags)
 {
-    memset(req, 0, sizeof(*req));
-    req->kind = MD_REQ_SEND;
-    req->peer_world = dst;
-    req->buf = (void *)buf;
-    req->len = len;
-    req->env = (md_envelope_t){ .src_rank = r->rank, .src_world = r->rank, .dst_world = dst,
-                                .tag = tag, .flags = flags, .size = len };
+    test_req_send(req, r->rank, dst, tag, 0, flags, buf, len);
     return r->ops.isend(&r->sd, req);
 }
 
 int sj_recv(sj_rank_t *r, md_request_t *req, int32_t src, int32_t tag, void *buf, size_t len)
 {
-    memset(req, 0, sizeof(*req));
-    req->kind = MD_REQ_RECV;
-    req->peer_world = src == MD_ANY_SOURCE ? -1 : src;
-    req->buf = buf;
-    req->len = len;
-    req->match = (md_match_t){ .src_rank = src, .tag = tag };
+    test_req_recv(req, src, tag, 0, buf, len);
     return r->ops.irecv(&r->sd, req);
 }
 

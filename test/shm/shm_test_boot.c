@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shm_test_boot.h"
+#include "test_req.h"
 
 /* The subdevice under test, linked in from libshm_core. */
 MD_LOAD_DEVICE_PTR(shm);
@@ -333,32 +334,14 @@ int tb_dev_close(tb_dev_t *dev)
 void tb_send_req(tb_dev_t *dev, md_request_t *req, int dst, const void *buf,
                  size_t len, int tag, uint32_t context, uint32_t flags)
 {
-    memset(req, 0, sizeof(*req));
-    req->kind = MD_REQ_SEND;
-    req->peer_world = dst;
-    req->buf = (void *)(uintptr_t)buf;
-    req->len = len;
-    req->env.src_rank = dev->rank;
-    req->env.src_world = dev->rank;
-    req->env.dst_world = dst;
-    req->env.tag = tag;
-    req->env.context_id = context;
-    req->env.flags = flags;
+    test_req_send(req, dev->rank, dst, tag, context, flags, buf, len);
     req->env.seq = tag < 0 ? 0 : dev->seq_to[dst]++;
-    req->env.size = len;
 }
 
 void tb_recv_req(md_request_t *req, int src, void *buf, size_t len, int tag,
                  uint32_t context)
 {
-    memset(req, 0, sizeof(*req));
-    req->kind = MD_REQ_RECV;
-    req->peer_world = src == MD_ANY_SOURCE ? -1 : src;
-    req->buf = buf;
-    req->len = len;
-    req->match.src_rank = src;
-    req->match.tag = tag;
-    req->match.context_id = context;
+    test_req_recv(req, src, tag, context, buf, len);
 }
 
 int tb_progress(tb_dev_t *dev)
