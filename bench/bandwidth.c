@@ -12,6 +12,7 @@
  * --check fills every message with a pattern of (size, message number,
  * sender) and verifies every received byte and the statuses; the exit
  * status is non-zero if anything was wrong. */
+#include "bench_pair.h"
 #include "bench_util.h"
 
 #include <mpi.h>
@@ -21,80 +22,54 @@
 
 #define DATA_TAG 21
 #define ACK_TAG 22
-#define MAX_REPORTS 5
 
 struct bw_ctx {
-    const struct bench_opts *o;
-    MPI_Comm comm;
-    int me, peer, initiator;
+    struct bench_pair p;
     unsigned char *sbuf;   /* W * max_size with --check, else max_size */
     unsigned char *rbuf;   /* W * max_size: receives never share memory */
     MPI_Request *reqs;
     MPI_Status *stats;
-    long errors;
 };
 
 static unsigned char *send_slot(const struct bw_ctx *c, size_t size, int j)
 {
     /* Concurrent sends may read one buffer; only --check needs one each. */
-    return c->o->check ? c->sbuf + (size_t)j * size : c->sbuf;
-}
-
-static void report(struct bw_ctx *c, const char *what, size_t size, long seq,
-                   long got, long want)
-{
-    if (c->errors++ < MAX_REPORTS)
-        fprintf(stderr, "bandwidth: rank %d: size %zu message %ld: %s is %ld, expected %ld\n",
-                c->me, size, seq, what, got, want);
+    return c->p.o->check ? c->sbuf + (size_t)j * size : c->sbuf;
 }
 
 static void check_window(struct bw_ctx *c, size_t size, long first_seq)
 {
-    int w = c->o->window;
-    for (int j = 0; j < w; j++) {
-        long seq = first_seq + j;
-        const MPI_Status *st = &c->stats[j];
-        int count = -1;
-        MPI_Get_count(st, MPI_BYTE, &count);
-        if (st->MPI_SOURCE != c->peer)
-            report(c, "status source", size, seq, st->MPI_SOURCE, c->peer);
-        if (st->MPI_TAG != DATA_TAG)
-            report(c, "status tag", size, seq, st->MPI_TAG, DATA_TAG);
-        if (count != (int)size)
-            report(c, "received count", size, seq, count, (long)size);
-        const unsigned char *buf = c->rbuf + (size_t)j * size;
-        size_t bad = bench_verify(buf, size, (uint64_t)seq, c->peer);
-        if (bad != (size_t)-1)
-            report(c, "data byte", size, seq, (long)bad,
-                   (long)bench_expected_byte(size, (uint64_t)seq, c->peer, bad));
-    }
+    for (int j = 0; j < c->p.o->window; j++)
+        bench_pair_check(&c->p, &c->stats[j], DATA_TAG, c->rbuf + (size_t)j * size, size,
+                         first_seq + j);
 }
 
 /* Runs n windows; message numbers start at first_seq (used by --check). */
 static void run_windows(struct bw_ctx *c, size_t size, long first_seq, long n)
 {
-    const struct bench_opts *o = c->o;
+    const struct bench_pair *p = &c->p;
+    const struct bench_opts *o = p->o;
     int w = o->window;
     int ack = 0;
-    int src = o->any_source ? MPI_ANY_SOURCE : c->peer;
+    int src = bench_pair_recv_source(p);
     for (long k = 0; k < n; k++) {
         long seq0 = first_seq + k * w;
-        if (c->initiator) {
+        if (p->initiator) {
             for (int j = 0; j < w; j++) {
                 unsigned char *buf = send_slot(c, size, j);
                 if (o->check)
-                    bench_fill(buf, size, (uint64_t)(seq0 + j), c->me);
-                MPI_Isend(buf, (int)size, MPI_BYTE, c->peer, DATA_TAG, c->comm, &c->reqs[j]);
+                    bench_fill(buf, size, (uint64_t)(seq0 + j), p->me);
+                MPI_Isend(buf, (int)size, MPI_BYTE, p->peer, DATA_TAG, p->comm, &c->reqs[j]);
             }
             MPI_Waitall(w, c->reqs, c->stats);
-            MPI_Recv(&ack, 1, MPI_INT, src, o->any_tag ? MPI_ANY_TAG : ACK_TAG, c->comm,
+            MPI_Recv(&ack, 1, MPI_INT, src, bench_pair_recv_tag(p, ACK_TAG), p->comm,
                      MPI_STATUS_IGNORE);
         } else {
-            int tag = o->any_tag ? MPI_ANY_TAG : DATA_TAG;
+            int tag = bench_pair_recv_tag(p, DATA_TAG);
             if (o->check)
                 memset(c->rbuf, 0x5a, (size_t)w * size);
             for (int j = 0; j < w; j++)
-                MPI_Irecv(c->rbuf + (size_t)j * size, (int)size, MPI_BYTE, src, tag, c->comm,
+                MPI_Irecv(c->rbuf + (size_t)j * size, (int)size, MPI_BYTE, src, tag, p->comm,
                           &c->reqs[j]);
             /* Statuses are always filled (not MPI_STATUSES_IGNORE): the cost is
              * negligible, and GCC 12 misreads MPICH's ignore sentinel as an
@@ -102,9 +77,23 @@ static void run_windows(struct bw_ctx *c, size_t size, long first_seq, long n)
             MPI_Waitall(w, c->reqs, c->stats);
             if (o->check)
                 check_window(c, size, seq0);
-            MPI_Send(&ack, 1, MPI_INT, c->peer, ACK_TAG, c->comm);
+            MPI_Send(&ack, 1, MPI_INT, p->peer, ACK_TAG, p->comm);
         }
     }
+}
+
+/* bench_pair_sweep's step: done windows of this size ran before. */
+static void bandwidth_run(void *arg, size_t size, long done, long n)
+{
+    struct bw_ctx *c = arg;
+    run_windows(c, size, done * c->p.o->window, n);
+}
+
+static void bandwidth_print(void *arg, size_t size, long n, double seconds)
+{
+    struct bw_ctx *c = arg;
+    double bytes = (double)size * (double)c->p.o->window * (double)n;
+    printf("%zu %.2f\n", size, bytes / seconds / 1e6);
 }
 
 int main(int argc, char **argv)
@@ -127,14 +116,12 @@ int main(int argc, char **argv)
         return rc < 0 ? 2 : 0;
     }
 
-    struct bw_ctx c = {.o = &o, .comm = MPI_COMM_WORLD, .me = rank};
-    int active = (rank == o.rank_a || rank == o.rank_b);
-    c.initiator = (rank == o.rank_a);
-    c.peer = c.initiator ? o.rank_b : o.rank_a;
-    if (active) {
+    struct bw_ctx c = { 0 };
+    bench_pair_init(&c.p, &o, MPI_COMM_WORLD, rank, "bandwidth", "message");
+    if (c.p.active) {
         size_t slots = (size_t)o.window * o.max_size;
-        c.sbuf = bench_alloc(c.initiator && o.check ? slots : o.max_size);
-        c.rbuf = bench_alloc(c.initiator ? 1 : slots);
+        c.sbuf = bench_alloc(c.p.initiator && o.check ? slots : o.max_size);
+        c.rbuf = bench_alloc(c.p.initiator ? 1 : slots);
         c.reqs = calloc((size_t)o.window, sizeof *c.reqs);
         c.stats = calloc((size_t)o.window, sizeof *c.stats);
         if (!c.reqs || !c.stats) {
@@ -145,7 +132,7 @@ int main(int argc, char **argv)
 
     size_t sizes[BENCH_MAX_SIZES];
     int nsizes = bench_size_list(&o, sizes);
-    if (c.initiator) {
+    if (c.p.initiator) {
         printf("# multidev bandwidth: ranks %d->%d of %d, window=%d any-source=%d any-tag=%d "
                "check=%d\n",
                o.rank_a, o.rank_b, nprocs, o.window, o.any_source, o.any_tag, o.check);
@@ -155,36 +142,11 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
 
-    long iter_floor = o.iters / 10 > 2 ? o.iters / 10 : 2;
-    long warm_floor = o.warmup < 2 ? o.warmup : 2;
-    for (int s = 0; s < nsizes; s++) {
-        size_t size = sizes[s];
-        long n = bench_scale_iters(o.iters, size, iter_floor);
-        long w = bench_scale_iters(o.warmup, size, warm_floor);
-        bench_sync(MPI_COMM_WORLD, active);
-        if (!active) {
-            bench_sync(MPI_COMM_WORLD, active);
-            continue;
-        }
-        run_windows(&c, size, 0, w);
-        bench_sync(MPI_COMM_WORLD, active);
-        double t0 = MPI_Wtime();
-        run_windows(&c, size, w * o.window, n);
-        double t1 = MPI_Wtime();
-        if (c.initiator) {
-            double bytes = (double)size * (double)o.window * (double)n;
-            printf("%zu %.2f\n", size, bytes / (t1 - t0) / 1e6);
-            fflush(stdout);
-        }
-    }
-
-    long total_errors = 0;
-    MPI_Allreduce(&c.errors, &total_errors, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (c.initiator && o.check)
-        printf("# check: %s (%ld error(s))\n", total_errors ? "FAILED" : "all bytes verified",
-               total_errors);
+    bench_pair_sweep(&c.p, sizes, nsizes, o.iters / 10 > 2 ? o.iters / 10 : 2, bandwidth_run,
+                     bandwidth_print, &c);
+    rc = bench_pair_finish(&c.p);
     free(c.reqs);
     free(c.stats);
     MPI_Finalize();
-    return total_errors ? 1 : 0;
+    return rc;
 }

@@ -66,7 +66,7 @@ bench_build() {
   for p in pingpong bandwidth; do
     # Built aside and renamed: another run may be executing the old binary.
     if ! "$cc" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
-         -o "$2/$p.tmp.$$" "$BENCH/$p.c" "$BENCH/bench_util.c" ||
+         -o "$2/$p.tmp.$$" "$BENCH/$p.c" "$BENCH/bench_util.c" "$BENCH/bench_pair.c" ||
        ! mv -f "$2/$p.tmp.$$" "$2/$p"; then
       rm -f "$2/$p.tmp.$$"
       echo "bench: building $p with $cc failed" >&2

@@ -31,5 +31,5 @@ timeout 120 "$launch" 8 "$MD_PREFIX/bin/cpi"
 echo
 echo "== ping-pong with data check, 0 B .. 4 MiB, rank 0 on node0 <-> rank 1 on node1"
 "$MD_PREFIX/bin/mpicc" -O2 -o "$MD_ROOT/_work/demo/pingpong" \
-  "$MD_ROOT/bench/pingpong.c" "$MD_ROOT/bench/bench_util.c"
+  "$MD_ROOT/bench/pingpong.c" "$MD_ROOT/bench/bench_util.c" "$MD_ROOT/bench/bench_pair.c"
 NODES="node0 node1" timeout 300 "$launch" 2 "$MD_ROOT/_work/demo/pingpong" --check

@@ -167,10 +167,11 @@ build() {
   case "$src" in
     bench:*)
       "$MPICC" "${CFLAGS[@]}" -I"$ROOT/bench" -o "$tmp" "$ROOT/bench/${src#bench:}.c" \
-        "$ROOT/bench/bench_util.c" >"$log" 2>&1 ;;
+        "$ROOT/bench/bench_util.c" "$ROOT/bench/bench_pair.c" >"$log" 2>&1 ;;
     bench-fault:*)
       "$MPICC" "${CFLAGS[@]}" -DBENCH_FAULT_INJECTION -I"$ROOT/bench" -o "$tmp" \
-        "$ROOT/bench/${src#bench-fault:}.c" "$ROOT/bench/bench_util.c" >"$log" 2>&1 ;;
+        "$ROOT/bench/${src#bench-fault:}.c" "$ROOT/bench/bench_util.c" "$ROOT/bench/bench_pair.c" \
+        >"$log" 2>&1 ;;
     *)
       "$MPICC" "${CFLAGS[@]}" -I"$HERE" -o "$tmp" "$HERE/$src.c" -lm >"$log" 2>&1 ;;
   esac
