@@ -40,19 +40,13 @@ typedef struct fail_arg {
     int         status;
 } fail_arg_t;
 
-/* A request with a live cookie waits on its peer. */
-static void fail_cookie(void *arg, md_request_t *req)
+/* A request that waits on its peer: one with a live cookie, or a send
+ * still queued for the peer (whose peer_world it is). */
+static void fail_waiting(void *arg, md_request_t *req)
 {
     fail_arg_t *a = arg;
     if (a->peer < 0 || req->peer_world == a->peer)
         fail_req(a->ctx, req, a->status);
-}
-
-/* A send still queued for its peer. */
-static void fail_op(void *arg, md_request_t *req)
-{
-    fail_arg_t *a = arg;
-    fail_req(a->ctx, req, a->status);
 }
 
 /* Every request that waits on peer (or on anyone, peer < 0) fails.  A
@@ -67,14 +61,14 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
         myri_peer_t *p = &ctx->peers[q];
         if (peer >= 0 && q != peer)
             continue;
-        md_opq_flush(&p->ops, fail_op, &fa);
+        md_opq_flush(&p->ops, fail_waiting, &fa);
         while (peer < 0 && p->held.head != NULL) {
             myri_msg_t *m = p->held.head;
             myri_msgq_remove(&p->held, m);
             free(m);
         }
     }
-    md_cookie_foreach(&ctx->cookies, fail_cookie, &fa);
+    md_cookie_foreach(&ctx->cookies, fail_waiting, &fa);
     if (peer < 0 || ctx->peers[peer].held.head == NULL)
         myri_fail_posted(ctx, peer, status);
 }

@@ -31,6 +31,7 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
     myri_ctx_t *ctx = sd->priv;
     int32_t peer = req->peer_world;
     int sys = req->env.tag < 0, sync = (req->env.flags & MD_ENV_F_SYNC) && !sys;
+    int eager = req->len <= ctx->eager_limit && !(sync && req->len + 8 > MYRI_PAGE);
     md_op_t *op;
 
     if (ctx->dead)
@@ -41,16 +42,14 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
     }
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;
-    op = md_op_new(MYRI_H_RTS, req);
+    op = md_op_new(!eager ? MYRI_H_RTS : sync ? MYRI_H_EAGER_SYNC : MYRI_H_EAGER, req);
     if (op == NULL)
         return MD_ERR_NO_MEMORY;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    if (req->len <= ctx->eager_limit && !(sync && req->len + 8 > MYRI_PAGE)) {
-        op->kind = sync ? MYRI_H_EAGER_SYNC : MYRI_H_EAGER;
+    if (eager)
         sd->counters.eager_sent += !sys;
-    } else {
+    else
         sd->counters.rndv_sent += !sys;
-    }
     myri_rp(req)->state = MYRI_RS_QUEUED;
     myri_op_push(ctx, peer, op);
     myri_ops_drain(ctx);

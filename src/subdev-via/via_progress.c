@@ -54,20 +54,14 @@ typedef struct fail_arg {
     int        status;
 } fail_arg_t;
 
-/* A request with a live cookie waits on the peer it talks to. */
-static void fail_cookie(void *arg, md_request_t *req)
+/* A request that waits on the peer it talks to: one with a live cookie, or
+ * a send still queued for that peer. */
+static void fail_waiting(void *arg, md_request_t *req)
 {
     fail_arg_t *a = arg;
     int32_t who = req->kind == MD_REQ_SEND ? req->peer_world : vsd_rp(req)->src;
     if (a->peer < 0 || who == a->peer)
         fail_req(a->ctx, req, a->status);
-}
-
-/* A send still queued for its peer. */
-static void fail_op(void *arg, md_request_t *req)
-{
-    fail_arg_t *a = arg;
-    fail_req(a->ctx, req, a->status);
 }
 
 /* Every request that waits on peer (or on anyone, peer < 0) fails.  A
@@ -82,7 +76,7 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
         vsd_peer_t *p = &ctx->peers[q];
         if (peer >= 0 && q != peer)
             continue;
-        md_opq_flush(&p->ops, fail_op, &fa);
+        md_opq_flush(&p->ops, fail_waiting, &fa);
         while (peer < 0 && p->held_head != NULL) {
             vsd_msg_t *m = p->held_head;
             p->held_head = m->next;
@@ -94,7 +88,7 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
             if (p->sctx[i].req != NULL)
                 fail_req(ctx, p->sctx[i].req, status);
     }
-    md_cookie_foreach(&ctx->cookies, fail_cookie, &fa);
+    md_cookie_foreach(&ctx->cookies, fail_waiting, &fa);
     if (peer < 0 || ctx->peers[peer].held_head == NULL)
         vsd_fail_posted(ctx, peer, status);
 }
