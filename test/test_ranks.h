@@ -14,41 +14,52 @@
 #include "md_sdi.h"
 #include "test_idle.h"
 
-/* Waits for the n ranks in pid[] (0 once reaped); who prefixes the
- * reports.  Returns how many failed, those killed at the timeout
- * included. */
+/* SIGKILL to the ranks in pid[] not yet reaped (0). */
+static inline void test_ranks_kill(const pid_t *pid, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (pid[i] > 0)
+            kill(pid[i], SIGKILL);
+}
+
+/* Waits for the n ranks in pid[] (each set to 0 once reaped); who
+ * prefixes the reports.  The first rank that fails decides: the others,
+ * which would wait for it (a barrier, a message) until the deadline, are
+ * killed then.  Returns 0 if every rank exited with 0, else the first
+ * failing rank's status (its exit code, or 128 + its signal), or 124 if
+ * ranks were still running after timeout_s (0: 60). */
 static inline int test_ranks_reap(pid_t *pid, int n, unsigned timeout_s, const char *who)
 {
     uint64_t deadline = test_idle_now_us() + (uint64_t)(timeout_s ? timeout_s : 60) * 1000000ull;
-    int failed = 0, left = n, st;
+    int result = 0, left = n, st;
 
     while (left > 0) {
         pid_t p = waitpid(-1, &st, WNOHANG);
         if (p > 0) {
+            int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
             for (int i = 0; i < n; i++)
                 if (pid[i] == p)
-                    pid[i] = 0;
+                    pid[i] = 0;     /* reaped: its pid may be reused */
             left--;
-            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                fprintf(stderr, "%s: rank pid %d %s %d\n", who, (int)p,
+            if (rc != 0 && result == 0) {
+                fprintf(stderr, "%s: rank pid %d %s %d; the others are killed\n", who, (int)p,
                         WIFEXITED(st) ? "exited with" : "killed by signal",
                         WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-                failed++;
+                result = rc;
+                test_ranks_kill(pid, n);
             }
             continue;
         }
         if (test_idle_now_us() > deadline) {
             fprintf(stderr, "%s: %d rank(s) still running at the timeout: killed\n", who, left);
-            for (int i = 0; i < n; i++)
-                if (pid[i] > 0)
-                    kill(pid[i], SIGKILL);
+            test_ranks_kill(pid, n);
             while (waitpid(-1, &st, 0) > 0)
                 ;
-            return failed + left;
+            return 124;
         }
         usleep(1000);
     }
-    return failed;
+    return result;
 }
 
 /* Polls sd until req completes (its status) or timeout_ms pass

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "forkjob.h"
+#include "test_ranks.h"
 
 #define FORKJOB_SLOT (64 * 1024)
 
@@ -105,14 +106,6 @@ static int forkjob_child(forkjob_boot_t *boot, int rank, int size,
     return rc;
 }
 
-/* Our ranks not yet reaped (a reaped one's pid is 0). */
-static void forkjob_kill_running(const pid_t *pids, int size)
-{
-    for (int r = 0; r < size; r++)
-        if (pids[r] > 0)
-            kill(pids[r], SIGKILL);
-}
-
 int forkjob_run(int size, const char *const *nodes,
                 const char *const (*confs)[2], forkjob_fn fn, void *arg,
                 int timeout_s)
@@ -121,8 +114,7 @@ int forkjob_run(int size, const char *const *nodes,
     pthread_barrierattr_t attr;
     pid_t pids[FORKJOB_MAX_RANKS];
     char dir[256], job[64];
-    int result = 0, alive = size;
-    time_t deadline = time(NULL) + timeout_s;
+    int result;
 
     if (size > FORKJOB_MAX_RANKS || forkjob_write_confs(dir, confs) != 0)
         return -1;
@@ -143,34 +135,7 @@ int forkjob_run(int size, const char *const *nodes,
         if (pids[r] == 0)
             _exit(forkjob_child(boot, r, size, nodes[r], dir, job, fn, arg));
     }
-    while (alive > 0) {
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-
-        if (pid > 0) {
-            int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            for (int r = 0; r < size; r++)
-                if (pids[r] == pid)
-                    pids[r] = 0;            /* reaped: its pid may be reused */
-            alive--;
-            /* The first rank that fails decides; the others would wait for
-             * it (a barrier, a message) until the deadline. */
-            if (rc != 0 && result == 0) {
-                result = rc;
-                forkjob_kill_running(pids, size);
-            }
-            continue;
-        }
-        if (time(NULL) > deadline) {
-            forkjob_kill_running(pids, size);
-            while (waitpid(-1, NULL, 0) > 0)
-                ;
-            fprintf(stderr, "forkjob: timed out after %d s\n", timeout_s);
-            result = 124;
-            break;
-        }
-        usleep(1000);
-    }
+    result = test_ranks_reap(pids, size, (unsigned)timeout_s, "forkjob");
     forkjob_remove_confs(dir, confs);
     munmap(boot, sizeof(*boot));
     return result;

@@ -40,8 +40,9 @@ typedef struct mh_rank {
 } mh_rank_t;
 
 /* Fork w->n ranks; each inits, exchanges cards, connects, runs fn and
- * finalizes.  Returns the number of ranks that failed (exit status != 0,
- * killed, or not done within the timeout). */
+ * finalizes.  0 if every rank succeeded, else as test_ranks_reap: the
+ * first failing rank's status (the others are killed then), 124 at the
+ * timeout. */
 int  mh_run(mh_world_t *w, int (*fn)(mh_rank_t *r));
 /* Fresh MULTIDEV_NIC_RUNDIR and MULTIDEV_NICD for this test process. */
 void mh_env_setup(void);

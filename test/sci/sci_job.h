@@ -41,8 +41,9 @@ typedef struct sj_rank {
 } sj_rank_t;
 
 /* Fork the ranks; each inits, exchanges cards, connects, runs body and
- * finalizes.  Returns how many ranks failed (non-zero exit, a signal, or
- * still running at the timeout). */
+ * finalizes.  0 if every rank succeeded, else as test_ranks_reap: the
+ * first failing rank's status (the others are killed then), 124 at the
+ * timeout. */
 int  sj_run(sj_job_t *job, int (*body)(sj_rank_t *r));
 void sj_barrier(sj_rank_t *r);
 /* Progress until req completes: its status, MD_ERR_TIMEOUT, or a progress

@@ -44,8 +44,9 @@ typedef struct vh_rank {
 } vh_rank_t;
 
 /* Fork the ranks; each inits, exchanges cards, connects, runs fn and
- * finalizes.  The number of ranks that failed (exit status != 0, a signal,
- * or still running at the timeout). */
+ * finalizes.  0 if every rank succeeded, else as test_ranks_reap: the
+ * first failing rank's status (the others are killed then), 124 at the
+ * timeout. */
 int      vh_run(vh_job_t *j, int (*fn)(vh_rank_t *r));
 void     vh_barrier(vh_rank_t *r);
 /* Progress until req completes: its status error, MD_ERR_TIMEOUT, or a
