@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "forkjob.h"
+#include "test_nic_rundir.h"
 #include "test_ranks.h"
 
 #define FORKJOB_SLOT (64 * 1024)
@@ -220,28 +221,12 @@ int forkjob_end_drained(md_t *md, forkjob_shared_t *shared, int size, int rc)
     return rc;
 }
 
-static char forkjob_rundir[64];
-
 int forkjob_nic_rundir_make(void)
 {
-    if (getenv("MULTIDEV_NICD") == NULL)
-        return -1;
-    snprintf(forkjob_rundir, sizeof(forkjob_rundir), "/tmp/forkjob-nic-XXXXXX");
-    if (mkdtemp(forkjob_rundir) == NULL)
-        return -1;
-    setenv("MULTIDEV_NIC_RUNDIR", forkjob_rundir, 1);
-    setenv("MULTIDEV_NIC_IDLE_MS", "500", 1);
-    return 0;
+    return getenv("MULTIDEV_NICD") != NULL ? test_nic_rundir("forkjob") : -1;
 }
 
 void forkjob_nic_rundir_remove(void)
 {
-    char cmd[128];
-
-    if (forkjob_rundir[0] == '\0')
-        return;
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", forkjob_rundir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "forkjob: %s is left behind\n", forkjob_rundir);
-    forkjob_rundir[0] = '\0';
+    test_nic_rundir_remove();
 }

@@ -67,9 +67,8 @@ int forkjob_end_drained(md_t *md, forkjob_shared_t *shared, int size, int rc);
 
 /* A rundir of the test's own for the emulated NICs (MULTIDEV_NIC_RUNDIR):
  * a subdevice that drives one starts its node's nicd there on demand
- * (MULTIDEV_NICD, which make check sets), and the daemons leave by
- * themselves MULTIDEV_NIC_IDLE_MS (set to 500) after their last rank.
- * 0, or -1 if MULTIDEV_NICD is unset or the directory cannot be made. */
+ * (MULTIDEV_NICD, which make check sets); see test_nic_rundir.h.  0, or
+ * -1 if MULTIDEV_NICD is unset or the directory cannot be made. */
 int  forkjob_nic_rundir_make(void);
 void forkjob_nic_rundir_remove(void);
 

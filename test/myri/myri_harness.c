@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_nic_rundir.h"
 #include "test_ranks.h"
 #include "test_req.h"
 #include "core/nic_host.h"
@@ -38,37 +39,12 @@ uint64_t mh_now_us(void)
     return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
 }
 
-static char mh_dir[64];
-static pid_t mh_dir_owner;
-
-/* The run directory goes when the process that made it exits (ranks leave
- * with _exit and do not run this). */
-static void mh_env_cleanup(void)
-{
-    char cmd[128];
-    if (getpid() != mh_dir_owner)
-        return;
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mh_dir);
-    if (system(cmd) != 0) {
-        /* a leftover directory under /tmp is harmless */
-    }
-}
-
 void mh_env_setup(void)
 {
-    char *dir = mh_dir;
-    if (dir[0] == '\0') {
-        snprintf(mh_dir, sizeof(mh_dir), "/tmp/mh-nic-XXXXXX");
-        if (mkdtemp(mh_dir) == NULL)
-            abort();
-        mh_dir_owner = getpid();
-        atexit(mh_env_cleanup);
-    }
-    setenv("MULTIDEV_NIC_RUNDIR", dir, 1);
+    if (test_nic_rundir("mh") != 0)
+        abort();
     if (getenv("MULTIDEV_NICD") == NULL && getenv("MH_NICD") != NULL)
         setenv("MULTIDEV_NICD", getenv("MH_NICD"), 1);
-    if (getenv("MULTIDEV_NIC_IDLE_MS") == NULL)
-        setenv("MULTIDEV_NIC_IDLE_MS", "500", 1);
 }
 
 void mh_barrier(mh_rank_t *r)

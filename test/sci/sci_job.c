@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_nic_rundir.h"
 #include "test_ranks.h"
 #include "test_req.h"
 #include "sci_impl.h"
@@ -165,40 +166,13 @@ static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
     return rc;
 }
 
-static char sj_dir[64];
-
-/* The rundir goes when the test process ends (the nicds exit when idle). */
-static void sj_cleanup(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", sj_dir);
-    if (system(cmd) != 0) {
-        /* a leftover temp directory is harmless */
-    }
-}
-
-/* A private rundir for this test process. */
-static void sj_env(void)
-{
-    char *dir = sj_dir;
-
-    if (dir[0] == '\0') {
-        snprintf(sj_dir, sizeof(sj_dir), "/tmp/sj-nic-XXXXXX");
-        if (mkdtemp(sj_dir) == NULL)
-            abort();
-        atexit(sj_cleanup);
-    }
-    setenv("MULTIDEV_NIC_RUNDIR", dir, 1);
-    if (getenv("MULTIDEV_NIC_IDLE_MS") == NULL)
-        setenv("MULTIDEV_NIC_IDLE_MS", "500", 1);
-}
-
 int sj_run(sj_job_t *job, int (*body)(sj_rank_t *r))
 {
     pid_t pid[SJ_MAX_RANKS];
     int failed;
 
-    sj_env();
+    if (test_nic_rundir("sj") != 0)
+        abort();
     board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (board == MAP_FAILED)
         return job->n;

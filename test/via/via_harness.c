@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_nic_rundir.h"
 #include "test_ranks.h"
 #include "test_req.h"
 #include "core/nic_host.h"
@@ -163,18 +164,13 @@ static int vh_rank(vh_job_t *j, int rank, int (*fn)(vh_rank_t *r))
 
 int vh_run(vh_job_t *j, int (*fn)(vh_rank_t *r))
 {
-    static char dir[64];
     pid_t pid[VH_MAX_RANKS];
     int failed;
 
-    if (dir[0] == '\0') {
-        snprintf(dir, sizeof(dir), "/tmp/vh-nic-XXXXXX");
-        if (mkdtemp(dir) == NULL)
-            return j->n;
-    }
-    setenv("MULTIDEV_NIC_RUNDIR", dir, 1);
     if (getenv("MULTIDEV_NIC_IDLE_MS") == NULL)
         setenv("MULTIDEV_NIC_IDLE_MS", "300", 1);
+    if (test_nic_rundir("vh") != 0)
+        return j->n;
     board = mmap(NULL, sizeof(*board), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (board == MAP_FAILED)
         return j->n;
