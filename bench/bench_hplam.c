@@ -218,6 +218,9 @@ static void measure_round(myri_gam_t *g, int n, double out[5])
     out[4] = (bench_now_us() - t0) / (k / 2) - delta - out[2];
 }
 
+/* The job both ranks belong to, drawn before they fork. */
+static nic_job_t hplam_job;
+
 static int hplam_rank(int rank, const bench_opts_t *o)
 {
     char node[24];   /* "hplam" and any int */
@@ -243,7 +246,7 @@ static int hplam_rank(int rank, const bench_opts_t *o)
         /* the node's nicd on the other CPU (cross) or on its host's (co) */
         bench_pin_pid((pid_t)h->status->fw_pid,
                       o->hplam_place == HPLAM_PLACE_CO ? rank : 1 - rank);
-    myri_gam_params_t gp = { .job_key = 77, .my_vnn = rank, .num_vnn = 2, .credits = 4,
+    myri_gam_params_t gp = { .job = hplam_job, .my_vnn = rank, .num_vnn = 2, .credits = 4,
                              .reply_every = 1 };
     if (myri_gam_open(h, &gp, &g) != NIC_OK)
         return 2;
@@ -328,6 +331,8 @@ int bench_hplam(const bench_opts_t *o, hplam_result_t *r)
     pid_t pid[2];
     int ok = 1;
 
+    if (nic_job_random(&hplam_job) != NIC_OK)   /* both ranks' (they fork) */
+        return -1;
     mh_env_setup();
     sh = bench_shared(sizeof(*sh));
     if (sh == NULL)

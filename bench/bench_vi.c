@@ -47,6 +47,9 @@ static uint8_t *bufp(vi_end_t *e, int i)
 }
 
 
+/* The job both ranks belong to, drawn before they fork. */
+static nic_job_t vi_job;
+
 static int post_recv(vi_end_t *e, int i)
 {
     via_desc_t *d = desc(e, i);
@@ -197,7 +200,7 @@ static int vi_rank(int rank, vi_shared_t *sh, const bench_opts_t *o, const char 
     if (o->pin)
         bench_pin(rank);                 /* before the firmware starts: it inherits the CPU */
     snprintf(node, sizeof(node), "n%d", rank);
-    vipl_nic_opts_t no = { .node = node, .nic = "via0", .job_key = 0xbe7c, .start = 1,
+    vipl_nic_opts_t no = { .node = node, .nic = "via0", .job = &vi_job, .start = 1,
                            .inproc = inproc };
     if (vipl_open_nic(&no, &e.nic) != VIPL_SUCCESS || vipl_create_ptag(e.nic, &ptag))
         return 10;
@@ -261,7 +264,7 @@ int bench_vi(const bench_opts_t *o, const char *timing, int inproc, vi_result_t 
     pid_t pid[2];
     int ok = 1;
 
-    if (sh == NULL)
+    if (sh == NULL || nic_job_random(&vi_job) != 0)   /* both ranks' (they fork) */
         return -1;
     fflush(NULL);
     for (int i = 0; i < 2; i++)

@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
   build-essential autoconf automake libtool libtool-bin m4 pkg-config
   python3 perl dpkg-dev
-  libltdl-dev libcriterion-dev libhwloc-dev hwloc
+  libltdl-dev libcriterion-dev libhwloc-dev hwloc libsodium-dev
   iproute2 procps psmisc
   # baselines for the benchmarks (Debian's own MPI builds)
   mpich libmpich-dev openmpi-bin libopenmpi-dev

@@ -43,7 +43,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define NIC_ABI_VERSION   2u
+#define NIC_ABI_VERSION   3u
 #define NIC_EP_MAGIC      0x4e494345u   /* "NICE" */
 #define NIC_STATUS_MAGIC  0x4e494353u   /* "NICS" */
 #define NIC_ENTRY_SIZE    64u           /* bytes per ring entry */

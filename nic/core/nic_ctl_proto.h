@@ -18,7 +18,8 @@
 
 enum nic_ctl_op {
     NIC_CTL_HELLO    = 1,  /* -> fds: eventfd, status page; arg0 pers id */
-    NIC_CTL_EP_OPEN  = 2,  /* job_key, arg0..2 sq/rq/cq entries -> ep_id, fd */
+    NIC_CTL_EP_OPEN  = 2,  /* data: the job's secret, arg0..2 sq/rq/cq entries
+                              -> ep_id, job_key (the tag), fd */
     NIC_CTL_EP_CLOSE = 3,  /* ep_id, job_key */
     NIC_CTL_MR_REG   = 4,  /* ep_id, job_key, fd, arg0 size, arg1 access -> arg0 key */
     NIC_CTL_MR_DEREG = 5,  /* ep_id, job_key, arg0 key */

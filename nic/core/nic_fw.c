@@ -199,10 +199,11 @@ void *nic_fw_pers_state(nic_fw_t *fw) { return fw->pers_state; }
 nic_wire_t *nic_fw_wire(nic_fw_t *fw) { return &fw->wire; }
 const nic_fw_config_t *nic_fw_config(nic_fw_t *fw) { return &fw->cfg; }
 
-static void fw_rx_one(void *arg, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+static void fw_rx_one(void *arg, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                      size_t len)
 {
     nic_fw_t *fw = arg;
-    fw->pers->rx_frame(fw, from, frame, len);
+    fw->pers->rx_frame(fw, from, job, frame, len);
 }
 
 static void fw_rx_batch_end(void *arg)

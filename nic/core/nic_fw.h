@@ -88,9 +88,15 @@ struct nic_pers_ops {
                    const void *in, size_t in_len, void *out, size_t *out_len);
     /* Look at the endpoint's SQ/RQ; return the number of entries handled. */
     int  (*ep_service)(nic_fw_t *fw, nic_fw_ep_t *ep);
-    /* One frame from the wire. */
-    void (*rx_frame)(nic_fw_t *fw, const struct sockaddr_in *from,
+    /* One frame from the wire, authentic: job is the tag of the key its
+     * MAC was checked with (a frame whose own header names another job
+     * is the personality's to refuse). */
+    void (*rx_frame)(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job,
                      uint8_t *frame, size_t len);
+    /* Optional: the last endpoint of a job here has closed (after its
+     * ep_close); the job's key is still known to the wire during the call,
+     * and forgotten right after. */
+    void (*job_end)(nic_fw_t *fw, uint64_t job);
     /* Optional: the frames handed to rx_frame since the last call are
      * about to be overwritten (the wire receives into its buffers again). */
     void (*rx_batch_end)(nic_fw_t *fw);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,17 +180,29 @@ void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
         m.arg[2] = fw->wire.addr.sin_port;
         m.len = (uint32_t)snprintf((char *)m.data, NIC_CTL_DATA_MAX, "%s", fw->pers->name) + 1;
         break;
-    case NIC_CTL_EP_OPEN:
-        rc = nic_fw_ep_create(fw, c, m.job_key, (uint32_t)m.arg[0], (uint32_t)m.arg[1],
+    case NIC_CTL_EP_OPEN: {
+        nic_job_t job;
+        /* The job's secret comes with the request; the tag is ours to
+         * derive, so no process can claim a tag whose key it lacks. */
+        if (m.len != NIC_JOB_SECRET_LEN || nic_job_from_secret(&job, m.data) != NIC_OK) {
+            rc = NIC_ERR_INVALID;
+            m.len = 0;
+            break;
+        }
+        rc = nic_fw_ep_create(fw, c, &job, (uint32_t)m.arg[0], (uint32_t)m.arg[1],
                               (uint32_t)m.arg[2], &ep);
+        sodium_memzero(&job, sizeof(job));
+        sodium_memzero(m.data, NIC_JOB_SECRET_LEN);
         if (rc == NIC_OK) {
             m.ep_id = ep->id;
+            m.job_key = ep->job_key;
             m.arg[3] = ep->seg_size;
             fds[0] = ep->memfd;
             nfds = 1;
         }
         m.len = 0;
         break;
+    }
     case NIC_CTL_EP_CLOSE:
         if ((ep = ctl_owned_ep(fw, c, &m, &rc)) != NULL)
             nic_fw_ep_destroy(fw, ep);
@@ -289,6 +302,13 @@ void nic_fw_status_text(nic_fw_t *fw, char *buf, size_t len)
             (unsigned long long)fw->wire.st.fault_drop, (unsigned long long)fw->wire.st.fault_dup,
             (unsigned long long)fw->wire.st.fault_reorder,
             (unsigned long long)fw->wire.st.fault_corrupt);
+    fprintf(f, "auth: jobs %u; dropped garbage %llu nokey %llu badmac %llu replayed %llu "
+               "moved %llu; unsent nokey %llu; senders evicted %llu\n",
+            nic_wire_job_count(&fw->wire), (unsigned long long)fw->wire.st.rx_garbage,
+            (unsigned long long)fw->wire.st.rx_no_key, (unsigned long long)fw->wire.st.rx_bad_mac,
+            (unsigned long long)fw->wire.st.rx_replayed, (unsigned long long)fw->wire.st.rx_moved,
+            (unsigned long long)fw->wire.st.tx_no_key,
+            (unsigned long long)fw->wire.st.senders_evicted);
     if (fw->pers->status != NULL)
         fw->pers->status(fw, f);
     fclose(f);

@@ -21,9 +21,10 @@ static int is_pow2(uint64_t v)
     return v != 0 && (v & (v - 1)) == 0;
 }
 
-int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, uint64_t job_key, uint32_t sq_n,
+int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, const nic_job_t *job, uint32_t sq_n,
                      uint32_t rq_n, uint32_t cq_n, nic_fw_ep_t **ep_p)
 {
+    const uint64_t job_key = job->tag;
     nic_fw_ep_t *ep;
     uint32_t slot;
     size_t seg;
@@ -41,9 +42,15 @@ int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, uint64_t job_key, uint32_t sq_
         nic_log_warn("endpoint open refused: all %u endpoints in use", NIC_FW_MAX_EP);
         return NIC_ERR_NO_RESOURCE;
     }
+    /* The job's key first: without it, none of its frames could leave or
+     * be taken. */
+    if ((rc = nic_wire_job_add(&fw->wire, job)) != NIC_OK)
+        return rc;
     ep = calloc(1, sizeof(*ep));
-    if (ep == NULL)
+    if (ep == NULL) {
+        nic_wire_job_drop(&fw->wire, job_key);
         return NIC_ERR_NO_MEMORY;
+    }
     seg = 4096 + (size_t)(sq_n + rq_n + cq_n) * NIC_ENTRY_SIZE;
     seg = (seg + 4095) & ~(size_t)4095;
     ep->memfd = memfd_create("nic-endpoint", MFD_CLOEXEC);
@@ -100,15 +107,20 @@ err_free:
     if (ep->memfd >= 0)
         close(ep->memfd);
     free(ep);
+    nic_wire_job_drop(&fw->wire, job_key);
     return rc;
 }
 
 void nic_fw_ep_destroy(nic_fw_t *fw, nic_fw_ep_t *ep)
 {
     uint32_t slot = ep->id & 0xff;
+    uint64_t job = ep->job_key;
 
     if (fw->pers->ep_close != NULL)
         fw->pers->ep_close(fw, ep);
+    if (nic_wire_job_refs(&fw->wire, job) == 1 && fw->pers->job_end != NULL)
+        fw->pers->job_end(fw, job);      /* its last endpoint here */
+    nic_wire_job_drop(&fw->wire, job);
     fw->eps[slot] = NULL;
     atomic_store(&ep->sh->state, NIC_EP_CLOSED);
     for (unsigned i = 0; i < NIC_FW_MAX_MR; i++)

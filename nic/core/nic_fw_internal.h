@@ -9,6 +9,7 @@
 
 #include "nic_ctl_proto.h"
 #include "nic_fw.h"
+#include "nic_job.h"
 
 typedef struct nic_fw_conn {
     int   fd;        /* -1: free */
@@ -51,7 +52,7 @@ struct nic_fw {
 /* epoll tags: kind << 32 | index */
 enum { NIC_EV_LISTEN = 1, NIC_EV_EVENT, NIC_EV_WIRE, NIC_EV_CONN, NIC_EV_PIDFD };
 
-int  nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, uint64_t job_key, uint32_t sq_n,
+int  nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, const nic_job_t *job, uint32_t sq_n,
                       uint32_t rq_n, uint32_t cq_n, nic_fw_ep_t **ep_p);
 void nic_fw_ep_destroy(nic_fw_t *fw, nic_fw_ep_t *ep);
 int  nic_fw_mr_register(nic_fw_t *fw, nic_fw_ep_t *ep, int fd, uint64_t size,

@@ -448,7 +448,7 @@ int nic_host_ctl_raw(nic_host_t *h, uint32_t op, uint32_t ep_id, uint64_t job_ke
     return rc;
 }
 
-int nic_ep_open(nic_host_t *h, uint64_t job_key, uint32_t sq_n, uint32_t rq_n, uint32_t cq_n,
+int nic_ep_open(nic_host_t *h, const nic_job_t *job, uint32_t sq_n, uint32_t rq_n, uint32_t cq_n,
                 nic_ep_t **ep_p)
 {
     nic_ctl_msg_t m;
@@ -457,11 +457,14 @@ int nic_ep_open(nic_host_t *h, uint64_t job_key, uint32_t sq_n, uint32_t rq_n, u
 
     memset(&m, 0, NIC_CTL_HDR_SIZE);
     m.op = NIC_CTL_EP_OPEN;
-    m.job_key = job_key;
+    m.job_key = job->tag;
     m.arg[0] = sq_n;
     m.arg[1] = rq_n;
     m.arg[2] = cq_n;
+    m.len = NIC_JOB_SECRET_LEN;
+    memcpy(m.data, job->secret, NIC_JOB_SECRET_LEN);
     rc = host_locked_call(h, &m, -1, fds, &nfds);
+    memset(m.data, 0, NIC_JOB_SECRET_LEN);
     if (rc != NIC_OK || nfds != 1) {
         nic_log_error("%s: opening an endpoint failed: %s", h->what, nic_status_str(rc));
         return rc != NIC_OK ? rc : NIC_ERR_IO;
@@ -474,7 +477,7 @@ int nic_ep_open(nic_host_t *h, uint64_t job_key, uint32_t sq_n, uint32_t rq_n, u
     ep->host = h;
     ep->wake_fd = ep->sleep_fd = -1;
     ep->id = m.ep_id;
-    ep->job_key = job_key;
+    ep->job_key = job->tag;
     ep->seg_size = m.arg[3];
     ep->sh = mmap(NULL, ep->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
     close(fds[0]);

@@ -19,6 +19,7 @@
 
 #include "nic_abi.h"
 #include "nic_clock.h"
+#include "nic_job.h"
 #include "nic_ring.h"
 #include "nic_status.h"
 
@@ -92,7 +93,10 @@ int  nic_host_status(nic_host_t *host, char *buf, size_t len);
 /* Ask the firmware to exit. */
 int  nic_host_shutdown(nic_host_t *host);
 
-int  nic_ep_open(nic_host_t *host, uint64_t job_key, uint32_t sq_entries,
+/* An endpoint of a job (nic_job.h): its secret goes to the firmware, which
+ * keeps the job's wire key while the job has endpoints there; ep->job_key
+ * is the job's tag. */
+int  nic_ep_open(nic_host_t *host, const nic_job_t *job, uint32_t sq_entries,
                  uint32_t rq_entries, uint32_t cq_entries, nic_ep_t **ep_p);
 int  nic_ep_close(nic_ep_t *ep);
 /* Personality configuration call (NIC_CTL_PERS). */

@@ -30,8 +30,8 @@ static int echo_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
     return n;
 }
 
-static void echo_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame,
-                          size_t len)
+static void echo_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job,
+                          uint8_t *frame, size_t len)
 {
 }
 

@@ -79,14 +79,20 @@ void nic_rel_destroy(nic_rel_t *rel)
 uint32_t nic_rel_incarnation(const nic_rel_t *rel) { return rel->my_fw; }
 const nic_rel_counters_t *nic_rel_counters(const nic_rel_t *rel) { return &rel->c; }
 
-nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int create)
+static int rel_is(const nic_rel_peer_t *p, const struct sockaddr_in *addr, uint64_t job)
+{
+    return p->used && p->job == job && p->addr.sin_addr.s_addr == addr->sin_addr.s_addr &&
+           p->addr.sin_port == addr->sin_port;
+}
+
+nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, uint64_t job,
+                             int create)
 {
     nic_rel_peer_t *free_slot = NULL, *p = rel->last;
 
-    /* Every frame looks its sender up: try the last one first, and scan
+    /* Every frame looks its stream up: try the last one first, and scan
      * only the slots ever used. */
-    if (p != NULL && p->used && p->addr.sin_addr.s_addr == addr->sin_addr.s_addr &&
-        p->addr.sin_port == addr->sin_port)
+    if (p != NULL && rel_is(p, addr, job))
         return p;
     for (unsigned i = 0; i < rel->npeer; i++) {
         p = &rel->peer[i];
@@ -95,23 +101,23 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int
                 free_slot = p;
             continue;
         }
-        if (p->addr.sin_addr.s_addr == addr->sin_addr.s_addr && p->addr.sin_port == addr->sin_port)
+        if (rel_is(p, addr, job))
             return rel->last = p;
     }
-    if (!create)
+    /* No stream for a job without endpoints here: its frames could
+     * neither leave nor be answered. */
+    if (!create || nic_wire_job_refs(nic_fw_wire(rel->fw), job) == 0)
         return NULL;
     if (free_slot == NULL && rel->npeer < NIC_REL_MAX_PEERS)
         free_slot = &rel->peer[rel->npeer++];
     if (free_slot == NULL) {
-        /* Slots are never reused (the personalities keep their indices),
-         * so a firmware that lives long enough to talk to this many
-         * different firmwares must be restarted. */
+        /* A slot is free again once its job ends here (nic_rel_job_end). */
         if (!rel->full_logged) {
             char a[64];
             nic_addr_format(addr, a, sizeof(a));
-            nic_log_error("this firmware has talked to %u peer firmwares, as many as it can: "
-                          "frames to and from %s and any other new one are dropped (restart "
-                          "the node's nicd)", NIC_REL_MAX_PEERS, a);
+            nic_log_error("this firmware has %u streams open, as many as it can: frames to "
+                          "and from %s (job %016llx) and any other new one are dropped until "
+                          "a job ends", NIC_REL_MAX_PEERS, a, (unsigned long long)job);
             rel->full_logged = 1;
         }
         return NULL;
@@ -123,6 +129,7 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int
     free_slot->win_mem = mem;
     free_slot->used = 1;
     free_slot->addr = *addr;
+    free_slot->job = job;
     free_slot->tx_next = free_slot->tx_una = free_slot->tx_first = 1;
     free_slot->rto_ns = rel->cfg.rto_init_ns;
     return rel->last = free_slot;
@@ -172,7 +179,7 @@ static void rel_send_ctl(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t kind, uint8_
     h->flags = flags;
     rel->ops.seal(rel->arg, buf, len, nic_now_ns(), NIC_REL_SEAL_ACK);
     struct iovec iov = { buf, len };
-    nic_wire_send(nic_fw_wire(rel->fw), &p->addr, &iov, 1);
+    nic_wire_send(nic_fw_wire(rel->fw), &p->addr, p->job, &iov, 1);
     p->ack_owed = 0;
     rel->c.tx_acks++;
 }
@@ -286,7 +293,7 @@ int nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len)
     rel->c.tx_data++;
     /* The window slot stays put until acknowledged, which is after the
      * firmware's turn has flushed it: it can go in a batch. */
-    return nic_wire_send_stable(nic_fw_wire(rel->fw), &p->addr, f->buf, len);
+    return nic_wire_send_stable(nic_fw_wire(rel->fw), &p->addr, p->job, f->buf, len);
 }
 
 int nic_rel_send(nic_rel_t *rel, nic_rel_peer_t *p, const void *frame, size_t len)
@@ -311,7 +318,7 @@ static void rel_retransmit(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now)
         rel->ops.seal(rel->arg, f->buf, f->len, now, NIC_REL_SEAL_RETRANSMIT);
         f->sent_ns = now;
         struct iovec iov = { f->buf, f->len };
-        nic_wire_send(nic_fw_wire(rel->fw), &p->addr, &iov, 1);
+        nic_wire_send(nic_fw_wire(rel->fw), &p->addr, p->job, &iov, 1);
         rel->c.retransmits++;
     }
     p->ack_owed = 0;
@@ -388,7 +395,31 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
     return events;
 }
 
-void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+void nic_rel_job_end(nic_rel_t *rel, uint64_t job)
+{
+    for (unsigned i = 0; i < rel->npeer; i++) {
+        nic_rel_peer_t *p = &rel->peer[i];
+        nic_rel_frame_t *win;
+        uint8_t *mem;
+
+        if (!p->used || p->job != job)
+            continue;
+        if (!p->dead)
+            rel_send_ctl(rel, p, NIC_REL_KIND_BYE, 0);
+        /* Nothing of the job is left to tell about what was in flight. */
+        win = p->win;
+        mem = p->win_mem;
+        memset(p, 0, sizeof(*p));
+        p->win = win;               /* kept for the slot's next stream */
+        p->win_mem = mem;
+        if (rel->last == p)
+            rel->last = NULL;
+    }
+    rel->full_logged = 0;
+}
+
+void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                size_t len)
 {
     nic_rel_hdr_t h;
     nic_rel_peer_t *p;
@@ -398,7 +429,7 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, 
         return;
     memcpy(&h, frame + rel->cfg.hdr_off, sizeof(h));
     /* A BYE from a firmware we never talked to needs no stream. */
-    p = nic_rel_peer(rel, from, h.kind != NIC_REL_KIND_BYE);
+    p = nic_rel_peer(rel, from, job, h.kind != NIC_REL_KIND_BYE);
     if (p == NULL)
         return;
     now = nic_now_ns();

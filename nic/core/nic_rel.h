@@ -4,8 +4,9 @@
  * delivery" promise.  A personality that wants it sends its frames through
  * this module and hands it every frame it received with a good checksum.
  *
- * Per pair of firmwares (peers are told apart by their wire address) one
- * sequence-numbered stream: cumulative acknowledgements, piggy-backed on
+ * Per pair of firmwares and job (peers are told apart by their wire
+ * address, jobs by their tag) one sequence-numbered stream, whose frames
+ * the wire authenticates with that job's key: cumulative acknowledgements, piggy-backed on
  * data frames or sent alone after ack_delay (or at once every 32 frames),
  * go-back-N retransmission after a timeout that doubles up to rto_max, or
  * after three duplicate acks.  The receiver takes only the next sequence
@@ -25,6 +26,10 @@
  * instead of NIC_ERR_PEER_FAILED: the node's process finalized or exited,
  * or its idle nicd did.  Only a firmware that is killed or cut off leaves
  * its peers to the timeout.
+ *
+ * A job whose last endpoint here closes ends its streams
+ * (nic_rel_job_end): each peer gets a BYE, and the slots are free for
+ * other jobs' streams.
  *
  * Each firmware has an incarnation number (random, never 0) that its frames
  * carry; a receiver that sees a new incarnation accepts only a frame flagged
@@ -78,10 +83,11 @@ typedef struct nic_rel_frame {
     uint8_t *buf;             /* frame_max bytes */
 } nic_rel_frame_t;
 
-/* The stream to and from one peer firmware.  Personalities may read addr
- * and dead; everything else is the module's. */
+/* The stream to and from one peer firmware for one job.  Personalities may
+ * read addr, job and dead; everything else is the module's. */
 typedef struct nic_rel_peer {
     struct sockaddr_in addr;
+    uint64_t         job;             /* the job's tag */
     int              used;
     int              dead;            /* 0, or why its stream ended: NIC_ERR_PEER_FAILED
                                          (silent) or NIC_ERR_NOT_FOUND (said BYE) */
@@ -136,9 +142,10 @@ int  nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops
 void nic_rel_destroy(nic_rel_t *rel);
 uint32_t nic_rel_incarnation(const nic_rel_t *rel);
 
-/* The stream of a peer firmware; create: make one if none (NULL when all
- * NIC_REL_MAX_PEERS are in use). */
-nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, int create);
+/* The stream of a job to a peer firmware; create: make one if none (NULL
+ * when all NIC_REL_MAX_PEERS are in use). */
+nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, uint64_t job,
+                             int create);
 int             nic_rel_peer_index(const nic_rel_t *rel, const nic_rel_peer_t *p);
 /* A job's set-up names a firmware at p's address (its business card),
  * which is newer than a BYE or a timeout that ended p's stream: the next
@@ -165,8 +172,13 @@ unsigned nic_rel_tx_space(const nic_rel_t *rel, const nic_rel_peer_t *p);
 /* Every frame sent to p has been acknowledged. */
 int      nic_rel_tx_idle(const nic_rel_peer_t *p);
 
-/* A received frame whose type and checksum the personality accepted. */
-void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+/* A received frame of job (as the wire authenticated it) whose type and
+ * checksum the personality accepted. */
+void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                size_t len);
+/* The job has no endpoint here any more: a BYE on each of its streams
+ * (while the wire still has its key), and their slots become free. */
+void nic_rel_job_end(nic_rel_t *rel, uint64_t job);
 /* Timers: delayed acks, retransmission, dead peers.  Lowers *next_ns. */
 int  nic_rel_poll(nic_rel_t *rel, uint64_t now_ns, uint64_t *next_ns);
 

@@ -62,13 +62,18 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
     if (fault != NULL)
         w->fault = *fault;
     w->rng = w->fault.seed ? w->fault.seed : 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-    w->held_buf = malloc(NIC_WIRE_MTU);
+    if (nic_wire_auth_init(w) != NIC_OK) {
+        close(w->fd);
+        return NIC_ERR_IO;
+    }
+    w->held_buf = malloc(NIC_WIRE_DGRAM_MAX);
     w->rx_bufs = malloc((size_t)NIC_WIRE_RX_BUF * NIC_WIRE_RX_BATCH);
     w->rx_align = malloc((size_t)NIC_WIRE_RX_BUF * NIC_WIRE_RX_BATCH);
     if (w->held_buf == NULL || w->rx_bufs == NULL || w->rx_align == NULL) {
         free(w->held_buf);
         free(w->rx_bufs);
         free(w->rx_align);
+        nic_wire_auth_fini(w);
         close(w->fd);
         return NIC_ERR_NO_MEMORY;
     }
@@ -86,6 +91,7 @@ void nic_wire_close(nic_wire_t *w)
     w->held_buf = NULL;
     w->rx_bufs = NULL;
     w->rx_align = NULL;
+    nic_wire_auth_fini(w);
 }
 
 static int wire_sendmsg(nic_wire_t *w, const struct sockaddr_in *to,
@@ -118,30 +124,50 @@ static int wire_release_held(nic_wire_t *w)
     return wire_sendmsg(w, &w->held_to, &iov, 1);
 }
 
-int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to,
-                  const struct iovec *iov, int iovcnt)
+/* One datagram: the envelope, the frame's pieces, the MAC. */
+static int wire_sendmsg_sealed(nic_wire_t *w, const struct sockaddr_in *to,
+                               const nic_wire_env_t *env, const struct iovec *iov, int iovcnt,
+                               const uint8_t *mac)
+{
+    struct iovec parts[8];
+
+    if (iovcnt > 6)
+        return NIC_ERR_INVALID;
+    parts[0] = (struct iovec){ (void *)env, sizeof(*env) };
+    for (int i = 0; i < iovcnt; i++)
+        parts[1 + i] = iov[i];
+    parts[1 + iovcnt] = (struct iovec){ (void *)mac, NIC_WIRE_MAC_LEN };
+    return wire_sendmsg(w, to, parts, iovcnt + 2);
+}
+
+/* With faults to inject: the datagram flattened, so that a copy can be
+ * corrupted, held or sent twice. */
+static int wire_send_faulty(nic_wire_t *w, const struct sockaddr_in *to,
+                            const nic_wire_env_t *env, const struct iovec *iov, int iovcnt,
+                            const uint8_t *mac)
 {
     const nic_fault_t *f = &w->fault;
     uint8_t *copy;
     size_t len = 0;
     int rc;
 
-    if (f->drop == 0 && f->dup == 0 && f->reorder == 0 && f->corrupt == 0)
-        return wire_sendmsg(w, to, iov, iovcnt);
-
     if (f->drop > 0 && wire_rand(w) < f->drop) {
         w->st.fault_drop++;
         return NIC_OK;
     }
-    /* Flatten so that a copy can be corrupted, held or sent twice. */
-    copy = malloc(NIC_WIRE_MTU);
+    copy = malloc(NIC_WIRE_DGRAM_MAX);
     if (copy == NULL)
         return NIC_ERR_NO_MEMORY;
-    for (int i = 0; i < iovcnt && len + iov[i].iov_len <= NIC_WIRE_MTU; i++) {
+    memcpy(copy, env, sizeof(*env));
+    len = sizeof(*env);
+    for (int i = 0; i < iovcnt && len + iov[i].iov_len <= NIC_WIRE_DGRAM_MAX - NIC_WIRE_MAC_LEN;
+         i++) {
         memcpy(copy + len, iov[i].iov_base, iov[i].iov_len);
         len += iov[i].iov_len;
     }
-    if (f->corrupt > 0 && len > 0 && wire_rand(w) < f->corrupt) {
+    memcpy(copy + len, mac, NIC_WIRE_MAC_LEN);
+    len += NIC_WIRE_MAC_LEN;
+    if (f->corrupt > 0 && wire_rand(w) < f->corrupt) {
         size_t at = (size_t)(wire_rand(w) * (double)len);
         copy[at < len ? at : len - 1] ^= (uint8_t)(1u << (w->rng & 7));
         w->st.fault_corrupt++;
@@ -168,17 +194,45 @@ int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to,
     return rc;
 }
 
-int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, const void *buf, size_t len)
+static int wire_faults_on(const nic_wire_t *w)
 {
     const nic_fault_t *f = &w->fault;
-    struct iovec iov = { (void *)buf, len };
+    return f->drop > 0 || f->dup > 0 || f->reorder > 0 || f->corrupt > 0;
+}
 
-    if (f->drop > 0 || f->dup > 0 || f->reorder > 0 || f->corrupt > 0)
-        return nic_wire_send(w, to, &iov, 1);   /* faults decide per frame */
+int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
+                  const struct iovec *iov, int iovcnt)
+{
+    nic_wire_env_t env;
+    uint8_t mac[NIC_WIRE_MAC_LEN];
+    int rc;
+
+    if ((rc = nic_wire_auth_seal(w, job, &env, iov, iovcnt, mac)) != NIC_OK)
+        return rc;
+    if (wire_faults_on(w))
+        return wire_send_faulty(w, to, &env, iov, iovcnt, mac);
+    return wire_sendmsg_sealed(w, to, &env, iov, iovcnt, mac);
+}
+
+int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
+                         const void *buf, size_t len)
+{
+    struct iovec iov = { (void *)buf, len };
+    unsigned i;
+    int rc;
+
+    if (wire_faults_on(w))
+        return nic_wire_send(w, to, job, &iov, 1);   /* faults decide per frame */
     if (w->tx_n == NIC_WIRE_TX_BATCH)
         nic_wire_flush_tx(w);
-    w->tx_to[w->tx_n] = *to;
-    w->tx_iov[w->tx_n] = iov;
+    i = w->tx_n;
+    if ((rc = nic_wire_auth_seal(w, job, &w->tx_env[i], &iov, 1, w->tx_mac[i])) != NIC_OK)
+        return rc;
+    w->tx_to[i] = *to;
+    w->tx_iov[i] = iov;
+    w->tx_parts[3 * i] = (struct iovec){ &w->tx_env[i], sizeof(w->tx_env[i]) };
+    w->tx_parts[3 * i + 1] = iov;
+    w->tx_parts[3 * i + 2] = (struct iovec){ w->tx_mac[i], NIC_WIRE_MAC_LEN };
     w->tx_n++;
     return NIC_OK;
 }

@@ -12,6 +12,23 @@
  * train instead of once per frame.  A kernel or route that refuses it
  * (gso size above the path MTU, no UDP_SEGMENT) turns it off for good, and
  * MULTIDEV_NIC_OFFLOAD=0 never uses it.
+ *
+ * Authentication: no datagram from outside a job reaches a personality.
+ * Every frame leaves inside an envelope
+ *
+ *     nic_wire_env_t (32 bytes) | the personality's frame | MAC (16 bytes)
+ *
+ * whose MAC (Poly1305, with a one-time key from XChaCha20 under the job's
+ * wire key and the nonce sender|counter; libsodium) covers the envelope
+ * and the frame.  The envelope names the job by its public tag, which
+ * selects the key among the jobs whose endpoints this firmware has open
+ * (nic_wire_job_add); the sender (a random number per wire) and its
+ * counter (one more per datagram) make every nonce unique, and the
+ * receiver keeps, per sender, a window of the counters it took, so a
+ * replayed datagram is dropped.  A datagram that is too short, of another
+ * format, of a job we do not know, with a wrong MAC, replayed, or from
+ * another address than its sender's earlier ones is dropped and counted
+ * before anything else looks at it: it creates no state.
  */
 #ifndef NIC_WIRE_H
 #define NIC_WIRE_H
@@ -21,12 +38,37 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "nic_job.h"
+
 #define NIC_WIRE_MTU 9000u     /* largest frame a personality may send */
 #define NIC_WIRE_RX_BATCH 32   /* datagrams (or GRO trains) per receive call */
 #define NIC_WIRE_RX_BUF 65536u /* one receive buffer: a datagram or a train */
 #define NIC_WIRE_TX_BATCH 64   /* frames handed over per send call */
 #define NIC_WIRE_GSO_MAX_SEGS 64u      /* frames in one GSO super-datagram */
 #define NIC_WIRE_GSO_MAX_BYTES 65000u  /* it is one IP datagram until cut */
+
+#define NIC_WIRE_MAGIC   0x3157444du   /* "MDW1" read as a little-endian word */
+#define NIC_WIRE_MAC_LEN 16u
+#define NIC_WIRE_MAX_JOBS 64u          /* jobs with endpoints on one firmware */
+#define NIC_WIRE_MAX_SENDERS 1024u     /* senders whose replay windows are kept */
+#define NIC_WIRE_REPLAY_WORDS 4u       /* window: 256 counters below the highest */
+
+/* In front of every frame on the wire (host byte order: the emulation runs
+ * on little-endian hosts, as nic_abi.h says). */
+typedef struct nic_wire_env {
+    uint32_t magic;       /* NIC_WIRE_MAGIC */
+    uint32_t reserved;    /* 0 */
+    uint64_t job;         /* the job's tag: which key */
+    uint64_t sender;      /* the sending wire (random, never 0) */
+    uint64_t counter;     /* per sender, one more per datagram */
+} nic_wire_env_t;
+
+_Static_assert(sizeof(nic_wire_env_t) == 32, "nic_wire_env_t layout");
+
+/* Bytes the envelope adds to every frame. */
+#define NIC_WIRE_OVERHEAD (sizeof(nic_wire_env_t) + NIC_WIRE_MAC_LEN)
+/* The largest datagram: the largest frame in its envelope. */
+#define NIC_WIRE_DGRAM_MAX (NIC_WIRE_MTU + NIC_WIRE_OVERHEAD)
 
 /* Fault injection: probabilities in [0, 1], applied per transmitted frame.
  * Environment: MULTIDEV_NIC_FAULT_DROP, _DUP, _REORDER, _CORRUPT, _SEED. */
@@ -40,7 +82,32 @@ typedef struct nic_wire_stats {
     uint64_t tx_errors;
     uint64_t tx_trains, rx_trains;   /* GSO sends / GRO receives of >1 frame */
     uint64_t fault_drop, fault_dup, fault_reorder, fault_corrupt;
+    /* dropped on arrival, before any personality saw them */
+    uint64_t rx_garbage;      /* too short, or not our envelope */
+    uint64_t rx_no_key;       /* a job with no endpoint here */
+    uint64_t rx_bad_mac;      /* forged or damaged */
+    uint64_t rx_replayed;     /* a counter taken already, or older than the window */
+    uint64_t rx_moved;        /* a known sender at another address */
+    uint64_t tx_no_key;       /* a frame of a job we hold no key for: not sent */
+    uint64_t senders_evicted; /* replay windows given up for newer senders */
 } nic_wire_stats_t;
+
+/* The key of one job, while endpoints of it are open here. */
+typedef struct nic_wire_key {
+    uint64_t tag;             /* 0: free slot */
+    unsigned refs;
+    uint8_t  key[NIC_JOB_KEY_LEN];
+} nic_wire_key_t;
+
+/* What the receiver keeps of one sender (of one job): where it sends from
+ * and which counters it has taken. */
+typedef struct nic_wire_sender {
+    uint64_t           job, sender;   /* job 0: free slot */
+    struct sockaddr_in addr;
+    uint64_t           top;           /* the highest counter taken */
+    uint64_t           seen[NIC_WIRE_REPLAY_WORDS];   /* bit k: top - k taken */
+    uint64_t           used;          /* rx_clock when last heard (eviction) */
+} nic_wire_sender_t;
 
 typedef struct nic_wire {
     int                fd;
@@ -57,24 +124,50 @@ typedef struct nic_wire {
     uint8_t           *rx_align;        /* as large: 8-byte aligned copies of the
                                            frames a GRO train holds at odd offsets */
     int                gso, gro;        /* segmentation offloads in use */
-    /* frames queued by nic_wire_send_stable, sent by nic_wire_flush_tx */
+    /* frames queued by nic_wire_send_stable, sent by nic_wire_flush_tx:
+     * tx_iov[i] is the frame, tx_parts[3i..3i+2] its envelope, the frame
+     * and its MAC */
     struct sockaddr_in tx_to[NIC_WIRE_TX_BATCH];
     struct iovec       tx_iov[NIC_WIRE_TX_BATCH];
+    nic_wire_env_t     tx_env[NIC_WIRE_TX_BATCH];
+    uint8_t            tx_mac[NIC_WIRE_TX_BATCH][NIC_WIRE_MAC_LEN];
+    struct iovec       tx_parts[3 * NIC_WIRE_TX_BATCH];
     unsigned           tx_n;
+    /* authentication (nic_wire_auth.c) */
+    uint64_t           sender_id;
+    uint64_t           tx_counter;
+    nic_wire_key_t     keys[NIC_WIRE_MAX_JOBS];
+    nic_wire_key_t    *last_key;
+    nic_wire_sender_t *senders;         /* NIC_WIRE_MAX_SENDERS */
+    nic_wire_sender_t *last_sender;
+    uint64_t           rx_clock;
     nic_wire_stats_t   st;
 } nic_wire_t;
 
 int  nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port,
                    const nic_fault_t *fault);
 void nic_wire_close(nic_wire_t *w);
-/* Send one frame made of iov pieces (fault injection applies). */
-int  nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to,
+
+/* The jobs this wire carries: a job's key is kept while it has a reference
+ * (one per endpoint of the job on this firmware).  add: NIC_OK, or
+ * NIC_ERR_NO_RESOURCE when NIC_WIRE_MAX_JOBS jobs are known already.
+ * drop: one reference less; at none, the key and every replay window of the
+ * job are forgotten. */
+int      nic_wire_job_add(nic_wire_t *w, const nic_job_t *job);
+void     nic_wire_job_drop(nic_wire_t *w, uint64_t tag);
+unsigned nic_wire_job_refs(const nic_wire_t *w, uint64_t tag);
+unsigned nic_wire_job_count(const nic_wire_t *w);       /* jobs with a key here */
+unsigned nic_wire_sender_count(const nic_wire_t *w);    /* replay windows kept */
+
+/* Send one frame of a job made of iov pieces (fault injection applies).
+ * A job without a key here is refused (NIC_ERR_PROTECTION, not sent). */
+int  nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
                    const struct iovec *iov, int iovcnt);
 /* Queue a frame whose buffer stays valid and unchanged until the next
  * nic_wire_flush_tx(); several go out in one system call.  Frames queued
  * this way keep their order among themselves. */
-int  nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, const void *buf,
-                          size_t len);
+int  nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
+                          const void *buf, size_t len);
 /* Send what nic_wire_send_stable queued (the firmware loop calls it at the
  * end of every turn). */
 int  nic_wire_flush_tx(nic_wire_t *w);
@@ -82,23 +175,37 @@ int  nic_wire_flush_tx(nic_wire_t *w);
 void nic_wire_set_offload(nic_wire_t *w, int on);
 /* The number of queued frames from index i on that can leave as one GSO
  * super-datagram: same destination and length, and at most one shorter
- * frame at the end, within NIC_WIRE_GSO_MAX_SEGS and _BYTES. */
+ * frame at the end, within NIC_WIRE_GSO_MAX_SEGS and _BYTES (counted with
+ * each frame's envelope). */
 unsigned nic_wire_gso_run(const struct sockaddr_in *to, const struct iovec *iov, unsigned n,
                           unsigned i);
 /* Release a frame held back for reordering if it waited too long. */
 int  nic_wire_flush(nic_wire_t *w, uint64_t now_ns);
-/* Receive up to max datagrams without blocking; calls fn for each frame,
- * then done (if not NULL) once per receive system call: the frames of
- * that call stay in the wire's buffers until done returns, no longer.
- * Every frame starts 8-byte aligned (frames of a GRO train that do not
- * are copied). */
-typedef void (*nic_wire_rx_fn)(void *arg, const struct sockaddr_in *from,
+/* Receive up to max datagrams without blocking; calls fn for each
+ * authentic frame (job: the tag its MAC was checked with), then done (if
+ * not NULL) once per receive system call: the frames of that call stay in
+ * the wire's buffers until done returns, no longer.  Every frame starts
+ * 8-byte aligned (frames of a GRO train that do not are copied). */
+typedef void (*nic_wire_rx_fn)(void *arg, const struct sockaddr_in *from, uint64_t job,
                                uint8_t *frame, size_t len);
 typedef void (*nic_wire_rx_done_fn)(void *arg);
 int  nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn done,
                    void *arg);
 /* Whether p points into the wire's receive buffers. */
 int  nic_wire_rx_holds(const nic_wire_t *w, const void *p);
+
+/* --- nic_wire_auth.c, for the wire's own files and its tests --- */
+/* Allocate the receiver's tables and draw the sender id. */
+int  nic_wire_auth_init(nic_wire_t *w);
+void nic_wire_auth_fini(nic_wire_t *w);
+/* Fill env for the next datagram of job and the MAC over env and the
+ * frame's pieces.  NIC_ERR_PROTECTION (counted) when the job has no key. */
+int  nic_wire_auth_seal(nic_wire_t *w, uint64_t job, nic_wire_env_t *env,
+                        const struct iovec *iov, int iovcnt, uint8_t mac[NIC_WIRE_MAC_LEN]);
+/* Check one received datagram: the frame inside it (*job, *len set), or
+ * NULL when it must be dropped (counted). */
+uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8_t *dgram,
+                            size_t len, uint64_t *job, size_t *frame_len);
 
 /* "ip:port" <-> sockaddr_in */
 int  nic_addr_parse(const char *text, struct sockaddr_in *sa);

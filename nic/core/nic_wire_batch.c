@@ -1,7 +1,11 @@
 /* nic_wire_batch.c - the wire's batched paths: the frames a firmware turn
  * queued leave in one sendmmsg, runs of equal-sized frames to one peer as
  * UDP GSO super-datagrams; receives take up to NIC_WIRE_RX_BATCH datagrams
- * per recvmmsg, a GRO train (several frames in one buffer) split again. */
+ * per recvmmsg, a GRO train (several datagrams in one buffer) split again,
+ * and every datagram's envelope checked (nic_wire_auth.c) before its frame
+ * goes up.  A datagram is envelope, frame and MAC, gathered from three
+ * pieces: the kernel cuts a train by bytes, so the pieces of consecutive
+ * datagrams simply follow each other. */
 #include "config.h"
 
 #include <errno.h>
@@ -33,12 +37,13 @@ static int same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
 unsigned nic_wire_gso_run(const struct sockaddr_in *to, const struct iovec *iov, unsigned n,
                           unsigned i)
 {
-    size_t seg = iov[i].iov_len, bytes = seg;
+    size_t seg = iov[i].iov_len, bytes = seg + NIC_WIRE_OVERHEAD;
     unsigned k = 1;
 
     while (i + k < n && k < NIC_WIRE_GSO_MAX_SEGS && same_addr(&to[i], &to[i + k]) &&
-           iov[i + k].iov_len <= seg && bytes + iov[i + k].iov_len <= NIC_WIRE_GSO_MAX_BYTES) {
-        bytes += iov[i + k].iov_len;
+           iov[i + k].iov_len <= seg &&
+           bytes + iov[i + k].iov_len + NIC_WIRE_OVERHEAD <= NIC_WIRE_GSO_MAX_BYTES) {
+        bytes += iov[i + k].iov_len + NIC_WIRE_OVERHEAD;
         if (iov[i + k++].iov_len < seg)
             break;   /* a shorter frame can only close a train */
     }
@@ -64,8 +69,8 @@ static unsigned wire_build_tx(nic_wire_t *w, unsigned first, struct mmsghdr *msg
         memset(h, 0, sizeof(*h));
         h->msg_name = &w->tx_to[i];
         h->msg_namelen = sizeof(w->tx_to[i]);
-        h->msg_iov = &w->tx_iov[i];
-        h->msg_iovlen = k;
+        h->msg_iov = &w->tx_parts[3 * i];
+        h->msg_iovlen = 3 * (size_t)k;
         if (k > 1) {
             struct cmsghdr *c;
             h->msg_control = ctl[m].buf;
@@ -74,7 +79,7 @@ static unsigned wire_build_tx(nic_wire_t *w, unsigned first, struct mmsghdr *msg
             c->cmsg_level = SOL_UDP;
             c->cmsg_type = UDP_SEGMENT;
             c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-            uint16_t seg = (uint16_t)w->tx_iov[i].iov_len;
+            uint16_t seg = (uint16_t)(w->tx_iov[i].iov_len + NIC_WIRE_OVERHEAD);
             memcpy(CMSG_DATA(c), &seg, sizeof(seg));
         }
         count[m] = k;
@@ -140,9 +145,9 @@ typedef union wire_rx_cmsg {
     struct cmsghdr align;
 } wire_rx_cmsg_t;
 
-/* A frame of a train at an odd offset (segments of odd length), copied to
- * an aligned place in rx_align: personalities read their headers in
- * place.  rx_align is as large as the receive buffers, and each buffer's
+/* A datagram of a train at an odd offset (segments of odd length), copied
+ * to an aligned place in rx_align: personalities read their headers in
+ * place (the envelope before the frame keeps its alignment).  rx_align is as large as the receive buffers, and each buffer's
  * copies fit its share: a train has at most 64 frames, each copy grows by
  * at most 7 bytes, and 64 x 7 is less than what a 65000-byte train leaves
  * of its 64 KiB buffer. */
@@ -197,9 +202,15 @@ int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn
                 w->st.rx_trains++;
             w->st.rx_bytes += len;
             for (size_t off = 0; off < len; off += seg) {
-                size_t flen = len - off < seg ? len - off : seg;
+                size_t dlen = len - off < seg ? len - off : seg, flen;
+                uint64_t job;
+                uint8_t *frame = nic_wire_auth_open(w, &from[i],
+                                                    wire_aligned(w, buf + off, dlen, &cursor),
+                                                    dlen, &job, &flen);
+                if (frame == NULL)
+                    continue;
                 w->st.rx_frames++;
-                fn(arg, &from[i], wire_aligned(w, buf + off, flen, &cursor), flen);
+                fn(arg, &from[i], job, frame, flen);
             }
         }
         if (done != NULL)

@@ -59,7 +59,7 @@ int myri_gam_open(nic_host_t *host, const myri_gam_params_t *p, myri_gam_t **g_p
     for (int32_t i = 0; i < p->num_vnn; i++)
         g->credits[i] = (int32_t)p->credits;
 
-    if ((rc = nic_ep_open(host, p->job_key, g->sq_n, 0, g->cq_n, &g->ep)) != NIC_OK)
+    if ((rc = nic_ep_open(host, &p->job, g->sq_n, 0, g->cq_n, &g->ep)) != NIC_OK)
         goto err;
     g->recv_offset = g->sq_n * MYRI_PAGE;
     /* send pages, receive pages, then the timing model's stamps */

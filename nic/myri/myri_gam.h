@@ -46,7 +46,7 @@ typedef struct myri_host_timing {
 } myri_host_timing_t;
 
 typedef struct myri_gam_params {
-    uint64_t job_key;
+    nic_job_t job;               /* the job whose endpoint this is */
     int32_t  my_vnn, num_vnn;
     uint32_t credits;            /* per destination */
     uint32_t sq_entries;         /* out-queue (power of two) */

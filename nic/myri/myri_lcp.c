@@ -36,8 +36,21 @@ static void lcp_fw_fini(nic_fw_t *fw, void *state)
 
 static int lcp_ep_open(nic_fw_t *fw, nic_fw_ep_t *ep)
 {
-    ep->pers = calloc(1, sizeof(lcp_ep_t));
-    return ep->pers ? NIC_OK : NIC_ERR_NO_MEMORY;
+    lcp_ep_t *e = calloc(1, sizeof(lcp_ep_t));
+
+    if (e == NULL)
+        return NIC_ERR_NO_MEMORY;
+    e->job = ep->job_key;
+    ep->pers = e;
+    return NIC_OK;
+}
+
+/* The job's last endpoint here closed: its streams end (a BYE to each
+ * peer), and their slots serve other jobs. */
+static void lcp_job_end(nic_fw_t *fw, uint64_t job)
+{
+    lcp_t *l = nic_fw_pers_state(fw);
+    nic_rel_job_end(l->rel, job);
 }
 
 static void lcp_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
@@ -173,7 +186,7 @@ static void lcp_status(nic_fw_t *fw, FILE *f)
     lcp_counters_t *c = &l->c;
     const nic_rel_counters_t *r = nic_rel_counters(l->rel);
 
-    fprintf(f, "lcp: incarnation %#x, %u peer firmwares, fabric %u nics %u links, "
+    fprintf(f, "lcp: incarnation %#x, streams %u (peer firmware and job), fabric %u nics %u links, "
                "timing model %s\n", nic_rel_incarnation(l->rel), nic_rel_peer_count(l->rel),
             l->fab.nattach, l->fab.nlink, l->timing.enabled ? "on" : "off");
     fprintf(f, "lcp: tx data %llu acks %llu retransmits %llu; rx data %llu acks %llu\n",
@@ -199,6 +212,7 @@ const nic_pers_ops_t nic_myri_lcp_ops = {
     .ep_ctl = lcp_ep_ctl,
     .ep_service = lcp_ep_service,
     .rx_frame = lcp_rx_frame,
+    .job_end = lcp_job_end,
     .poll = lcp_poll,
     .status = lcp_status,
 };

@@ -16,6 +16,7 @@ typedef struct lcp_ep {
     int                setup_done;
     myri_peer_entry_t *peers;         /* [setup.num_vnn] */
     int16_t           *peer_fw;       /* resolved nic_rel peer index, -1 unknown */
+    uint64_t           job;           /* the endpoint's job: its streams' */
 } lcp_ep_t;
 
 /* The LCP's own counters; the stream's (acks, retransmissions, duplicates,
@@ -49,7 +50,8 @@ int  lcp_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep);
 /* The peer firmware (and hop count) vnn's route reaches, cached per endpoint. */
 int  lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel_peer_t **pp,
                  int *hops);
-void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                  size_t len);
 /* Timing model: the stamp of out-queue entry idx (in_queue 0) or in-queue
  * entry idx (in_queue 1) in the copy block; NULL if the endpoint has none. */
 uint64_t *lcp_stamp(nic_fw_ep_t *ep, int in_queue, uint32_t idx);

@@ -86,7 +86,8 @@ int lcp_deliver(void *arg, nic_rel_peer_t *p, const struct sockaddr_in *from, ui
     return NIC_OK;
 }
 
-static void lcp_rx_now(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+static void lcp_rx_now(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                       size_t len)
 {
     lcp_t *l = nic_fw_pers_state(fw);
     uint8_t kind;
@@ -105,8 +106,12 @@ static void lcp_rx_now(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *fr
         l->c.bad_frames++;
         return;
     }
+    if (kind == MYRI_KIND_DATA && ((const myri_hdr_t *)frame)->job_key != job) {
+        l->c.protection++;                 /* authentic for one job, naming another */
+        return;
+    }
     /* Sequence, acks, duplicates; in-order packets reach lcp_deliver. */
-    nic_rel_rx(l->rel, from, frame, len);
+    nic_rel_rx(l->rel, from, job, frame, len);
 }
 
 /* Timing model: when the emulated NIC would have this frame valid in the
@@ -132,7 +137,8 @@ static uint64_t lcp_due(lcp_t *l, const uint8_t *frame, size_t len)
  * not see it before then (myri_gam.c).  So the firmware need not run at
  * that very moment: whatever this emulation takes to get the frame here
  * hides inside the modelled time, as long as it takes less. */
-void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                  size_t len)
 {
     lcp_t *l = nic_fw_pers_state(fw);
 
@@ -140,6 +146,6 @@ void lcp_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, 
     if (l->timing.enabled && len >= sizeof(myri_hdr_t) + 1 &&
         ((myri_hdr_t *)frame)->kind == MYRI_KIND_DATA)
         l->rx_valid_ns = lcp_due(l, frame, len);
-    lcp_rx_now(fw, from, frame, len);
+    lcp_rx_now(fw, from, job, frame, len);
     l->rx_valid_ns = 0;
 }

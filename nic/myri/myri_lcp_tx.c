@@ -73,7 +73,7 @@ int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel_peer_t
                      pe->route_len);
         return rc;
     }
-    p = nic_rel_peer(l->rel, &dst, 1);
+    p = nic_rel_peer(l->rel, &dst, e->job, 1);
     if (p == NULL)
         return NIC_ERR_NO_RESOURCE;
     e->peer_fw[vnn] = (int16_t)nic_rel_peer_index(l->rel, p);

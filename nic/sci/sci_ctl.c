@@ -117,7 +117,7 @@ static int ctl_import(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const void
     sci_node_t node = sci_node_unpack(m.node);
     struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = node.ip,
                               .sin_port = node.port };
-    if (node.port == 0 || (peer = sci_peer_get(b, &to, 1)) < 0)
+    if (node.port == 0 || (peer = sci_peer_get(b, &to, ep->job_key, 1)) < 0)
         return NIC_ERR_NO_ROUTE;
     npages = (uint32_t)((m.size + SCI_DOWN_PAGE - 1) / SCI_DOWN_PAGE);
     if ((rc = sci_down_alloc(b, npages, &first)) != NIC_OK) {

@@ -61,6 +61,11 @@ static int sci_ep_open(nic_fw_t *fw, nic_fw_ep_t *ep)
 
 /* Forget everything that names ep: its ATT entries, tags, interrupts, and
  * the reads, barriers and completions still owed to it. */
+static void sci_job_end(nic_fw_t *fw, uint64_t job)
+{
+    sci_peer_job_end(fw, sci_of(fw), job);
+}
+
 static void sci_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
 {
     sci_bridge_t *b = sci_of(fw);
@@ -167,6 +172,7 @@ const nic_pers_ops_t nic_sci_bridge_ops = {
     .ep_ctl = sci_ep_ctl,
     .ep_service = sci_ep_service,
     .rx_frame = sci_rx_frame,
+    .job_end = sci_job_end,
     .poll = sci_poll,
     .status = sci_status,
 };

@@ -43,10 +43,11 @@ typedef struct sci_down {
     uint32_t     npages;     /* head entry: pages of the import */
 } sci_down_t;
 
-/* A bridge this one talks to: one reliable, ordered stream each way (the
- * core's nic_rel), and the frame being filled for it. */
+/* A bridge this one talks to for one job: one reliable, ordered stream
+ * each way (the core's nic_rel), and the frame being filled for it. */
 typedef struct sci_peer {
     struct sockaddr_in addr;
+    uint64_t        job;        /* the job whose packets it carries */
     int             used;
     nic_rel_peer_t *rp;         /* its stream */
     uint8_t        *buf;        /* the frame being filled: a slot of the
@@ -105,6 +106,7 @@ typedef struct sci_late_cqe {
 typedef struct sci_delayed {
     uint64_t           due_ns;
     struct sockaddr_in from;
+    uint64_t           job;
     uint32_t           len;
     uint8_t            buf[SCI_FRAME_MAX];
 } sci_delayed_t;
@@ -191,7 +193,7 @@ int   sci_up_check(sci_bridge_t *b, uint64_t addr, uint64_t len, uint32_t flags,
                    nic_fw_ep_t *owner);
 
 /* sci_peer.c: bridges, frames, the reliable stream */
-int   sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, int create);
+int   sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, uint64_t job, int create);
 /* Can peer's stream take packets of data bytes (npkt packets) now? */
 int   sci_peer_room(sci_bridge_t *b, int peer, uint64_t data, uint32_t npkt);
 /* Append a packet to peer's frame (sending a full one first); returns
@@ -216,6 +218,8 @@ void  sci_waits_barrier_ack(sci_bridge_t *b, int peer, uint32_t token);
 /* Fails what waits on peer (status NIC_ERR_NOT_FOUND: it stopped; or
  * NIC_ERR_PEER_FAILED: it died). */
 void  sci_waits_peer_gone(sci_bridge_t *b, int peer, int status);
+/* The job's last endpoint here closed: its peers and streams go. */
+void  sci_peer_job_end(nic_fw_t *fw, sci_bridge_t *b, uint64_t job);
 /* sci_dma.c: 1 done, 0 moved on, -1 blocked (see sci_tx.c) */
 int   sci_dma_write(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h);
 int   sci_read(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_t *h);
@@ -225,7 +229,8 @@ int   sci_cq_post(nic_fw_ep_t *ep, const sci_cqe_t *c);
 void  sci_cq_complete(sci_bridge_t *b, nic_fw_ep_t *ep, const sci_cqe_t *c, uint64_t due_ns);
 
 /* sci_rx.c */
-void  sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+void  sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                   size_t len);
 /* nic_rel's deliver: the next in-order frame of a stream. */
 int   sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from,
                      uint8_t *frame, size_t len);

@@ -8,7 +8,7 @@
 #include "../core/nic_ctl_proto.h"
 #include "sci_host.h"
 
-int sci_open(nic_host_t *nic, uint64_t job_key, uint32_t sq_entries, uint32_t cq_entries,
+int sci_open(nic_host_t *nic, const nic_job_t *job, uint32_t sq_entries, uint32_t cq_entries,
              sci_dev_t **dev_p)
 {
     sci_dev_t *dev;
@@ -19,7 +19,7 @@ int sci_open(nic_host_t *nic, uint64_t job_key, uint32_t sq_entries, uint32_t cq
     if ((dev = calloc(1, sizeof(*dev))) == NULL)
         return NIC_ERR_NO_MEMORY;
     dev->nic = nic;
-    if ((rc = nic_ep_open(nic, job_key, sq_entries, 0, cq_entries, &dev->ep)) != NIC_OK) {
+    if ((rc = nic_ep_open(nic, job, sq_entries, 0, cq_entries, &dev->ep)) != NIC_OK) {
         free(dev);
         return rc;
     }

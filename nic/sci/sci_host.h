@@ -38,7 +38,7 @@ typedef struct sci_seg { uint64_t offset, size; } sci_seg_t;
 /* An imported segment: its bytes are downstream addresses addr + [0, size). */
 typedef struct sci_win { uint64_t addr, size; } sci_win_t;
 
-int  sci_open(nic_host_t *nic, uint64_t job_key, uint32_t sq_entries, uint32_t cq_entries,
+int  sci_open(nic_host_t *nic, const nic_job_t *job, uint32_t sq_entries, uint32_t cq_entries,
               sci_dev_t **dev_p);
 void sci_close(sci_dev_t *dev);
 /* This bridge's node id (its wire address). */

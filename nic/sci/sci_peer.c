@@ -20,7 +20,7 @@
 _Static_assert(sizeof(nic_rel_hdr_t) == sizeof(((sci_frame_hdr_t *)0)->rel),
                "the frame holds nic_rel's header");
 
-int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, int create)
+int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, uint64_t job, int create)
 {
     int free_slot = -1;
 
@@ -31,7 +31,8 @@ int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, int create)
                 free_slot = (int)i;
             continue;
         }
-        if (p->addr.sin_addr.s_addr == addr->sin_addr.s_addr && p->addr.sin_port == addr->sin_port)
+        if (p->job == job && p->addr.sin_addr.s_addr == addr->sin_addr.s_addr &&
+            p->addr.sin_port == addr->sin_port)
             return (int)i;
     }
     if (!create || free_slot < 0)
@@ -40,7 +41,8 @@ int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, int create)
     memset(p, 0, sizeof(*p));
     p->addr = *addr;
     p->addr.sin_family = AF_INET;
-    if ((p->rp = nic_rel_peer(b->rel, &p->addr, 1)) == NULL)
+    p->job = job;
+    if ((p->rp = nic_rel_peer(b->rel, &p->addr, job, 1)) == NULL)
         return -1;
     p->used = 1;
     return free_slot;
@@ -140,6 +142,16 @@ void sci_peer_flush_all(nic_fw_t *fw, sci_bridge_t *b)
         p->queued = 0;
     }
     b->nflush = 0;
+}
+
+void sci_peer_job_end(nic_fw_t *fw, sci_bridge_t *b, uint64_t job)
+{
+    /* Frames being filled go first (the flush list names peers by index). */
+    sci_peer_flush_all(fw, b);
+    for (unsigned i = 0; i < SCI_NODE_MAX; i++)
+        if (b->peer[i].used && b->peer[i].job == job)
+            memset(&b->peer[i], 0, sizeof(b->peer[i]));
+    nic_rel_job_end(b->rel, job);
 }
 
 /* --- what nic_rel asks of the personality --- */

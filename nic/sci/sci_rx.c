@@ -253,6 +253,7 @@ typedef struct rx_ctx {
     nic_fw_t     *fw;
     sci_bridge_t *b;
     int           peer;
+    uint64_t      job;       /* the stream's: every packet must name it */
     nic_fw_ep_t  *written;   /* rx_written() */
 } rx_ctx_t;
 
@@ -262,6 +263,10 @@ static void apply_packet(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data)
     sci_bridge_t *b = x->b;
 
     b->st.rx_packets++;
+    if (p->job_key != x->job) {
+        b->st.rx_foreign_job++;          /* authentic for one job, naming another */
+        return;
+    }
     switch (p->cmd) {
     case SCI_CMD_WRITE:       rx_write(b, p, data, &x->written); break;
     case SCI_CMD_READ_REQ:    rx_read_req(x->fw, b, x->peer, p, data); break;
@@ -283,7 +288,7 @@ int sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from
     nic_fw_t *fw = arg;
     sci_bridge_t *b = sci_of(fw);
     answer_need_t need = { 0, 0 };
-    rx_ctx_t x = { fw, b, sci_peer_get(b, from, 1), NULL };
+    rx_ctx_t x = { fw, b, sci_peer_get(b, from, rp->job, 1), rp->job, NULL };
 
     if (x.peer < 0 || for_each_packet(frame, len, count_answers, &need) < 0) {
         b->st.rx_bad++;
@@ -299,7 +304,8 @@ int sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from
     return NIC_OK;
 }
 
-void sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+void sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                  size_t len)
 {
     sci_bridge_t *b = sci_of(fw);
     const sci_frame_hdr_t *fh = (const sci_frame_hdr_t *)frame;
@@ -320,12 +326,12 @@ void sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, 
     memcpy(&rh, fh->rel, sizeof(rh));
     if (rh.kind != NIC_REL_KIND_DATA || !b->timing.enabled || fh->sent_ns == 0 ||
         (b->delay_head == b->delay_tail && fh->sent_ns <= nic_now_ns())) {
-        nic_rel_rx(b->rel, from, frame, len);
+        nic_rel_rx(b->rel, from, job, frame, len);
         return;
     }
     /* Timing model: held until its stamp, then handed to the stream. */
     if (b->delay == NULL && (b->delay = malloc(sizeof(*b->delay) * SCI_DELAY_SLOTS)) == NULL) {
-        nic_rel_rx(b->rel, from, frame, len);
+        nic_rel_rx(b->rel, from, job, frame, len);
         return;
     }
     if (b->delay_tail - b->delay_head == SCI_DELAY_SLOTS)
@@ -333,6 +339,7 @@ void sci_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, 
     sci_delayed_t *d = &b->delay[b->delay_tail++ % SCI_DELAY_SLOTS];
     d->due_ns = fh->sent_ns;
     d->from = *from;
+    d->job = job;
     d->len = (uint32_t)len;
     memcpy(d->buf, frame, len);
 }
@@ -349,7 +356,7 @@ int sci_rx_delayed(nic_fw_t *fw, sci_bridge_t *b, uint64_t now, uint64_t *next)
             break;
         }
         b->delay_head++;
-        nic_rel_rx(b->rel, &d->from, d->buf, d->len);
+        nic_rel_rx(b->rel, &d->from, d->job, d->buf, d->len);
         n++;
     }
     return n;

@@ -214,7 +214,7 @@ static int do_intr(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe
     sci_node_t node = sci_node_unpack(h->addr);
     struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = node.ip,
                               .sin_port = node.port };
-    int peer = sci_peer_get(b, &to, 1);
+    int peer = sci_peer_get(b, &to, ep->job_key, 1);
     sci_pkt_hdr_t p = { .cmd = SCI_CMD_INTR, .aux = h->local, .job_key = ep->job_key };
 
     if (peer >= 0 && !sci_peer_room(b, peer, 0, 1))
@@ -251,7 +251,7 @@ static int do_manual(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_s
         goto bad;
     p.flags = 0;
     p.job_key = ep->job_key;
-    if ((peer = sci_peer_get(b, &to, 1)) >= 0 && !sci_peer_room(b, peer, p.len, 1))
+    if ((peer = sci_peer_get(b, &to, ep->job_key, 1)) >= 0 && !sci_peer_room(b, peer, p.len, 1))
         return -1;
     if (peer < 0 ||
         (dst = sci_peer_packet(fw, b, peer, &p, sci_txns(p.addr, p.len), nic_now_ns())) == NULL) {

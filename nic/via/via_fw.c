@@ -204,6 +204,18 @@ static void via_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
     ep->pers = NULL;
 }
 
+/* The job's last endpoint here closed: requests of it that no server took
+ * go (their clients time out, or were the job's own), then its streams. */
+static void via_job_end(nic_fw_t *fw, uint64_t job)
+{
+    via_fw_t *v = via_state(fw);
+
+    for (unsigned i = 0; i < VIA_PEND_MAX; i++)
+        if (v->pend[i].used && v->pend[i].job_key == job)
+            memset(&v->pend[i], 0, sizeof(v->pend[i]));
+    nic_rel_job_end(v->rel, job);
+}
+
 static uint32_t pow2_floor(uint32_t n)
 {
     uint32_t p = 1;
@@ -417,7 +429,7 @@ static void via_status(nic_fw_t *fw, FILE *f)
         regs += v->tpt[i].handle != 0;
     for (unsigned i = 0; i < VIA_PTAG_MAX; i++)
         ptags += v->ptag[i].value != 0;
-    fprintf(f, "via: incarnation %#x, %u peer firmwares, %u registrations, %u ptags, mtu %u, "
+    fprintf(f, "via: incarnation %#x, streams %u (peer firmware and job), %u registrations, %u ptags, mtu %u, "
                "rdma read %s, timing model %s\n", nic_rel_incarnation(v->rel),
             nic_rel_peer_count(v->rel), regs, ptags, v->mtu,
             v->rdma_read_support ? "on" : "off", v->timing.enabled ? "on" : "off");
@@ -452,6 +464,7 @@ const nic_pers_ops_t nic_via_ops = {
     .fw_fini = via_fw_fini,
     .ep_open = via_ep_open,
     .ep_close = via_ep_close,
+    .job_end = via_job_end,
     .ep_ctl = via_ep_ctl,
     .ep_service = via_ep_service,
     .rx_frame = via_rx_frame,

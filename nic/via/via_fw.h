@@ -270,7 +270,8 @@ int  via_tx_ctl(via_fw_t *v, const struct sockaddr_in *to, via_hdr_t *hdr, const
                 uint32_t len);
 
 /* via_fw_rx.c: the receive side */
-void via_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+void via_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                  size_t len);
 void via_rx_batch_end(nic_fw_t *fw);
 int  via_rx_deliver(void *arg, nic_rel_peer_t *p, const struct sockaddr_in *from,
                     uint8_t *frame, size_t len);

@@ -146,7 +146,7 @@ int via_conn_accept(via_fw_t *v, via_vi_t *vi, uint32_t handle, uint32_t *reason
         return NIC_ERR_NOT_FOUND;
     if (atomic_load(&vi->sh->state) != VIA_VI_IDLE)
         return NIC_ERR_INVALID;
-    if ((peer = nic_rel_peer(v->rel, &p->from, 1)) == NULL || nic_rel_tx_space(v->rel, peer) == 0)
+    if ((peer = nic_rel_peer(v->rel, &p->from, p->job_key, 1)) == NULL || nic_rel_tx_space(v->rel, peer) == 0)
         return NIC_ERR_NO_RESOURCE;
     vi_info(v, vi, &mine);
     if (mine.level != p->info.level)

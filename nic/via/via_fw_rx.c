@@ -21,9 +21,9 @@ static int addr_eq(const struct sockaddr_in *a, const struct sockaddr_in *b)
 }
 
 /* Room in the stream back to the sender for a reply (PLACED, BREAK). */
-static int can_reply(via_fw_t *v, const struct sockaddr_in *to)
+static int can_reply(via_fw_t *v, const struct sockaddr_in *to, uint64_t job)
 {
-    nic_rel_peer_t *p = nic_rel_peer(v->rel, to, 1);
+    nic_rel_peer_t *p = nic_rel_peer(v->rel, to, job, 1);
     return p != NULL && nic_rel_tx_space(v->rel, p) > 0;
 }
 
@@ -31,7 +31,7 @@ static void send_placed(via_fw_t *v, via_vi_t *vi, uint32_t msg_id, uint32_t sta
 {
     via_hdr_t h;
     via_dma_flush(v);                    /* placed means placed */
-    if (vi->owed_n > 0 || !can_reply(v, &vi->raddr)) {
+    if (vi->owed_n > 0 || !can_reply(v, &vi->raddr, vi->ep->job_key)) {
         /* The stream back is full (it carries our own data): report later,
          * in order, rather than refuse the data and stall both streams. */
         if (vi->owed_n == vi->owed_cap) {
@@ -377,11 +377,13 @@ int via_rx_delayed(via_fw_t *v, uint64_t now, uint64_t *next)
     return n;
 }
 
-static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame, size_t len);
+static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                     size_t len);
 
-void via_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+void via_rx_frame(nic_fw_t *fw, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                  size_t len)
 {
-    rx_frame(via_state(fw), from, frame, len);
+    rx_frame(via_state(fw), from, job, frame, len);
 }
 
 /* The wire receives into its buffers again: the RDMA-write data held back
@@ -391,7 +393,8 @@ void via_rx_batch_end(nic_fw_t *fw)
     via_dma_flush(via_state(fw));
 }
 
-static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                     size_t len)
 {
     via_hdr_t *h = (via_hdr_t *)frame;
     uint64_t sum;
@@ -412,6 +415,10 @@ static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame
         v->c.bad_frames++;
         return;
     }
+    if ((h->kind == VIA_KIND_RAW || h->kind == NIC_REL_KIND_DATA) && h->job_key != job) {
+        v->c.protection++;                  /* authentic for one job, naming another */
+        return;
+    }
     v->c.rx_frames++;
     if (h->kind == VIA_KIND_RAW) {
         if (via_rx_deliver(v, NULL, from, frame, len) != NIC_OK)
@@ -422,5 +429,5 @@ static void rx_frame(via_fw_t *v, const struct sockaddr_in *from, uint8_t *frame
         v->c.bad_frames++;
         return;
     }
-    nic_rel_rx(v->rel, from, frame, len);
+    nic_rel_rx(v->rel, from, job, frame, len);
 }

@@ -20,7 +20,7 @@ int via_tx(via_fw_t *v, const struct sockaddr_in *to, int reliable, via_hdr_t *h
     int rc;
 
     if (reliable) {
-        if ((p = nic_rel_peer(v->rel, to, 1)) == NULL)
+        if ((p = nic_rel_peer(v->rel, to, hdr->job_key, 1)) == NULL)
             return NIC_ERR_NO_RESOURCE;
         if ((buf = nic_rel_tx_buf(v->rel, p)) == NULL)
             return NIC_ERR_NO_RESOURCE;
@@ -51,7 +51,7 @@ int via_tx(via_fw_t *v, const struct sockaddr_in *to, int reliable, via_hdr_t *h
     h->kind = VIA_KIND_RAW;
     h->csum = via_csum(buf, sizeof(*hdr) + len);
     struct iovec iov = { buf, sizeof(*hdr) + len };
-    return nic_wire_send(nic_fw_wire(v->fw), to, &iov, 1);
+    return nic_wire_send(nic_fw_wire(v->fw), to, hdr->job_key, &iov, 1);
 }
 
 int via_tx_ctl(via_fw_t *v, const struct sockaddr_in *to, via_hdr_t *hdr, const void *payload,
@@ -121,7 +121,7 @@ static int tx_data_batch(via_fw_t *v, via_vi_t *vi, via_work_t *w, uint64_t now,
     unsigned n = 0;
 
     if (vi->level == VIA_UNRELIABLE || w->nsegs != 1 || left <= mtu ||
-        (p = nic_rel_peer(v->rel, &vi->raddr, 1)) == NULL)
+        (p = nic_rel_peer(v->rel, &vi->raddr, vi->ep->job_key, 1)) == NULL)
         return 0;
     e = via_tpt_check(v, w->seg[0].handle, w->seg[0].va + off, left, vi->ptag, 0, &st);
     if (e == NULL || e->core_key != 0)
@@ -269,7 +269,7 @@ static int tx_read_responses(via_fw_t *v, via_vi_t *vi, uint64_t now)
                 via_vi_break(v, vi, VIA_AERR_RDMAR_PROT, VIA_STATUS_RDMA_PROT_ERROR, 1);
                 return n;
             }
-            if ((p = nic_rel_peer(v->rel, &vi->raddr, 1)) == NULL ||
+            if ((p = nic_rel_peer(v->rel, &vi->raddr, vi->ep->job_key, 1)) == NULL ||
                 (buf = nic_rel_tx_buf(v->rel, p)) == NULL)
                 return n;
             vi_hdr(vi, &h, VIA_OP_READ_RESP);

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/nic_job.h"
 #include "via_desc.h"
 #include "via_wire.h"
 
@@ -73,7 +74,8 @@ typedef struct vipl_nic_opts {
     const char *nic;           /* NIC name on the node, e.g. "via0" */
     const char *rundir;        /* NULL: MULTIDEV_NIC_RUNDIR or default */
     const char *bind_ip;       /* address a started firmware binds */
-    uint64_t    job_key;       /* protection key of this job's endpoints */
+    const nic_job_t *job;      /* the job of this NIC's endpoints (NULL: a job of
+                                  this process alone, with a random secret) */
     int         start;         /* 1: start nicd if no firmware runs */
     int         inproc;        /* 1: the firmware as a thread of this process */
     int         own_fw;        /* with inproc: this process's alone (nic_attach_opts_t) */

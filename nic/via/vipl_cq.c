@@ -22,7 +22,7 @@ vipl_result_t vipl_create_cq(vipl_nic_t *nic, uint32_t entries, vipl_cq_t **cq_p
         return VIPL_ERROR_RESOURCE;
     cq->nic = nic;
     pthread_mutex_init(&cq->lock, NULL);
-    if ((rc = nic_ep_open(nic->host, nic->job_key, 1, 0, entries, &cq->ep)) != NIC_OK ||
+    if ((rc = nic_ep_open(nic->host, &nic->job, 1, 0, entries, &cq->ep)) != NIC_OK ||
         (rc = nic_ep_ctl(cq->ep, VIA_CTL_CQ_CREATE, NULL, 0, NULL, NULL)) != NIC_OK) {
         vipl_destroy_cq(cq);
         return vipl_from_nic(rc);

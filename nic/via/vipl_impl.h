@@ -27,7 +27,8 @@ struct vipl_nic {
     nic_host_t        *host;
     nic_ep_t          *ep;            /* the NIC handle endpoint */
     via_nic_attr_t     attr;
-    uint64_t           job_key;
+    nic_job_t          job;           /* its endpoints' job */
+    uint64_t           job_key;       /* = job.tag */
     pthread_mutex_t    lock;          /* registrations, LMM, VI table */
     via_lmm_t          lmm;
     vipl_reg_t        *regs;          /* [VIA_TPT_MAX], by handle slot */

@@ -133,7 +133,11 @@ vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic_p)
     }
     pthread_mutex_init(&nic->lock, NULL);
     via_lmm_init(&nic->lmm, NULL, NULL);
-    nic->job_key = o->job_key ? o->job_key : 1;
+    if (o->job != NULL)
+        nic->job = *o->job;
+    else if ((rc = nic_job_random(&nic->job)) != NIC_OK)
+        goto err;
+    nic->job_key = nic->job.tag;
     nic_attach_opts_t ao = {
         .node = o->node, .nic = o->nic ? o->nic : "via0", .pers = "via", .rundir = o->rundir,
         .bind_ip = o->bind_ip, .start = o->start, .inproc = o->inproc,
@@ -141,7 +145,7 @@ vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic_p)
     };
     if ((rc = nic_host_attach(&ao, &nic->host)) != NIC_OK)
         goto err;
-    if ((rc = nic_ep_open(nic->host, nic->job_key, 1, 0, 1, &nic->ep)) != NIC_OK)
+    if ((rc = nic_ep_open(nic->host, &nic->job, 1, 0, 1, &nic->ep)) != NIC_OK)
         goto err;
     if ((rc = nic_ep_ctl(nic->ep, VIA_CTL_NIC_OPEN, NULL, 0, &nic->attr, &len)) != NIC_OK)
         goto err;

@@ -46,7 +46,7 @@ vipl_result_t vipl_create_vi(vipl_nic_t *nic, const vipl_vi_attr_t *a, vipl_cq_t
         rc = NIC_ERR_NO_MEMORY;
         goto err;
     }
-    if ((rc = nic_ep_open(nic->host, nic->job_key, a->send_depth, a->recv_depth, 1, &vi->ep)) !=
+    if ((rc = nic_ep_open(nic->host, &nic->job, a->send_depth, a->recv_depth, 1, &vi->ep)) !=
         NIC_OK)
         goto err;
     memset(&c, 0, sizeof(c));

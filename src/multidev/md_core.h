@@ -103,6 +103,7 @@ struct md_comm {
 struct md {
     int32_t        rank, size;
     char           job_id[MD_NAME_MAX];
+    uint8_t        job_secret[MD_JOB_SECRET_LEN];   /**< rank 0's draw, shared */
     char           node_name[MD_NAME_MAX];
 
     /* nodes */
@@ -155,6 +156,9 @@ struct md {
 
 /* md_node.c: node membership */
 int  md_nodes_setup(md_t *md, const md_init_params_t *p);
+/* Rank 0 draws the job's secret, every rank gets it (one allgather; call
+ * on every rank). */
+int  md_secret_setup(md_t *md);
 void md_nodes_free(md_t *md);
 int32_t md_node_index(const md_t *md, const char *name);
 

@@ -120,6 +120,8 @@ static void md_teardown(md_t *md)
     free(md->send_seq);
     free(md->recv_seq);
     free(md->ordered_node);
+    memset(md->job_secret, 0, sizeof(md->job_secret));
+    __asm__ __volatile__("" ::: "memory");   /* keep the clearing */
     free(md);
 }
 
@@ -153,7 +155,9 @@ int md_init(const md_init_params_t *p, md_t **md_p)
     if (rc != MD_OK)
         goto err;
 
-    local = md_devlist_load(md, module_path);
+    local = md_secret_setup(md);
+    if (local == MD_OK)
+        local = md_devlist_load(md, module_path);
     if (local == MD_OK)
         local = md_fwd_setup(md);
     if (local == MD_OK && md_fwd_conf_needs_receiver(md->conf)) {

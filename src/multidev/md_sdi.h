@@ -47,7 +47,7 @@
 extern "C" {
 #endif
 
-#define MD_SDI_ABI_VERSION 2
+#define MD_SDI_ABI_VERSION 3
 
 /* ------------------------------------------------------------------ */
 /* Status codes                                                        */
@@ -223,6 +223,7 @@ typedef struct md_subdev_attr {
 /* ------------------------------------------------------------------ */
 
 #define MD_CARD_MAX 256     /**< business card bytes per rank per subdevice */
+#define MD_JOB_SECRET_LEN 32 /**< bytes of the job's secret (init args) */
 
 typedef struct md_param {
     const char *key;
@@ -242,6 +243,11 @@ typedef struct md_subdev_init_args {
     int32_t         num_nodes;
     const char     *node_name;      /**< this node's name */
     const char     *job_id;         /**< unique per job; safe in file names */
+    const uint8_t  *job_secret;     /**< [MD_JOB_SECRET_LEN] random bytes every
+                                         rank of the job shares, drawn at init:
+                                         the key to the job's frames; never
+                                         put it in a file, a name or the
+                                         environment */
     const uint8_t  *serves;         /**< [world_size]: 1 if this subdevice
                                          carries traffic to/from that rank
                                          (P1's GetDeviceNodeList) */

@@ -99,7 +99,8 @@ static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
             .world_rank = md->rank, .world_size = md->size,
             .node_of_rank = md->node_of_rank, .my_node = md->my_node,
             .num_nodes = md->num_nodes, .node_name = md->node_name,
-            .job_id = md->job_id, .serves = serves, .params = params,
+            .job_id = md->job_id, .job_secret = md->job_secret,
+            .serves = serves, .params = params,
         };
         size_t name_len = strlen(sd->name), card_len = 0;
 

@@ -13,16 +13,6 @@
 #include "myri/myri_timing.h"
 #include "myri_impl.h"
 
-static uint64_t job_key_of(const char *job_id)
-{
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-    for (const char *c = job_id ? job_id : "default"; *c; c++) {
-        h ^= (uint8_t)*c;
-        h *= 1099511628211ull;
-    }
-    return h ? h : 1;
-}
-
 static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
     size_t port;
@@ -110,7 +100,8 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
         goto err;
     }
     memset(&gp, 0, sizeof(gp));
-    gp.job_key = job_key_of(args->job_id);
+    if ((rc = nic_job_from_secret(&gp.job, args->job_secret)) != NIC_OK)
+        goto err;
     gp.my_vnn = args->world_rank;
     gp.num_vnn = args->world_size;
     gp.credits = (uint32_t)ctx->credits;

@@ -13,20 +13,6 @@
 #include "sci/sci_timing.h"
 #include "sci_impl.h"
 
-/* The bridge isolates jobs by a 64-bit key; every rank of a job derives
- * the same one from the job id (SplitMix64 over its bytes). */
-static uint64_t sci_job_key(const char *job_id)
-{
-    uint64_t k = 0x5ca1ab1e0ddba11ull;
-    for (const char *c = job_id ? job_id : "sci"; *c; c++) {
-        k += (uint8_t)*c + 0x9e3779b97f4a7c15ull;
-        k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
-        k = (k ^ (k >> 27)) * 0x94d049bb133111ebull;
-        k ^= k >> 31;
-    }
-    return k ? k : 1;
-}
-
 static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_params_t *pp)
 {
     size_t inl, eager, ring, nmsg, nrdv, chunk, nchunk, nstage;
@@ -107,7 +93,9 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
                 args->node_name, ctx->nic_name, md_status_string(rc));
         return rc;
     }
-    if ((rc = sci_open(ctx->nic, sci_job_key(args->job_id), (uint32_t)ctx->sq_entries,
+    nic_job_t job;
+    if ((rc = nic_job_from_secret(&job, args->job_secret)) != NIC_OK ||
+        (rc = sci_open(ctx->nic, &job, (uint32_t)ctx->sq_entries,
                        (uint32_t)ctx->cq_entries, &ctx->dev)) != NIC_OK) {
         SCI_LOG(ctx, 0, "sci: opening an endpoint on the bridge of node %s failed: %s",
                 args->node_name, md_status_string(rc));

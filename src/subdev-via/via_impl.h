@@ -174,7 +174,8 @@ typedef struct vsd_ctx {
     vipl_ptag_t          ptag;
     int32_t              me, world_size;
     uint8_t             *serves;
-    uint64_t             job_key;
+    nic_job_t            job;
+    uint64_t             job_key;      /* = job.tag */
     char                 job_id[64];
     vsd_peer_t          *peers;      /* [world_size] */
     md_peerset_t         busy;       /* ops waiting for credits or descriptors */

@@ -12,16 +12,6 @@
 #include "md_firmware.h"
 #include "via_impl.h"
 
-static uint64_t job_key_of(const char *job_id)
-{
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-    for (const char *c = job_id ? job_id : "default"; *c; c++) {
-        h ^= (uint8_t)*c;
-        h *= 1099511628211ull;
-    }
-    return h ? h : 1;
-}
-
 static size_t pow2_ceil(size_t v)
 {
     size_t p = 1;
@@ -121,7 +111,9 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     if ((rc = vsd_params(ctx, args)) != MD_OK)
         goto err;
     snprintf(ctx->job_id, sizeof(ctx->job_id), "%s", args->job_id ? args->job_id : "default");
-    ctx->job_key = job_key_of(args->job_id);
+    if ((rc = nic_job_from_secret(&ctx->job, args->job_secret)) != 0)
+        goto err;
+    ctx->job_key = ctx->job.tag;
     ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     if (ctx->serves == NULL || ctx->peers == NULL ||
@@ -135,7 +127,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     memcpy(ctx->serves, args->serves, (size_t)args->world_size);
 
     vipl_nic_opts_t o = { .node = args->node_name, .nic = ctx->nic_name,
-                          .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .job_key = ctx->job_key,
+                          .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .job = &ctx->job,
                           .start = 1, .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread),
                           .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread) };
     if ((r = vipl_open_nic(&o, &ctx->nic)) != VIPL_SUCCESS) {

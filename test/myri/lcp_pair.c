@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lcp_pair.h"
+#include "test_job.h"
 
 int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
 {
@@ -48,7 +49,7 @@ int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
             p->node[i].addr.sin_addr.s_addr = p->node[i].h->wire_ip;
             p->node[i].addr.sin_port = p->node[i].h->wire_port;
         }
-        myri_gam_params_t gp = { .job_key = o->job_key[i] ? o->job_key[i] : 1, .my_vnn = i,
+        myri_gam_params_t gp = { .job = test_job(o->job[i] ? o->job[i] : 1), .my_vnn = i,
                                  .num_vnn = o->n, .credits = o->credits ? o->credits : 8 };
         if ((rc = myri_gam_open(p->node[i].h, &gp, &p->node[i].g)) != NIC_OK)
             return rc;

@@ -38,7 +38,7 @@ typedef struct lcp_pair_opts {
                                             lend turns (nic_attach_opts_t.inproc) */
     uint32_t    credits;
     nic_fault_t fault;
-    uint64_t    job_key[LCP_PAIR_MAX];   /* 0: 1 */
+    uint64_t    job[LCP_PAIR_MAX];       /* node i's job: test_job(job[i]), 0: 1 */
 } lcp_pair_opts_t;
 
 int  lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o);

@@ -9,6 +9,7 @@
 
 #include "core/nic_fw_thread.h"
 #include "core/nic_host.h"
+#include "test_job.h"
 #include "echo_order.h"
 
 static void wait_for_echo(void *ep, uint32_t got)
@@ -44,7 +45,7 @@ int main(void)
     if (nic_fw_thread_start(&cfg, &thr) != NIC_OK)
         return 2;
     nic_attach_opts_t o = { .node = "s", .nic = "nic0", .rundir = dir };
-    if (nic_host_attach(&o, &h) != NIC_OK || nic_ep_open(h, 1, 64, 0, 64, &ep) != NIC_OK)
+    if (nic_host_attach(&o, &h) != NIC_OK || nic_ep_open(h, test_jobp(1), 64, 0, 64, &ep) != NIC_OK)
         return 3;
     if ((got = echo_in_order(ep, n, wait_for_echo, pause_now_and_then, ep)) != n)
         return 4;

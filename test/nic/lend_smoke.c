@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/nic_host.h"
+#include "test_job.h"
 #include "echo_order.h"
 
 static atomic_int stop;
@@ -69,7 +70,7 @@ int main(void)
     nic_attach_opts_t o = { .node = "s", .nic = "nic0", .pers = "echo", .rundir = dir,
                             .inproc = 1 };
     if (nic_host_attach(&o, &h) != NIC_OK || h->inproc == NULL ||
-        nic_ep_open(h, 1, 64, 0, 64, &ep) != NIC_OK)
+        nic_ep_open(h, test_jobp(1), 64, 0, 64, &ep) != NIC_OK)
         return 2;
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, lender, h);

@@ -25,6 +25,7 @@
 #include "core/nic_ctl_proto.h"
 #include "core/nic_fw_thread.h"
 #include "core/nic_host.h"
+#include "test_job.h"
 
 static char rundir[64];
 
@@ -125,7 +126,7 @@ Test(doorbell, a_sleeping_firmware_is_woken_by_the_doorbell, .timeout = 30)
     nic_fw_thread_t *thr = start_echo("d1", 50);
     nic_host_t *h = attach("d1");
     nic_ep_t *ep;
-    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 16, &ep), NIC_OK);
+    cr_assert_eq(nic_ep_open(h, test_jobp(7), 16, 0, 16, &ep), NIC_OK);
 
     for (int round = 0; round < 20; round++) {
         /* Wait until the firmware has given up spinning and blocks. */
@@ -163,7 +164,7 @@ Test(doorbell, a_full_completion_queue_pushes_back, .timeout = 30)
     nic_fw_thread_t *thr = start_echo("d2", 200);
     nic_host_t *h = attach("d2");
     nic_ep_t *ep;
-    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 4, &ep), NIC_OK);   /* CQ of 4 */
+    cr_assert_eq(nic_ep_open(h, test_jobp(7), 16, 0, 4, &ep), NIC_OK);   /* CQ of 4 */
     uint32_t posted = 0, got = 0;
     for (; posted < 16; posted++) {
         nic_entry_t *e = nic_ep_sq_slot(ep);
@@ -214,7 +215,7 @@ Test(reclaim, a_killed_process_loses_its_endpoints_and_regions, .timeout = 30)
         nic_ep_t *ep;
         nic_mr_t mr;
         for (int i = 0; i < 3; i++)
-            if (nic_ep_open(ch, 99, 8, 8, 8, &ep) != NIC_OK)
+            if (nic_ep_open(ch, test_jobp(99), 8, 8, 8, &ep) != NIC_OK)
                 _exit(1);
         if (nic_mr_alloc(ep, 1 << 20, NIC_MR_LOCAL_READ, &mr) != NIC_OK)
             _exit(2);
@@ -311,7 +312,7 @@ Test(nicd, a_killed_firmware_is_reported_to_its_processes, .timeout = 60)
     nic_host_t *h;
     nic_ep_t *ep;
     cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
-    cr_assert_eq(nic_ep_open(h, 5, 16, 0, 16, &ep), NIC_OK);
+    cr_assert_eq(nic_ep_open(h, test_jobp(5), 16, 0, 16, &ep), NIC_OK);
     cr_assert_eq(nic_ep_check(ep), NIC_OK);
     kill((pid_t)h->status->fw_pid, SIGKILL);
     uint64_t t0 = now_ms();
@@ -394,7 +395,7 @@ Test(inproc, the_only_process_runs_the_firmware_as_a_thread_and_lends_it_turns, 
     unsetenv("MULTIDEV_NIC_SPIN_US");
     cr_assert_not_null(h->inproc);
     cr_assert_eq((pid_t)h->status->fw_pid, getpid(), "the firmware runs in this process");
-    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 16, &ep), NIC_OK);
+    cr_assert_eq(nic_ep_open(h, test_jobp(7), 16, 0, 16, &ep), NIC_OK);
     /* The firmware thread, woken by a post while it slept, preempted this
      * host on a shared core and took the echo before the host could lend
      * a turn: on a loaded machine every time (0 of 200 in two CI runs).
@@ -462,7 +463,7 @@ Test(inproc, a_second_process_of_the_node_attaches_to_the_running_firmware, .tim
         nic_ep_t *ep;
         if (nic_host_attach(&o, &h2) != NIC_OK || h2->inproc != NULL ||
             (pid_t)h2->status->fw_pid == getpid() || nic_host_lend(h2) != -1 ||
-            nic_ep_open(h2, 7, 16, 0, 16, &ep) != NIC_OK)
+            nic_ep_open(h2, test_jobp(7), 16, 0, 16, &ep) != NIC_OK)
             _exit(1);
         post_echo(ep, 5);
         if (nic_ep_wait(ep, 2000) != NIC_OK || reap_echo(ep) != 5)
@@ -511,7 +512,7 @@ Test(inproc, processes_with_firmwares_of_their_own_neither_share_nor_outlast_the
         if (write(up[1], "a", 1) != 1 || read(down[0], &c, 1) != 1)
             _exit(2);
         /* the first process's firmware has stopped by now */
-        if (nic_ep_open(h2, 7, 16, 0, 16, &ep) != NIC_OK)
+        if (nic_ep_open(h2, test_jobp(7), 16, 0, 16, &ep) != NIC_OK)
             _exit(3);
         post_echo(ep, 9);
         if (nic_ep_wait(ep, 2000) != NIC_OK || reap_echo(ep) != 9)
@@ -625,7 +626,7 @@ Test(inproc, a_sole_sleeper_is_woken_by_the_wire_and_one_beside_a_poller_is_not,
     fresh_rundir();
     cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
     cr_assert_not_null(h->inproc);
-    cr_assert_eq(nic_ep_open(h, 7, 16, 0, 16, &ep), NIC_OK);
+    cr_assert_eq(nic_ep_open(h, test_jobp(7), 16, 0, 16, &ep), NIC_OK);
 
     /* Sole: the frame itself wakes the host, which lends the turn that
      * takes it off the wire. */

@@ -21,6 +21,7 @@
 #include "core/nic_fw.h"
 #include "core/nic_status.h"
 #include "core/nic_wire.h"
+#include "test_job.h"
 
 static struct sockaddr_in addr_port(uint16_t port)
 {
@@ -35,15 +36,16 @@ Test(gso_run, equal_frames_to_one_peer_make_one_train)
     struct iovec iov[80];
     for (int i = 0; i < 80; i++) {
         to[i] = addr_port(1000);
-        iov[i] = (struct iovec){ NULL, 1000 };
+        iov[i] = (struct iovec){ NULL, 900 };
     }
     /* at most NIC_WIRE_GSO_MAX_SEGS frames */
     cr_assert_eq(nic_wire_gso_run(to, iov, 80, 0), NIC_WIRE_GSO_MAX_SEGS);
     cr_assert_eq(nic_wire_gso_run(to, iov, 80, 70), 10);
-    /* at most NIC_WIRE_GSO_MAX_BYTES bytes */
+    /* at most NIC_WIRE_GSO_MAX_BYTES bytes, each frame in its envelope */
     for (int i = 0; i < 80; i++)
         iov[i].iov_len = 4133;
-    cr_assert_eq(nic_wire_gso_run(to, iov, 80, 0), NIC_WIRE_GSO_MAX_BYTES / 4133);
+    cr_assert_eq(nic_wire_gso_run(to, iov, 80, 0),
+                 NIC_WIRE_GSO_MAX_BYTES / (4133 + NIC_WIRE_OVERHEAD));
     cr_assert_eq(nic_wire_gso_run(to, iov, 1, 0), 1);
 }
 
@@ -89,12 +91,19 @@ typedef struct rx_log {
     uint8_t seen[NFRAMES];
 } rx_log_t;
 
-static void on_frame(void *arg, const struct sockaddr_in *from, uint8_t *frame, size_t len)
+/* The job every frame here belongs to. */
+static uint64_t wire_job(void)
+{
+    return test_job(1).tag;
+}
+
+static void on_frame(void *arg, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                     size_t len)
 {
     rx_log_t *l = arg;
     int i = l->n++;
     (void)from;
-    if (i >= NFRAMES || len != frame_len(i) || ((uintptr_t)frame & 7) != 0) {
+    if (i >= NFRAMES || len != frame_len(i) || ((uintptr_t)frame & 7) != 0 || job != wire_job()) {
         l->bad++;
         return;
     }
@@ -120,7 +129,7 @@ static rx_log_t send_frames(nic_wire_t *a, nic_wire_t *b)
     memset(&l, 0, sizeof(l));
     for (int i = 0; i < NFRAMES; i++) {
         fill(frames[i], i);
-        l.bad += nic_wire_send_stable(a, &b->addr, frames[i], frame_len(i)) != NIC_OK;
+        l.bad += nic_wire_send_stable(a, &b->addr, wire_job(), frames[i], frame_len(i)) != NIC_OK;
     }
     l.bad += nic_wire_flush_tx(a) != NFRAMES;
     for (int tries = 0; l.n < NFRAMES && tries < 2000; tries++)
@@ -133,6 +142,8 @@ static void open_pair(nic_wire_t *a, nic_wire_t *b, int offload)
 {
     cr_assert_eq(nic_wire_open(a, "127.0.0.1", 0, NULL), NIC_OK);
     cr_assert_eq(nic_wire_open(b, "127.0.0.1", 0, NULL), NIC_OK);
+    cr_assert_eq(nic_wire_job_add(a, test_jobp(1)), NIC_OK);
+    cr_assert_eq(nic_wire_job_add(b, test_jobp(1)), NIC_OK);
     nic_wire_set_offload(a, offload);
     nic_wire_set_offload(b, offload);
 }
@@ -196,7 +207,8 @@ static int fallback_child(void)
     if (unshare(CLONE_NEWNET) != 0 || lo_up_with_mtu(1500) != 0)
         return 10;
     if (nic_wire_open(&a, "127.0.0.1", 0, NULL) != NIC_OK ||
-        nic_wire_open(&b, "127.0.0.1", 0, NULL) != NIC_OK)
+        nic_wire_open(&b, "127.0.0.1", 0, NULL) != NIC_OK ||
+        nic_wire_job_add(&a, test_jobp(1)) != NIC_OK || nic_wire_job_add(&b, test_jobp(1)) != NIC_OK)
         return 11;
     if (!a.gso)
         return 12;

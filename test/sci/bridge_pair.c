@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "bridge_pair.h"
+#include "test_job.h"
 
 static uint64_t now_ms(void)
 {
@@ -17,9 +18,9 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int bp_start(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_fault_t *fault)
+int bp_start(bridge_pair_t *bp, int n, const uint64_t *job, const nic_fault_t *fault)
 {
-    return bp_start_full(bp, n, job_key, fault, 0);
+    return bp_start_full(bp, n, job, fault, 0);
 }
 
 int bp_start_opts(bridge_pair_t *bp, int n, int inproc)
@@ -27,7 +28,7 @@ int bp_start_opts(bridge_pair_t *bp, int n, int inproc)
     return bp_start_full(bp, n, NULL, NULL, inproc);
 }
 
-int bp_start_full(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_fault_t *fault,
+int bp_start_full(bridge_pair_t *bp, int n, const uint64_t *job, const nic_fault_t *fault,
                   int inproc)
 {
     int rc;
@@ -57,7 +58,7 @@ int bp_start_full(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_f
                                 .rundir = bp->rundir, .inproc = inproc };
         if ((rc = nic_host_attach(&o, &bp->node[i].h)) != NIC_OK)
             return rc;
-        if ((rc = sci_open(bp->node[i].h, job_key && job_key[i] ? job_key[i] : 1, 1024, 256,
+        if ((rc = sci_open(bp->node[i].h, test_jobp(job && job[i] ? job[i] : 1), 1024, 256,
                            &bp->node[i].dev)) != NIC_OK)
             return rc;
     }

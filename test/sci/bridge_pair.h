@@ -21,13 +21,13 @@ typedef struct bridge_pair {
     char      rundir[64];
 } bridge_pair_t;
 
-/* n nodes; job_key[i] (0: 1) for node i's endpoint; fault applies to every
+/* n nodes; job[i] (0: 1) numbers node i's endpoint's job (test_job.h); fault applies to every
  * firmware's transmissions. */
-int  bp_start(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_fault_t *fault);
+int  bp_start(bridge_pair_t *bp, int n, const uint64_t *job, const nic_fault_t *fault);
 /* inproc: each node's firmware started by its host as an in-process
  * firmware (the host lends it turns, nic_host_lend), not a thread of ours. */
 int  bp_start_opts(bridge_pair_t *bp, int n, int inproc);
-int  bp_start_full(bridge_pair_t *bp, int n, const uint64_t *job_key, const nic_fault_t *fault,
+int  bp_start_full(bridge_pair_t *bp, int n, const uint64_t *job, const nic_fault_t *fault,
                    int inproc);
 void bp_stop(bridge_pair_t *bp);
 /* A region of node i with every access bit, zeroed. */

@@ -18,6 +18,7 @@
 #include "test_req.h"
 #include "sci_impl.h"
 #include "sci_job.h"
+#include "test_job.h"
 
 MD_LOAD_DEVICE_PTR(sci);
 
@@ -140,6 +141,7 @@ static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
     md_subdev_init_args_t a = {
         .world_rank = rank, .world_size = job->n, .node_of_rank = job->node,
         .my_node = job->node[rank], .node_name = node, .job_id = job->id ? job->id : "sj",
+        .job_secret = test_job_secret(job->id ? job->id : "sj"),
         .serves = serves, .role = MD_ROLE_GLOBAL, .params = job->params,
         .num_params = job->nparams,
     };

@@ -12,7 +12,7 @@ static vi_pair_t p;
 
 static void setup(void)
 {
-    vi_pair_opts_t o = { .n = 3, .job_key = { 1, 1, 2 } };   /* node 2 is another job */
+    vi_pair_opts_t o = { .n = 3, .job = { 1, 1, 2 } };   /* node 2 is another job */
     cr_assert_eq(vi_pair_start(&p, &o), 0);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/nic_host.h"
 #include "vi_pair.h"
+#include "test_job.h"
 
 uint64_t vi_now_us(void)
 {
@@ -43,8 +44,9 @@ int vi_pair_start(vi_pair_t *p, const vi_pair_opts_t *o)
         }
         if ((rc = nic_fw_thread_start(&cfg, &n->fw)) != NIC_OK)
             return rc;
+        nic_job_t job = test_job(o && o->job[i] ? o->job[i] : 1);
         vipl_nic_opts_t no = { .node = n->name, .nic = "via0", .rundir = p->rundir,
-                               .job_key = o && o->job_key[i] ? o->job_key[i] : 1 };
+                               .job = &job };
         if ((rc = vipl_open_nic(&no, &n->nic)) != VIPL_SUCCESS)
             return -100 - rc;
         if ((rc = vipl_create_ptag(n->nic, &n->ptag)) != VIPL_SUCCESS)

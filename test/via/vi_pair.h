@@ -26,7 +26,7 @@ typedef struct vi_pair {
 typedef struct vi_pair_opts {
     int         n;               /* 0: 2 */
     nic_fault_t fault;
-    uint64_t    job_key[VI_PAIR_MAX];
+    uint64_t    job[VI_PAIR_MAX];      /* node i's job: test_job(job[i]), 0: 1 */
 } vi_pair_opts_t;
 
 int  vi_pair_start(vi_pair_t *p, const vi_pair_opts_t *o);

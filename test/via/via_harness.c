@@ -18,6 +18,7 @@
 #include "test_req.h"
 #include "core/nic_host.h"
 #include "via_harness.h"
+#include "test_job.h"
 
 MD_LOAD_DEVICE_PTR(via);
 
@@ -138,7 +139,8 @@ static int vh_rank(vh_job_t *j, int rank, int (*fn)(vh_rank_t *r))
     md_subdev_init_args_t a = {
         .world_rank = rank, .world_size = j->n, .node_of_rank = j->node_of,
         .my_node = j->node_of[rank], .num_nodes = nodes, .node_name = node,
-        .job_id = j->job ? j->job : "vh-job", .serves = serves, .role = MD_ROLE_GLOBAL,
+        .job_id = j->job ? j->job : "vh-job",
+        .job_secret = test_job_secret(j->job ? j->job : "vh-job"), .serves = serves, .role = MD_ROLE_GLOBAL,
         .params = j->params, .num_params = j->nparams,
     };
     if ((rc = r.ops.init(&r.sd, &a, card, &card_len)) != MD_OK) {
