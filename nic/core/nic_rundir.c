@@ -24,8 +24,45 @@ int nic_name_ok(const char *name)
     return 1;
 }
 
+/* A run directory holds the control sockets through which processes hand
+ * their NIC the job's secret and their memory: it must be the user's own
+ * directory that nobody else may enter or write, as ssh-agent and
+ * XDG_RUNTIME_DIR require, or another user who made it first could take
+ * the ranks' requests.  Refused with the reason, never repaired. */
+static int rundir_private(const char *dir)
+{
+    struct stat st;
+
+    if (lstat(dir, &st) != 0) {
+        nic_log_error("run directory %s: %m", dir);
+        return NIC_ERR_IO;
+    }
+    if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+        nic_log_error("run directory %s is %s, not a directory: refused (remove it, or set "
+                      "MULTIDEV_NIC_RUNDIR to a directory of your own)", dir,
+                      S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
+        return NIC_ERR_PROTECTION;
+    }
+    if (st.st_uid != geteuid()) {
+        nic_log_error("run directory %s belongs to uid %u, not to you (uid %u): refused, "
+                      "since its owner could receive your processes' requests to the NIC "
+                      "(remove it, or set MULTIDEV_NIC_RUNDIR to a directory of your own)",
+                      dir, (unsigned)st.st_uid, (unsigned)geteuid());
+        return NIC_ERR_PROTECTION;
+    }
+    if ((st.st_mode & 077) != 0) {
+        nic_log_error("run directory %s is open to group or others (mode %03o): refused "
+                      "(chmod 700 it, or set MULTIDEV_NIC_RUNDIR to a private directory)",
+                      dir, (unsigned)(st.st_mode & 0777));
+        return NIC_ERR_PROTECTION;
+    }
+    return NIC_OK;
+}
+
 int nic_rundir_node(const char *rundir, const char *node, char *dir, size_t len)
 {
+    int rc;
+
     char base[512];
 
     if (!nic_name_ok(node)) {
@@ -42,13 +79,15 @@ int nic_rundir_node(const char *rundir, const char *node, char *dir, size_t len)
         nic_log_error("cannot create %s: %m", rundir);
         return NIC_ERR_IO;
     }
+    if ((rc = rundir_private(rundir)) != NIC_OK)
+        return rc;
     if ((size_t)snprintf(dir, len, "%s/%s", rundir, node) >= len)
         return NIC_ERR_CONFIG;
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         nic_log_error("cannot create %s: %m", dir);
         return NIC_ERR_IO;
     }
-    return NIC_OK;
+    return rundir_private(dir);
 }
 
 int nic_rundir_file(const char *dir, const char *nic, const char *suffix, char *path, size_t len)
