@@ -15,6 +15,9 @@
 # four-rank tests have two ranks on h1 (shm).  Every job has at least 3
 # ranks: a forwarded route needs a rank on its relay.
 #
+#   0. isolation: each host has its hostname, /dev/shm, SysV IPC and
+#      processes; names resolve on the management network; a host reaches
+#      another only over a network both are on, and not while its link is down
 #   1. the test/mpi suite (the tests emulated.sh runs, test/mpi/suite-lib.sh)
 #   2. coll once more with MULTIDEV_STATS=1: shm, via, myri and sci carried
 #      bytes, messages were forwarded (fwd) and h2's rank relayed them, and
@@ -27,7 +30,8 @@
 #        cut-direct  ranks on h2,h3,h1: pair 0-1 is h2-h3, over SCI directly
 #        cut-relay   ranks on h1,h3,h2: pair 0-1 is h1-h3, forwarded by h2
 #
-# Usage: test/mpi/hosts.sh [suite|stats|cut-direct|cut-relay]...   (default: all)
+# Usage: test/mpi/hosts.sh [isolation|suite|stats|cut-direct|cut-relay]...
+#        (default: all, in that order)
 # Environment: MD_CLUSTER (cluster name, default mdhosts), MULTIDEV_WORK_DIR.
 # Needs root and namespaces (nshosts.sh says what is missing; exit 2).
 # The cluster is always torn down, whatever happens.
@@ -54,11 +58,11 @@ for f in mdconfig mpicc mpiexec; do
     { echo "hosts.sh: build first (scripts/build.sh): no $f in $PREFIX/bin" >&2; exit 2; }
 done
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(suite stats cut-direct cut-relay)
+[ ${#parts[@]} -gt 0 ] || parts=(isolation suite stats cut-direct cut-relay)
 for p in "${parts[@]}"; do
   case "$p" in
-    suite|stats|cut-direct|cut-relay) ;;
-    *) echo "hosts.sh: suite, stats, cut-direct or cut-relay, not '$p'" >&2; exit 2 ;;
+    isolation|suite|stats|cut-direct|cut-relay) ;;
+    *) echo "hosts.sh: isolation, suite, stats, cut-direct or cut-relay, not '$p'" >&2; exit 2 ;;
   esac
 done
 
@@ -70,6 +74,8 @@ rm -rf "$conf" && mkdir -p "$WORK/build" || exit 2
 # A cluster of this name left by a run that was killed is ours to remove.
 "$NSHOSTS" down "$MD_CLUSTER" >/dev/null || exit 2
 trap '"$NSHOSTS" down "$MD_CLUSTER"' EXIT
+trap 'exit 130' INT     # (the EXIT trap then tears the cluster down)
+trap 'exit 143' TERM
 "$NSHOSTS" up "$MD_CLUSTER" --hosts h1,h2,h3 "${NETS[@]}" || exit $?
 
 # The launcher, as run.sh calls it: CMD -n N [ARGS] PROGRAM ...
@@ -83,6 +89,71 @@ launcher() {
 MPIEXEC=$(launcher "$RANK_HOSTS")
 RANK_WRAPPER=$ROOT/test/cluster/addr-env
 export MULTIDEV_CONFIG=$conf
+
+# in_host HOST CMD...: CMD in HOST's namespaces.
+in_host() { local h=$1; shift; "$NSHOSTS" exec "$MD_CLUSTER" "$h" "$@"; }
+
+# udp_delivered FROM TO ADDR: a datagram sent from host FROM to ADDR (an
+# address of host TO) arrives there within 2 s.
+udp_delivered() {
+  local got
+  got=$(in_host "$2" timeout 3 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 47999)); s.settimeout(2)
+try: print(s.recv(64).decode())
+except OSError: pass' "$3" & sleep 0.3
+        in_host "$1" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(20):
+    try: s.sendto(b"probe", (sys.argv[1], 47999))
+    except OSError: pass
+    time.sleep(0.05)' "$3"
+        wait)
+  [ "$got" = probe ]
+}
+
+# isolation: the hosts share nothing but the networks made for them.
+# (ok and bad always succeed, so "check && ok || bad" is an if-else.)
+# shellcheck disable=SC2015
+isolation() {
+  local rc=0 h v
+  ok() { echo "PASS  isolation: $*"; }
+  bad() { echo "FAIL  isolation: $*"; rc=1; }
+  for h in h1 h2 h3; do
+    v=$(in_host "$h" hostname)
+    [ "$v" = "$h" ] && ok "$h's hostname is $v" || bad "$h's hostname is '$v'"
+  done
+  v=$(in_host h2 getent hosts h1 | awk '{ print $1 }')
+  [ "$v" = 10.77.0.1 ] && ok "h2 resolves h1 to $v (its /etc/hosts)" || bad "h2 resolves h1 to '$v'"
+  in_host h1 sh -c 'echo x >/dev/shm/nshosts-probe'
+  if [ ! -e /dev/shm/nshosts-probe ] && ! in_host h2 test -e /dev/shm/nshosts-probe; then
+    ok "h1's /dev/shm is its own"
+  else
+    bad "a file of h1's /dev/shm is seen elsewhere"
+  fi
+  v=$(in_host h1 sh -c 'ipcmk -M 4096 >/dev/null && ipcs -m | grep -c "^0x"')
+  if [ "${v:-0}" -ge 1 ] && [ "$(in_host h2 sh -c 'ipcs -m | grep -c "^0x"')" -eq 0 ]; then
+    ok "h1's SysV segment is not seen on h2"
+  else
+    bad "SysV IPC is shared (h1 sees ${v:-0} segments)"
+  fi
+  v=$(in_host h3 ps -e --no-headers | wc -l)
+  [ "$v" -lt 10 ] && ok "h3 sees $v processes, its own" || bad "h3 sees $v processes"
+  ip -4 -o addr | grep -q ' 10\.77\.' && bad "the machine's network namespace has a 10.77 address" ||
+    ok "the machine's network namespace has no cluster address"
+  udp_delivered h1 h2 10.77.1.2 && ok "h1 reaches h2 over myri0" || bad "h1 does not reach h2 over myri0"
+  udp_delivered h1 h3 10.77.3.3 && bad "h1 reaches h3's sci0 address (h1 is not on sci0)" ||
+    ok "h1 does not reach h3's sci0 address"
+  "$NSHOSTS" link "$MD_CLUSTER" h1 myri0 down
+  udp_delivered h1 h2 10.77.1.2 && bad "h1 reaches h2 over myri0 with its link down" ||
+    ok "h1's myri0 link down: nothing arrives"
+  "$NSHOSTS" link "$MD_CLUSTER" h1 myri0 up
+  udp_delivered h1 h2 10.77.1.2 && ok "h1's myri0 link up again: delivered" ||
+    bad "h1 does not reach h2 over myri0 after the link came up"
+  return $rc
+}
 
 # suite: the test/mpi tests, each job across the three hosts.
 suite() {
