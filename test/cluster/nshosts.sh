@@ -15,11 +15,15 @@
 # namespace is never touched: tests only use loopback and namespaces they
 # make.  The first network is the management network: every host is on it,
 # and every host's /etc/hosts maps every host name to its address there
-# (hydra's proxies resolve the launching host by that name).
+# (hydra's proxies resolve the launching host by that name).  Each host
+# runs an ns-sshd (test/cluster/ns-sshd): the way test/cluster/ns-ssh, the
+# ssh of hydra's launcher, starts commands in it from another host.
 #
 #   nshosts.sh up NAME --hosts h1,h2,h3 --net NET:A.B.C.D/N[:h1,h2] ... [--mtu BYTES]
 #   nshosts.sh exec NAME HOST CMD [ARGS...]   run CMD in HOST's namespaces, in
 #                                             the same directory, same environment
+#                                             (from the machine; inside a host,
+#                                             use ns-ssh)
 #   nshosts.sh link NAME HOST NET down|up     cut or restore HOST's cable on NET
 #   nshosts.sh addr NAME HOST NET             print HOST's address on NET
 #   nshosts.sh show NAME                      hosts, holders and networks
@@ -37,8 +41,8 @@
 # and one line naming what is missing.  Other errors: status 1.
 #
 # Later: a `loss NAME HOST PERCENT` would add an nftables rule (this kernel
-# has no netem) in HOST's network namespace, `nsenter --target <pid> --net
-# nft ...`, the way `link` acts on the switch's side.
+# has no netem) in HOST's network namespace, `in_host HOST nft ...`, the
+# way `link` acts on the switch's side.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
