@@ -6,7 +6,10 @@
 #     TSan builds,
 #   - the MPI tests through our MPICH (test/mpi), on one node and across
 #     emulated nodes (shm+myri, forwarding through a relay, sci/via split,
-#     the OSCAR cluster: test/mpi/emulated.sh),
+#     the OSCAR cluster: test/mpi/emulated.sh), and across three hosts of
+#     a namespace test cluster, launched through hydra's ssh launcher, with
+#     a link cut under a running job (test/mpi/hosts.sh; the cluster is
+#     torn down whatever happens),
 #   - MPICH's own test/mpi/pt2pt suite against our build (one node, and two
 #     emulated nodes), with Debian's MPICH as the judge of any failure,
 #   - the fuzz targets for a bounded time.
@@ -61,6 +64,7 @@ md_step "MPICH --with-device=multi (cached)" "$MD_ROOT/mpich/build-mpich.sh"
 md_step "unit tests"                         unit_tests _build
 md_step "MPI tests, one node (shm)"          "$MD_ROOT/test/mpi/run.sh"
 md_step "MPI tests, emulated nodes"          "$MD_ROOT/test/mpi/emulated.sh"
+md_step "MPI tests, namespace hosts"         "$MD_ROOT/test/mpi/hosts.sh"
 md_step "MPICH test/mpi/pt2pt suite"         pt2pt_suite
 md_step "unit tests, ASan+UBSan"             unit_tests _build-asan --enable-sanitizer=address,undefined
 md_step "unit tests, TSan"                   unit_tests _build-tsan --enable-sanitizer=thread

@@ -30,8 +30,10 @@
 # named with a leading '-' carried none.  relay@R: rank R forwarded
 # messages for others.  path@N1,N2,...,Nk: the nodes' configurations route
 # Nk through that path (N1's next hop to Nk is N2, and so on; the last
-# intermediate reaches Nk directly).  A description with a '/' in its name
-# is a path from the project's root, else a file of examples/.
+# intermediate reaches Nk directly).  The checks and the list of tests are
+# in test/mpi/suite-lib.sh, which test/mpi/hosts.sh shares.  A description
+# with a '/' in its name is a path from the project's root, else a file of
+# examples/.
 #
 # Usage: test/mpi/emulated.sh [SETUP...]   (default: all)
 # Exit status 0 if every test of every set-up passed.
@@ -40,8 +42,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${MULTIDEV_WORK_DIR:-$ROOT/_work}/emulated
-TESTS=(pingpong_check pingpong_anysrc anysource anymix anytag probe cancel
-       truncate ssend datatype order coll rma cpi)
+. "$ROOT/test/mpi/suite-lib.sh"
 
 # setup NAME -> "description|nodes|np|map|subdevices that must carry traffic"
 declare -A SETUPS=(
@@ -68,67 +69,16 @@ mkdir -p "$WORK"
 rundir=$(mktemp -d /dev/shm/md-emulated-XXXXXX)
 trap 'rm -rf "$rundir"' EXIT
 
-# check_relay SETUP RANK STATS: RANK's forwarding counters (its
-# "multidev[R] stats forwarding: ... relayed N msgs ..." line) show relayed
-# messages.
-check_relay() {
-  local n
-  n=$(awk -v who="multidev[$2]" '$1 == who && $3 == "forwarding:" {
-        for (i = 4; i < NF; i++) if ($i == "relayed") print $(i + 1) }' <<<"$3")
-  if [ "${n:-0}" -gt 0 ]; then
-    echo "PASS  $1: rank $2 relayed $n messages"
-  else
-    echo "FAIL  $1: rank $2 relayed nothing"; return 1
-  fi
-}
 
-# check_path SETUP CONF N1,...,Nk: every route line of Ni to Nk names N(i+1)
-# as its next hop, and N(k-1)'s are direct.
-check_path() {
-  local -a hop
-  IFS=, read -r -a hop <<<"$3"
-  local k=${#hop[@]} dst=${hop[$((${#hop[@]} - 1))]} i next
-  for ((i = 0; i < k - 1; i++)); do
-    next=${hop[$((i + 1))]}
-    [ "$next" = "$dst" ] && next=-
-    if ! awk -v dst="$dst" -v next_hop="$next" '$1 == "route" && $2 == dst {
-           n++; if ($6 != next_hop) bad++ } END { exit !(n > 0 && bad == 0) }'          "$2/${hop[$i]}.conf"; then
-      echo "FAIL  $1: ${hop[$i]} does not route $dst through $next"; return 1
-    fi
-  done
-  echo "PASS  $1: $dst is reached along ${3//,/ -> }"
-}
-
-# check_carriers SETUP CONF NODES NP MAP SUBDEV...: bytes sent per subdevice
-# over all ranks of one run of coll, from the MULTIDEV_STATS lines
-# ("multidev[R] stats NAME: sent N msgs B B ...").
-check_carriers() {
-  local s=$1 conf=$2 nodes=$3 np=$4 map=$5 out sd bytes rc=0
-  shift 5
+# stats_run SETUP CONF NODES NP MAP: one run of coll with MULTIDEV_STATS=1,
+# its output on stdout, for check_carriers.
+stats_run() {
+  local s=$1 conf=$2 nodes=$3 np=$4 map=$5 out
   out=$(NODES="$nodes" NODE_MAP="$map" MULTIDEV_CONFIG="$conf" MULTIDEV_STATS=1 \
         MULTIDEV_NIC_RUNDIR="$rundir/$s" timeout 120 \
         "$ROOT/test/mpi/launch-nodes.sh" "$np" "$WORK/$s/build/coll" 2>&1) ||
-    { echo "FAIL  $s: coll with MULTIDEV_STATS=1 failed"; echo "$out" | tail -5; return 1; }
-  for sd in "$@"; do
-    case "$sd" in
-      relay@*) check_relay "$s" "${sd#relay@}" "$out" || rc=1; continue ;;
-      path@*) check_path "$s" "$conf" "${sd#path@}" || rc=1; continue ;;
-    esac
-    local name=${sd#-}
-    bytes=$(awk -v sd="$name:" '$2 == "stats" && $3 == sd { b += $7 } END { print b + 0 }' <<<"$out")
-    if [ "$sd" != "$name" ]; then
-      if [ "$bytes" -eq 0 ]; then
-        echo "PASS  $s: $name carried nothing"
-      else
-        echo "FAIL  $s: $name carried $bytes bytes, expected none"; rc=1
-      fi
-    elif [ "$bytes" -gt 0 ]; then
-      echo "PASS  $s: $sd carried $bytes bytes"
-    else
-      echo "FAIL  $s: $sd carried nothing"; rc=1
-    fi
-  done
-  return $rc
+    { echo "FAIL  $s: coll with MULTIDEV_STATS=1 failed" >&2; echo "$out" | tail -5 >&2; return 1; }
+  echo "$out"
 }
 
 failed=()
@@ -147,9 +97,10 @@ for s in "${selected[@]}"; do
   if ! NODES="$nodes" NODE_MAP="$map" MULTIDEV_CONFIG="$conf" \
        MULTIDEV_NIC_RUNDIR="$rundir/$s" \
        "$ROOT/test/mpi/run.sh" --launcher "$ROOT/test/mpi/launch-nodes.sh" \
-       --np "$np" --build "$WORK/$s/build" --env MULTIDEV_STATS=0 "${TESTS[@]}"; then
+       --np "$np" --build "$WORK/$s/build" --env MULTIDEV_STATS=0 "${SUITE_TESTS[@]}"; then
     failed+=("$s")
-  elif ! check_carriers "$s" "$conf" "$nodes" "$np" "$map" $carriers; then
+  elif ! stats=$(stats_run "$s" "$conf" "$nodes" "$np" "$map") ||
+       ! check_carriers "$s" "$conf" "$stats" $carriers; then
     failed+=("$s")
   fi
 done
