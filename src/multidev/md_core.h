@@ -117,7 +117,9 @@ struct md {
     /* configuration, device list, connection table */
     md_nodeconf_t *conf;                /**< NULL: the default (shm only) */
     md_devlist_t   devs;
-    int            devs_initialised;    /**< subdevices whose init ran */
+    int            devs_initialised;    /**< subdevices whose init ran (and, in
+                                             teardown, not yet finalized) */
+    int            tearing_down;        /**< md_teardown has begun */
     md_bootstrap_t bootstrap;           /**< valid until md_finalize */
     uint8_t       *ordered_node;        /**< [num_nodes] arrivals need seq */
     md_sdi_host_t  host;

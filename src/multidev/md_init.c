@@ -101,9 +101,19 @@ static int md_seq_setup(md_t *md)
 
 static void md_teardown(md_t *md)
 {
+    /* A subdevice that drains in its finalize still hands arrivals up; a
+     * system message among them (a forwarding acknowledgement to pass on)
+     * must not send through a subdevice finalized before it.  Every rank
+     * has passed finalize's barrier, so nothing waits for such messages
+     * any more: from here they are dropped, and subdevice i takes no send
+     * once its finalize begins. */
+    md->tearing_down = 1;
     for (int i = md->devs_initialised - 1; i >= 0; i--) {
         md_subdev_t *sd = md_sd(md, i);
-        int rc = sd->ops->finalize(sd);
+        int rc;
+
+        md->devs_initialised = i;
+        rc = sd->ops->finalize(sd);
         if (rc != MD_OK)
             md_log_warn("subdevice %s: finalize: %s", sd->name,
                         md_status_string(rc));

@@ -43,6 +43,11 @@ int md_send_start(md_t *md, md_request_t *req)
     md_subdev_t *sd = md_sd(md, req->subdev);
     int rc;
 
+    if (req->subdev >= md->devs_initialised) {
+        md_log_debug("send to rank %d over %s refused: the subdevice is finalized",
+                     req->env.dst_world, sd->name);
+        return MD_ERR_NOT_FOUND;
+    }
     if (md->pending.head != NULL) {     /* keep posting order */
         md_pending_push(&md->pending, req);
         return MD_OK;

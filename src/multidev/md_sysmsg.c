@@ -57,6 +57,8 @@ void md_sysmsg_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
     int slot = md_systag_slot(env->tag);
 
     sd->counters.sysmsgs_recvd++;
+    if (md->tearing_down)
+        return;           /* drained in a finalize: nobody waits for it (md_teardown) */
     if (env->tag > MD_SYSTAG_USER_FIRST)
         md_fwd_dispatch(md, sd, env, payload);
     else if (slot >= 0 && (md->sys_handlers[slot].flags & MD_SYSMSG_F_ANY_THREAD))
