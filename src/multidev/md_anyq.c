@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "md_core.h"
+#include "md_fail.h"
 #include "md_log.h"
 #include "md_thread.h"
 
@@ -67,6 +68,28 @@ static void md_anyreq_forget_dup(md_anyreq_t *a, md_request_t *dup)
     }
 }
 
+/* The user's request waits on a (a->orig set): a failed source can find it. */
+static void md_anyreq_live(md_t *md, md_anyreq_t *a)
+{
+    a->live_prev = NULL;
+    a->live_next = md->any_live;
+    if (md->any_live != NULL)
+        md->any_live->live_prev = a;
+    md->any_live = a;
+}
+
+/* a->orig has just been cleared: the user's request waits no more. */
+static void md_anyreq_unlive(md_t *md, md_anyreq_t *a)
+{
+    if (a->live_prev != NULL)
+        a->live_prev->live_next = a->live_next;
+    else if (md->any_live == a)
+        md->any_live = a->live_next;
+    if (a->live_next != NULL)
+        a->live_next->live_prev = a->live_prev;
+    a->live_prev = a->live_next = NULL;
+}
+
 static void md_anyreq_queue_cancel(md_t *md, md_anyreq_t *a)
 {
     a->next = md->any_cancel;
@@ -83,6 +106,7 @@ int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask)
     a->orig = req;
     req->subdev = -1;
     md_req_anyreq(req) = a;
+    md_anyreq_live(md, a);
 
     for (int i = 0; i < md->devs.num && rc == MD_OK; i++) {
         md_subdev_t *sd = md_sd(md, i);
@@ -120,6 +144,7 @@ int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask)
         if (atomic_compare_exchange_strong(&a->claim.owner, &unclaimed,
                                            MD_CLAIM_BY_CANCEL)) {
             a->orig = NULL;
+            md_anyreq_unlive(md, a);
             md_anyreq_queue_cancel(md, a);
             md_anyq_drain_cancels(md);
             return rc;
@@ -137,6 +162,7 @@ void md_anyq_dup_complete(md_t *md, md_request_t *dup)
     if (orig != NULL) {
         orig->status = dup->status;
         a->orig = NULL;
+        md_anyreq_unlive(md, a);
         md_anyreq_forget_dup(a, dup);
         md_anyreq_queue_cancel(md, a);
         md_request_done(md, orig);
@@ -157,6 +183,7 @@ int md_anyq_cancel(md_t *md, md_request_t *req)
                                         MD_CLAIM_BY_CANCEL))
         return MD_ERR_NOT_FOUND;    /* a subdevice matched it first */
     a->orig = NULL;
+    md_anyreq_unlive(md, a);
     md_anyreq_queue_cancel(md, a);
     md_anyq_drain_cancels(md);
     req->status.cancelled = 1;
@@ -200,6 +227,30 @@ void md_anyq_drain_cancels(md_t *md)
         md_anyreq_queue_cancel(md, keep);
         keep = next;
     }
+}
+
+void md_anyq_fail_source(md_t *md, int32_t rank, int status)
+{
+    md_anyreq_t *a = md->any_live;
+
+    while (a != NULL) {
+        md_anyreq_t *next = a->live_next;
+        md_request_t *orig = a->orig;
+        int32_t unclaimed = -1;
+
+        /* A receive naming the rank, not MPI_ANY_SOURCE; one that a
+         * subdevice claimed already gets its message. */
+        if (orig != NULL && orig->match.src_rank != MD_ANY_SOURCE && orig->peer_world == rank &&
+            atomic_compare_exchange_strong(&a->claim.owner, &unclaimed, MD_CLAIM_BY_CANCEL)) {
+            a->orig = NULL;
+            md_anyreq_unlive(md, a);
+            md_anyreq_queue_cancel(md, a);
+            orig->status.error = status;
+            md_request_done(md, orig);
+        }
+        a = next;
+    }
+    md_anyq_drain_cancels(md);
 }
 
 void md_anyq_free_all(md_t *md)

@@ -56,7 +56,10 @@ typedef struct md_anyreq {
     int               num_dups;
     int               num_unresolved;   /**< dups not yet completed/cancelled */
     struct md_anyreq *next;             /**< free list / cancel queue */
+    struct md_anyreq *live_prev, *live_next;  /**< md->any_live, while orig waits */
 } md_anyreq_t;
+
+typedef struct md_failure md_failure_t;
 
 typedef struct md_sysmsg_slot {
     md_sysmsg_handler_t handler;
@@ -134,6 +137,7 @@ struct md {
     /* AnyQueue: free entries and entries whose losers await cancel */
     md_anyreq_t   *any_free;
     md_anyreq_t   *any_cancel;
+    md_anyreq_t   *any_live;            /**< entries whose user request waits */
     md_anyq_counters_t any_counters;
     md_pending_t   pending;
 
@@ -142,6 +146,11 @@ struct md {
     /* indirect communication (md_fwd*.c) */
     struct md_fwd_state *fwd;
     int            fwd_index;           /**< the forwarding receiver, or -1 */
+
+    /* ranks that cannot be reached any more (md_fail.c) */
+    uint8_t       *rank_failed;         /**< [size] 1: failed */
+    struct md_failure *failures;        /**< why, per failed rank */
+    int            fail_pending;        /**< failures whose consequences wait */
 
     md_thread_state_t thr;
     int            idle_mode;           /**< md_idle_mode_t */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_fail.h"
 #include "md_fwd_state.h"
 #include "md_log.h"
 #include "md_pool.h"
@@ -225,6 +226,12 @@ void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
             return;
         memcpy(&ctl, payload, sizeof(ctl));
         md_fwd_on_credit(md, &ctl);
+        return;
+    case MD_SYSTAG_FWD_UNREACH:
+        if (!md_fwd_payload_ok(env, sizeof(ctl)))
+            return;
+        memcpy(&ctl, payload, sizeof(ctl));
+        md_fail_unreach_received(md, env->src_world, ctl.origin, ctl.status);
         return;
     case MD_SYSTAG_FWD_ACK:
         if (!md_fwd_payload_ok(env, sizeof(ctl)))

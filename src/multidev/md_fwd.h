@@ -40,6 +40,9 @@
 #define MD_SYSTAG_FWD_DATA   (-1)
 #define MD_SYSTAG_FWD_CREDIT (-2)
 #define MD_SYSTAG_FWD_ACK    (-3)
+/* A relay cannot reach a rank any more (md_fail.c): its md_fwd_ctl_t names
+ * that rank in origin and why in status. */
+#define MD_SYSTAG_FWD_UNREACH (-4)
 
 /* A chunk's header, unpacked; chunk bytes follow it on the wire. */
 typedef struct md_fwd_hdr {
@@ -85,6 +88,8 @@ typedef struct md_fwd_ctl {
     uint64_t seq;
     int32_t  hop_src;       /**< who sends this control message */
     int32_t  credits;       /**< FWD_CREDIT: chunks released */
+    int32_t  status;        /**< FWD_UNREACH: why */
+    int32_t  pad;
 } md_fwd_ctl_t;
 
 /* An acknowledgement on its way upstream (md_fwd_ack.c). */
@@ -141,6 +146,10 @@ void md_fwd_on_acks(md_t *md, const void *payload, size_t len);
  * messages still in flight are given a bounded chance to leave. */
 void md_fwd_ack_finish(md_t *md);
 
+/* md_fwd_fail.c: a chunk for a rank that failed is not relayed: its
+ * upstream is told (FWD_UNREACH); 1 if so. */
+int  md_fwd_relay_refuse(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr);
+
 /* md_fwd_relay.c (intermediate) */
 void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
                        const void *data);
@@ -153,6 +162,10 @@ void md_fwd_relay_credit(md_t *md, const md_fwd_ctl_t *ctl);
 extern const md_subdev_ops_t md_fwd_recv_ops;
 void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
                       const void *data);
+/* Everything of rank's that can no longer complete fails with status: its
+ * messages still arriving and the receives only it could match (what it
+ * sent whole stays to be received). */
+void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status);
 
 /* md_fwd.c: setup, the system-message handlers, teardown */
 int  md_fwd_setup(md_t *md);

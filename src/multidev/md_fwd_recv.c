@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_fail.h"
 #include "md_fwd_state.h"
 #include "md_log.h"
 #include "md_sysmsg.h"
@@ -259,6 +260,65 @@ void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
         md_fwd_in_maybe_finish(sd, in);
 }
 
+static void md_fwd_in_unhold(md_fwd_recv_t *fr, md_fwd_in_t *in)
+{
+    md_fwd_in_t *prev = NULL;
+
+    for (md_fwd_in_t *h = fr->held_head; h != NULL; prev = h, h = h->held_next) {
+        if (h != in)
+            continue;
+        if (prev != NULL)
+            prev->held_next = in->held_next;
+        else
+            fr->held_head = in->held_next;
+        if (fr->held_tail == in)
+            fr->held_tail = prev;
+        return;
+    }
+}
+
+typedef struct md_fwd_fail_ctx {
+    md_subdev_t *sd;
+    int          status;
+} md_fwd_fail_ctx_t;
+
+static void md_fwd_fail_req(void *arg, md_request_t *req)
+{
+    md_fwd_fail_ctx_t *f = arg;
+
+    req->status.error = f->status;
+    f->sd->host->complete(f->sd, req);
+}
+
+void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
+{
+    md_fwd_recv_t *fr = sd->priv;
+    md_fwd_fail_ctx_t f = { sd, status };
+
+    if (fr == NULL)
+        return;
+    /* Messages it had not finished sending: they never will. */
+    for (md_fwd_in_t **p = &fr->active; *p != NULL;) {
+        md_fwd_in_t *in = *p;
+        if (in->mq.env.src_world != rank || in->received >= in->mq.env.size) {
+            p = &in->next;
+            continue;
+        }
+        *p = in->next;
+        if (in->state == MD_FWD_IN_HELD)
+            md_fwd_in_unhold(fr, in);
+        else if (in->state == MD_FWD_IN_UNEXPECTED)
+            md_mq_remove_unexpected(&fr->q, &in->mq);
+        else if (in->state == MD_FWD_IN_MATCHED)
+            md_fwd_fail_req(&f, in->req);
+        free(in->tmp);
+        free(in);
+    }
+    /* Receives that only it could match, unless one of its messages that
+     * did arrive whole is theirs (md_fwd_recv_irecv takes those). */
+    md_mq_fail_posted_from(&fr->q, rank, sd->index, md_fwd_fail_req, &f);
+}
+
 /* ---- the receiver's SDI operations ---------------------------------- */
 
 static int md_fwd_recv_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
@@ -312,9 +372,18 @@ static int md_fwd_recv_irecv(md_subdev_t *sd, md_request_t *req)
     md_fwd_recv_t *fr = sd->priv;
     md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, &req->match);
 
+    int failed;
+
     if (m != NULL && md_request_claim(req, sd->index)) {
         md_mq_remove_unexpected(&fr->q, m);
         md_fwd_in_bind(sd, (md_fwd_in_t *)m, req);
+        return MD_OK;
+    }
+    failed = req->match.src_rank != MD_ANY_SOURCE ? md_rank_failed(fr->md, req->peer_world)
+                                                  : MD_OK;
+    if (failed != MD_OK && md_request_claim(req, sd->index)) {
+        req->status.error = failed;      /* nothing of it here, and nothing will come */
+        sd->host->complete(sd, req);
         return MD_OK;
     }
     md_mq_post(&fr->q, req);

@@ -100,6 +100,9 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
     const md_route_class_t *c;
     int32_t next;
 
+    if (hdr->env.dst_world >= 0 && hdr->env.dst_world < md->size &&
+        md_fwd_relay_refuse(md, sd, hdr))
+        return;
     if (hdr->env.dst_world < 0 || hdr->env.dst_world >= md->size ||
         (c = md_conntab_lookup(md, hdr->env.dst_world, hdr->env.size)) == NULL) {
         md_log_error("forwarding: no route on to rank %d for a message from "

@@ -56,6 +56,11 @@ static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
     free(o);
 }
 
+void md_fwd_out_fail(md_t *md, md_fwd_out_t *o, int status)
+{
+    md_fwd_out_maybe_finish(md, o, status);
+}
+
 static void md_fwd_chunk_done(md_request_t *req)
 {
     md_fwd_send_t *s = req->user;

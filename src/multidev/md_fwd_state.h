@@ -61,6 +61,9 @@ typedef struct md_fwd_state {
 md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *data,
                                 void (*on_complete)(md_request_t *));
 void md_fwd_chunk_free(md_fwd_send_t *s);
+/* The flow o (this rank its origin) fails with status (md_fwd_send.c); it
+ * may be freed. */
+void md_fwd_out_fail(md_t *md, md_fwd_out_t *o, int status);
 md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
                                   int32_t dst, uint64_t seq);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "md_core.h"
+#include "md_fail.h"
 #include "md_log.h"
 #include "md_sysmsg.h"
 #include "md_thread.h"
@@ -85,6 +86,11 @@ static void md_host_log(md_subdev_t *sd, int level, const char *fmt, ...)
                 "%s: %s", sd->name, text);
 }
 
+static void md_host_peer_failed(md_subdev_t *sd, int32_t world_rank, int status)
+{
+    md_fail_peer_reported(md_of(sd), sd, world_rank, status);
+}
+
 void md_host_setup(md_t *md)
 {
     md->host.complete = md_host_complete;
@@ -92,4 +98,5 @@ void md_host_setup(md_t *md)
     md->host.arrived = md_host_arrived;
     md->host.sysmsg = md_host_sysmsg;
     md->host.log = md_host_log;
+    md->host.peer_failed = md_host_peer_failed;
 }

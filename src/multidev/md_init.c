@@ -19,6 +19,7 @@
 
 #include "md_core.h"
 #include "md_log.h"
+#include "md_fail.h"
 #include "md_fwd.h"
 #include "md_pool.h"
 #include "md_thread.h"
@@ -83,6 +84,8 @@ static int md_config_load(md_t *md, const md_init_params_t *p)
 
 static int md_seq_setup(md_t *md)
 {
+    if (md_fail_setup(md) != MD_OK)
+        return MD_ERR_NO_MEMORY;
     md->send_seq = calloc((size_t)md->size, sizeof(uint64_t));
     md->recv_seq = calloc((size_t)md->size, sizeof(uint64_t));
     md->ordered_node = calloc((size_t)md->num_nodes, 1);
@@ -121,6 +124,7 @@ static void md_teardown(md_t *md)
     md->devs_initialised = 0;
     md_anyq_free_all(md);
     md_fwd_free(md);
+    md_fail_free(md);
     md_pool_drain();
     md_devlist_unload(md);
     if (md->conf != NULL)

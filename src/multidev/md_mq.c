@@ -128,3 +128,19 @@ void md_mq_status_from_env(const md_envelope_t *env, md_recv_status_t *st)
     st->msg_size = env->size;
     st->seq = env->seq;
 }
+
+void md_mq_fail_posted_from(md_mq_t *q, int32_t src, int subdev_index,
+                            void (*fn)(void *arg, md_request_t *req), void *arg)
+{
+    md_request_t *req = q->posted_head;
+
+    while (req != NULL) {
+        md_request_t *next = md_mq_link(req, MD_MQ_NEXT);
+        if (req->match.src_rank != MD_ANY_SOURCE && req->peer_world == src &&
+            md_request_claim(req, subdev_index)) {
+            md_mq_unlink_posted(q, req);
+            fn(arg, req);
+        }
+        req = next;
+    }
+}

@@ -36,6 +36,11 @@ md_request_t *md_mq_take_posted(md_mq_t *q, const md_envelope_t *env,
                                 int subdev_index);
 /* Unlinks req; MD_OK, or MD_ERR_NOT_FOUND if it is not queued. */
 int md_mq_cancel_posted(md_mq_t *q, md_request_t *req);
+/* Unlinks every posted receive that names world rank src (not
+ * MD_ANY_SOURCE) and whose claim subdev_index wins, and calls fn for it
+ * (which may complete it), in posting order. */
+void md_mq_fail_posted_from(md_mq_t *q, int32_t src, int subdev_index,
+                            void (*fn)(void *arg, md_request_t *req), void *arg);
 /* Calls fn for every posted receive, in posting order (fn must not change
  * the queue). */
 void md_mq_foreach_posted(const md_mq_t *q, void (*fn)(void *arg, md_request_t *req), void *arg);

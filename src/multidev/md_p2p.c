@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "md_core.h"
+#include "md_fail.h"
 #include "md_log.h"
 #include "md_fwd.h"
 #include "md_thread.h"
@@ -109,6 +110,8 @@ static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t 
     c = md_send_route(md, req, dst_world, len);
     if (c == NULL)
         return MD_ERR_INVALID;
+    if ((rc = md_rank_failed(md, dst_world)) != MD_OK)
+        return rc;       /* it cannot be reached any more (md_fail.c) */
     req->buf = (void *)buf;
     req->len = len;
     req->env = (md_envelope_t){
@@ -234,6 +237,9 @@ static int md_irecv_locked(md_t *md, md_request_t *req, void *buf, size_t len,
                      src_world);
         return MD_ERR_NO_ROUTE;
     }
+    if (src_rank != MD_ANY_SOURCE && md_rank_failed(md, src_world) != MD_OK &&
+        md_probe_earliest(md, mask, &req->match, &st, &exact) < 0)
+        return md_rank_failed(md, src_world);   /* nothing of it here, and none will come */
     if (md_mask_single(mask)) {
         target = __builtin_ctz(mask);
         req->subdev = target;
@@ -343,6 +349,8 @@ int md_progress_locked(md_t *md)
 {
     int events = 0, n = md->devs.num, start;
 
+    if (md->fail_pending)
+        events += md_fail_progress(md);
     if (md->any_cancel != NULL)
         md_anyq_drain_cancels(md);
     if (md->pending.head != NULL)

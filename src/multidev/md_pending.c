@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "md_core.h"
+#include "md_fail.h"
 #include "md_log.h"
 #include "md_thread.h"
 
@@ -45,4 +46,27 @@ int md_pending_retry(md_t *md)
         }
     }
     return events;
+}
+
+void md_pending_fail(md_t *md, int32_t rank, int status)
+{
+    md_request_t *keep_head = NULL, *keep_tail = NULL, *req = md->pending.head;
+
+    while (req != NULL) {
+        md_request_t *next = md_pending_next(req);
+        if (req->peer_world == rank) {
+            req->status.error = status;
+            md_request_done(md, req);
+        } else {
+            md_pending_next(req) = NULL;
+            if (keep_tail != NULL)
+                md_pending_next(keep_tail) = req;
+            else
+                keep_head = req;
+            keep_tail = req;
+        }
+        req = next;
+    }
+    md->pending.head = keep_head;
+    md->pending.tail = keep_tail;
 }

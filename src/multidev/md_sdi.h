@@ -295,6 +295,17 @@ struct md_sdi_host {
      * level: 0 error, 1 warn, 2 info, 3 debug, 4 trace. */
     void (*log)(md_subdev_t *sd, int level, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+    /* The subdevice can no longer reach world_rank: its process, its NIC
+     * firmware or the link to it failed, or it left.  Call once per peer,
+     * after failing this subdevice's own requests that wait on it, from
+     * any SDI call.  The multidevice then fails what waits on that rank
+     * elsewhere (receives posted on several subdevices, forwarded
+     * messages), the ranks reached through it when it relays, and tells
+     * the ranks that reach it through this one (DESIGN invariant 5).
+     * status: MD_ERR_PEER_FAILED, or MD_ERR_NOT_FOUND when it said it
+     * leaves. */
+    void (*peer_failed)(md_subdev_t *sd, int32_t world_rank, int status);
 };
 
 /* Per-message counters every subdevice keeps (shown by MULTIDEV_STATS). */

@@ -35,7 +35,7 @@
 extern "C" {
 #endif
 
-#define MD_API_VERSION 1
+#define MD_API_VERSION 2
 
 typedef struct md md_t;             /**< one multidevice instance */
 typedef struct md_comm md_comm_t;   /**< a communicator's member set */
@@ -151,6 +151,11 @@ int         md_route(const md_t *md, int32_t dst_world, size_t len,
 /* Forwarded messages this rank still tracks (its IndirectQueue: sends it
  * originated awaiting acknowledgement, flows it relays). */
 int         md_indirect_in_flight(const md_t *md);
+/* Why world_rank cannot be reached any more ("rank 3 (node h2) is
+ * unreachable over sci: ..."), or NULL while it can: a request that failed
+ * with MD_ERR_PEER_FAILED (or MD_ERR_NOT_FOUND) for that peer can say
+ * which rank, node, network and reason.  The text lives until md_finalize. */
+const char *md_rank_failure(md_t *md, int32_t world_rank);
 
 /* The AnyQueue (receives posted as duplicates on several subdevices, P1
  * §3.3.4) seen from this rank. */

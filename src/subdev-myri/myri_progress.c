@@ -98,6 +98,7 @@ void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
         MYRI_LOG(ctx, 0, "myri: rank %d is unreachable: %s", peer, md_status_string(status));
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);
+    ctx->host->peer_failed(ctx->sd, peer, status);
 }
 
 void myri_fail_all(myri_ctx_t *ctx, int status)
@@ -105,6 +106,12 @@ void myri_fail_all(myri_ctx_t *ctx, int status)
     fail_matching(ctx, -1, status);
     md_peerset_clear(&ctx->busy);
     md_peerset_clear(&ctx->held);
+    /* every peer this NIC carried is out of reach now */
+    for (int32_t q = 0; q < ctx->world_size; q++)
+        if (ctx->serves[q] && !ctx->peers[q].failed) {
+            ctx->peers[q].failed = status;
+            ctx->host->peer_failed(ctx->sd, q, status);
+        }
 }
 
 /* --- GAM handlers (run inside myri_gam_poll; never block) --- */

@@ -58,6 +58,7 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
                 keep_arrived ? "gone (what it sent before is still received)" : "unreachable",
                 md_status_string(status));
         p->failed = status;
+        ctx->host->peer_failed(ctx->sd, peer, status);
         while ((req = sci_reqq_pop(&p->sendq)) != NULL)
             sci_fail_req(ctx, req, status);
         for (uint32_t h = 0; p->rdv_req != NULL && h < ctx->lay.p.nrdv; h++) {

@@ -215,6 +215,7 @@ static void shm_peer_declare_dead(shm_ctx_t *ctx, shm_peer_t *peer)
     shm_send_fail_peer(ctx, peer);
     shm_recv_fail_peer(ctx, peer);
     ctx->failures++;
+    ctx->host->peer_failed(ctx->sd, peer->world, MD_ERR_PEER_FAILED);
 }
 
 int shm_peer_check(shm_ctx_t *ctx)

@@ -109,9 +109,12 @@ void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status)
 
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
 {
+    int first;
+
     if (peer < 0 || peer >= ctx->world_size)
         return;
-    if (!ctx->peers[peer].failed) {
+    first = !ctx->peers[peer].failed;
+    if (first) {
         if (status == MD_ERR_NOT_FOUND)
             VSD_LOG(ctx, 2, "via: rank %d has closed its NIC (finalized or exited)", peer);
         else
@@ -119,6 +122,8 @@ void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
     }
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);
+    if (first)
+        ctx->host->peer_failed(ctx->sd, peer, status);
 }
 
 void vsd_fail_all(vsd_ctx_t *ctx, int status)
@@ -126,6 +131,12 @@ void vsd_fail_all(vsd_ctx_t *ctx, int status)
     fail_matching(ctx, -1, status);
     md_peerset_clear(&ctx->busy);
     md_peerset_clear(&ctx->held);
+    /* every peer this NIC carried is out of reach now */
+    for (int32_t q = 0; q < ctx->world_size; q++)
+        if (ctx->serves[q] && !ctx->peers[q].failed) {
+            ctx->peers[q].failed = status;
+            ctx->host->peer_failed(ctx->sd, q, status);
+        }
 }
 
 /* A receive descriptor of peer q completed. */

@@ -105,6 +105,11 @@ static void fh_log(md_subdev_t *sd, int level, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+static void fh_peer_failed(md_subdev_t *sd, int32_t peer, int status)
+{
+    test_peer_failures_note(&((mh_rank_t *)sd->host_ctx)->failed, peer, status);
+}
+
 static int mh_rank_main(mh_world_t *w, int rank, int (*fn)(mh_rank_t *r))
 {
     static mh_rank_t r;
@@ -122,6 +127,7 @@ static int mh_rank_main(mh_world_t *w, int rank, int (*fn)(mh_rank_t *r))
     r.host.arrived = fh_arrived;
     r.host.sysmsg = fh_sysmsg;
     r.host.log = fh_log;
+    r.host.peer_failed = fh_peer_failed;
     if (myri_LoadDevicePtr(&r.ops) != MD_OK)
         return 10;
     r.sd.ops = &r.ops;

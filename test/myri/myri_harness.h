@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "md_sdi.h"
+#include "test_host.h"
 
 #define MH_MAX_RANKS 16
 #define MH_MAX_SYS   64
@@ -37,6 +38,7 @@ typedef struct mh_rank {
     int                   sys_count;      /* system messages received */
     md_envelope_t         sys_env[MH_MAX_SYS];
     uint64_t              sys_sum[MH_MAX_SYS];
+    test_peer_failures_t  failed;         /* the peer_failed upcall's */
 } mh_rank_t;
 
 /* Fork w->n ranks; each inits, exchanges cards, connects, runs fn and

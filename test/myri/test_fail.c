@@ -41,14 +41,23 @@ static int rank_fwkill(mh_rank_t *r)
             return 3;
         /* and it stays failed: new operations are refused */
         md_request_t s;
-        return mh_isend(r, &s, 0, 1, &v, sizeof(v), 0) == MD_ERR_PEER_FAILED ? 0 : 4;
+        if (mh_isend(r, &s, 0, 1, &v, sizeof(v), 0) != MD_ERR_PEER_FAILED)
+            return 4;
+        /* the multidevice was told, once per peer this NIC carried */
+        for (int q = 0; q < r->w->n; q++)
+            if (q != r->rank && r->w->node_of_rank[q] != 1 && r->failed.status[q] == 0)
+                return 6;
+        return r->failed.repeats == 0 && r->failed.out_of_range == 0 ? 0 : 7;
     }
     /* node 0: a send to the dead node completes with PEER_FAILED once the
      * firmware gives up on its peer (MULTIDEV_MYRI_PEER_TIMEOUT_MS) */
     uint64_t t0 = mh_now_us();
     mh_isend(r, &req, 2, 1, &v, sizeof(v), MD_ENV_F_SYNC);
     int rc = mh_wait(r, &req, 10000);
-    return rc == MD_ERR_PEER_FAILED && mh_now_us() - t0 < 5000000 ? 0 : 5;
+    if (rc != MD_ERR_PEER_FAILED || mh_now_us() - t0 >= 5000000)
+        return 5;
+    /* the multidevice was told that rank 2 failed, and only once */
+    return r->failed.status[2] != 0 && r->failed.repeats == 0 ? 0 : 8;
 }
 
 Test(fail, killed_firmware_fails_every_rank_of_its_node, .timeout = 60)

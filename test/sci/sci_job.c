@@ -116,6 +116,11 @@ static void fake_log(md_subdev_t *sd, int level, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+static void fake_peer_failed(md_subdev_t *sd, int32_t peer, int status)
+{
+    test_peer_failures_note(&((sj_rank_t *)sd->host_ctx)->failed, peer, status);
+}
+
 static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
 {
     static sj_rank_t r;
@@ -130,7 +135,7 @@ static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
     r.job = job;
     r.host = (md_sdi_host_t){ .complete = fake_complete, .arrival_ok = fake_arrival_ok,
                               .arrived = fake_arrived, .sysmsg = fake_sysmsg,
-                              .log = fake_log };
+                              .log = fake_log, .peer_failed = fake_peer_failed };
     if (sci_LoadDevicePtr(&r.ops) != MD_OK)
         return 90;
     r.sd = (md_subdev_t){ .ops = &r.ops, .host = &r.host, .host_ctx = &r, .index = 2 };

@@ -14,6 +14,7 @@
 
 #include "md_sdi.h"
 #include "sci/sci_wire.h"
+#include "test_host.h"
 
 #define SJ_MAX_RANKS 16
 #define SJ_MAX_SYS   64
@@ -38,6 +39,7 @@ typedef struct sj_rank {
     int              nsys;               /* system messages received */
     md_envelope_t    sys_env[SJ_MAX_SYS];
     uint64_t         sys_sum[SJ_MAX_SYS];
+    test_peer_failures_t failed;         /* the peer_failed upcall's */
 } sj_rank_t;
 
 /* Fork the ranks; each inits, exchanges cards, connects, runs body and

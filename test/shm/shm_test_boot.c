@@ -16,6 +16,7 @@
 
 #include "shm_test_boot.h"
 #include "test_req.h"
+#include "test_host.h"
 
 /* The subdevice under test, linked in from libshm_core. */
 MD_LOAD_DEVICE_PTR(shm);
@@ -233,12 +234,21 @@ static void tb_host_logf(md_subdev_t *sd, int level, const char *fmt, ...)
             (int)getpid(), level, sd->name, line);
 }
 
+test_peer_failures_t tb_peer_failures;
+
+static void tb_host_peer_failed(md_subdev_t *sd, int32_t peer, int status)
+{
+    (void)sd;
+    test_peer_failures_note(&tb_peer_failures, peer, status);
+}
+
 const md_sdi_host_t tb_host = {
     .complete = tb_host_complete,
     .arrival_ok = tb_host_arrival_ok,
     .arrived = tb_host_arrived,
     .sysmsg = tb_host_sysmsg,
     .log = tb_host_logf,
+    .peer_failed = tb_host_peer_failed,
 };
 
 /* ------------------------------------------------------------ the device */

@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "md_sdi.h"
+#include "test_host.h"
 
 #define TB_MAX_PROCS 16
 
@@ -108,6 +109,8 @@ typedef struct tb_host_log {
 
 extern tb_host_log_t tb_host_log;
 extern const md_sdi_host_t tb_host;
+/* What tb_host's peer_failed upcall was told, in this process. */
+extern test_peer_failures_t tb_peer_failures;
 /* If set, arrival_ok asks this. */
 extern int (*tb_arrival_hook)(const md_envelope_t *env);
 /* Log level shown by the fake host (default 0: errors; TB_LOG_LEVEL env). */

@@ -600,7 +600,7 @@ static void quiet_log(md_subdev_t *sd, int level, const char *fmt, ...)
 static int init_status(const md_param_t *params, size_t n)
 {
     md_subdev_ops_t ops;
-    md_sdi_host_t host = { .log = quiet_log };
+    md_sdi_host_t host = { .log = quiet_log };   /* init fails before any peer */
     md_subdev_t sd = { .ops = &ops, .host = &host };
     int32_t node_of[1] = { 0 };
     uint8_t serves[1] = { 0 }, card[MD_CARD_MAX];

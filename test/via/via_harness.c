@@ -92,6 +92,11 @@ static void h_sysmsg(md_subdev_t *sd, const md_envelope_t *env, const void *payl
     r->nsys++;
 }
 
+static void h_peer_failed(md_subdev_t *sd, int32_t peer, int status)
+{
+    test_peer_failures_note(&((vh_rank_t *)sd->host_ctx)->failed, peer, status);
+}
+
 static void h_log(md_subdev_t *sd, int level, const char *fmt, ...)
 {
     va_list ap;
@@ -123,7 +128,9 @@ static int vh_rank(vh_job_t *j, int rank, int (*fn)(vh_rank_t *r))
         CPU_SET(ncpu > 0 ? rank % ncpu : 0, &set);
         sched_setaffinity(0, sizeof(set), &set);
     }
-    r.host = (md_sdi_host_t){ h_complete, h_arrival_ok, h_arrived, h_sysmsg, h_log };
+    r.host = (md_sdi_host_t){ .complete = h_complete, .arrival_ok = h_arrival_ok,
+                              .arrived = h_arrived, .sysmsg = h_sysmsg, .log = h_log,
+                              .peer_failed = h_peer_failed };
     if (via_LoadDevicePtr(&r.ops) != MD_OK)
         return 20;
     r.sd.ops = &r.ops;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "md_sdi.h"
+#include "test_host.h"
 
 #define VH_MAX_RANKS 16
 #define VH_MAX_SYS   64
@@ -41,6 +42,7 @@ typedef struct vh_rank {
     int              nsys;
     md_envelope_t    sys_env[VH_MAX_SYS];
     uint64_t         sys_sum[VH_MAX_SYS];
+    test_peer_failures_t failed;            /* the peer_failed upcall's */
 } vh_rank_t;
 
 /* Fork the ranks; each inits, exchanges cards, connects, runs fn and

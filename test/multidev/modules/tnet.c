@@ -7,7 +7,10 @@
  * across subdevices, ANY_SOURCE across processes) can be tested across
  * emulated nodes without depending on the real subdevices.  Parameter
  * reorder=1 swaps each sender's system messages pairwise, as a real
- * subdevice may (an eager one overtaking a rendezvous one).
+ * subdevice may (an eager one overtaking a rendezvous one).  A peer whose
+ * socket is gone (its process died) is found when a send to it is
+ * refused: what waits on it fails and the multidevice is told
+ * (peer_failed), as a real subdevice does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -62,6 +65,7 @@ typedef struct tnet {
                                    next one overtakes */
     int           reorder;
     uint8_t      *rx;
+    uint8_t      *failed;       /* [size] its socket is gone */
 } tnet_t;
 
 static socklen_t tnet_addr(const tnet_t *t, int rank, struct sockaddr_un *a)
@@ -94,9 +98,10 @@ static int tnet_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     t->reorder = md_param_get(args, "reorder") != NULL &&
                  atoi(md_param_get(args, "reorder")) > 0;
     t->rx = malloc(sizeof(tnet_frag_hdr_t) + TNET_FRAG);
+    t->failed = calloc((size_t)t->size, 1);
     t->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (t->partial == NULL || t->held == NULL || t->sys_held == NULL ||
-        t->rx == NULL || t->fd < 0)
+        t->rx == NULL || t->failed == NULL || t->fd < 0)
         goto err;
     setsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
     alen = tnet_addr(t, t->rank, &a);
@@ -121,6 +126,7 @@ err:
     free(t->held);
     free(t->sys_held);
     free(t->rx);
+    free(t->failed);
     free(t);
     return MD_ERR_IO;
 }
@@ -135,6 +141,41 @@ static void tnet_msg_free(tnet_msg_t *m)
 {
     free(m->data);
     free(m);
+}
+
+static void tnet_fail_posted(void *arg, md_request_t *req)
+{
+    md_subdev_t *sd = arg;
+    req->status.error = MD_ERR_PEER_FAILED;
+    sd->host->complete(sd, req);
+}
+
+/* The peer's socket is gone: its queued sends and the receives only it
+ * could match fail, and the multidevice hears of it once. */
+static void tnet_fail_peer(md_subdev_t *sd, int peer)
+{
+    tnet_t *t = sd->priv;
+    tnet_out_t **p = &t->out_head, *last = NULL;
+
+    if (t->failed[peer])
+        return;
+    t->failed[peer] = 1;
+    sd->host->log(sd, 1, "rank %d is gone (its socket refuses)", peer);
+    while (*p != NULL) {
+        tnet_out_t *o = *p;
+        if (o->req->peer_world != peer) {
+            last = o;
+            p = &o->next;
+            continue;
+        }
+        *p = o->next;
+        o->req->status.error = MD_ERR_PEER_FAILED;
+        sd->host->complete(sd, o->req);
+        free(o);
+    }
+    t->out_tail = last;
+    md_mq_fail_posted_from(&t->q, peer, sd->index, tnet_fail_posted, sd);
+    sd->host->peer_failed(sd, peer, MD_ERR_PEER_FAILED);
 }
 
 static int tnet_finalize(md_subdev_t *sd)
@@ -167,6 +208,7 @@ static int tnet_finalize(md_subdev_t *sd)
     free(t->held);
     free(t->sys_held);
     free(t->rx);
+    free(t->failed);
     free(t);
     return MD_OK;
 }
@@ -194,6 +236,10 @@ static int tnet_push(md_subdev_t *sd)
             if (sendmsg(t->fd, &mh, 0) < 0) {
                 if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
                     return events;
+                if (errno == ECONNREFUSED) {
+                    tnet_fail_peer(sd, req->peer_world);    /* fails req too */
+                    return events + 1;
+                }
                 sd->host->log(sd, 0, "sendmsg to rank %d: %s", req->peer_world,
                               strerror(errno));
                 req->status.error = MD_ERR_IO;
@@ -226,6 +272,10 @@ static int tnet_isend(md_subdev_t *sd, md_request_t *req)
         free(o);
         sd->host->log(sd, 0, "tnet has no synchronous sends");
         return MD_ERR_UNSUPPORTED;
+    }
+    if (t->failed[req->peer_world]) {
+        free(o);
+        return MD_ERR_PEER_FAILED;
     }
     o->req = req;
     if (t->out_tail != NULL)
