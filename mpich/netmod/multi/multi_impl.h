@@ -56,6 +56,12 @@ extern MPIDI_MULTI_global_t MPIDI_MULTI_global;
 /* Converts a libmultidev status code into an MPI error code that names the
  * operation and libmultidev's reason. */
 int MPIDI_MULTI_md_error(int md_rc, const char *what);
+/* The same for an operation with one peer (world rank, or -1): a peer that
+ * failed or left is MPIX_ERR_PROC_FAILED, whose message names the rank,
+ * its node, the network and why (md_rank_failure), so that MPICH's
+ * collectives and the error handlers see a process failure, not an
+ * unspecified error. */
+int MPIDI_MULTI_md_peer_error(int md_rc, const char *what, int peer_world);
 
 /* Completion callbacks installed in md_request_t.on_complete. */
 void MPIDI_MULTI_send_complete(md_request_t * mdr);

@@ -95,7 +95,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_irecv(void *buf, MPI_Aint count, MPI_D
         MPIDI_MULTI_recv_buffer_drop(rreq);
         MPIR_Request_free(rreq);
         MPIR_Request_free(rreq);
-        mpi_errno = MPIDI_MULTI_md_error(rc, "receive");
+        mpi_errno = MPIDI_MULTI_md_peer_error(rc, "receive", src_world);
         goto fn_fail;
     }
     *req_p = rreq;

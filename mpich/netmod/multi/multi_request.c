@@ -17,6 +17,23 @@ int MPIDI_MULTI_md_error(int md_rc, const char *what)
                                 md_status_string(md_rc), md_rc);
 }
 
+int MPIDI_MULTI_md_peer_error(int md_rc, const char *what, int peer_world)
+{
+    const char *why;
+
+    if ((md_rc != MD_ERR_PEER_FAILED && md_rc != MD_ERR_NOT_FOUND) || peer_world < 0)
+        return MPIDI_MULTI_md_error(md_rc, what);
+    why = md_rank_failure(MPIDI_MULTI_global.md, peer_world);
+    if (why == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPIX_ERR_PROC_FAILED, "**multi_procfail_rank",
+                                    "**multi_procfail_rank %s %d %s", what, peer_world,
+                                    md_status_string(md_rc));
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPIX_ERR_PROC_FAILED, "**multi_procfail",
+                                "**multi_procfail %s %s", what, why);
+}
+
 void MPIDI_MULTI_send_complete(md_request_t * mdr)
 {
     MPIR_Request *sreq = mdr->user;
@@ -25,7 +42,8 @@ void MPIDI_MULTI_send_complete(md_request_t * mdr)
     if (mdr->status.cancelled) {
         MPIR_STATUS_SET_CANCEL_BIT(sreq->status, TRUE);
     } else if (mdr->status.error != MD_OK) {
-        sreq->status.MPI_ERROR = MPIDI_MULTI_md_error(mdr->status.error, "send");
+        sreq->status.MPI_ERROR = MPIDI_MULTI_md_peer_error(mdr->status.error, "send",
+                                                           mdr->env.dst_world);
     }
     if (mreq->staging) {
         MPL_free(mreq->staging);
@@ -53,7 +71,9 @@ void MPIDI_MULTI_recv_complete(md_request_t * mdr)
                                      MPI_ERR_TRUNCATE, "**truncate", "**truncate %d %d %d %d",
                                      st->src_rank, st->tag, (int) st->msg_size, (int) mdr->len);
         else if (st->error != MD_OK)
-            rreq->status.MPI_ERROR = MPIDI_MULTI_md_error(st->error, "receive");
+            rreq->status.MPI_ERROR =
+                MPIDI_MULTI_md_peer_error(st->error, "receive",
+                                          mdr->peer_world >= 0 ? mdr->peer_world : st->src_world);
 
         if (mreq->staging && st->size > 0) {
             MPI_Aint unpacked;

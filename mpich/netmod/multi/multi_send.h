@@ -74,7 +74,7 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_MULTI_send(const void *buf, MPI_Aint count,
         MPL_free(MPIDI_MULTI_REQ(sreq).staging);
         MPIR_Request_free(sreq);
         MPIR_Request_free(sreq);
-        mpi_errno = MPIDI_MULTI_md_error(rc, "send");
+        mpi_errno = MPIDI_MULTI_md_peer_error(rc, "send", dst_world);
         goto fn_fail;
     }
     *request = sreq;
