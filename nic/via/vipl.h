@@ -73,6 +73,7 @@ typedef struct vipl_nic_opts {
     const char *nic;           /* NIC name on the node, e.g. "via0" */
     const char *rundir;        /* NULL: MULTIDEV_NIC_RUNDIR or default */
     const char *bind_ip;       /* address a started firmware binds */
+    int         bind_ip_must_match; /* nic_attach_opts_t's */
     uint64_t    job_key;       /* protection key of this job's endpoints */
     int         start;         /* 1: start nicd if no firmware runs */
     int         inproc;        /* 1: the firmware as a thread of this process */
