@@ -12,7 +12,8 @@
 #include "md_ipv4.h"
 #include "md_nic_addr.h"
 
-/* "<subdev>: node <node>, network <net>: <text>" at error level. */
+/* "node <node>, network <net>: <text>" at error level (the host's logger
+ * puts the subdevice's name in front). */
 __attribute__((format(printf, 4, 5)))
 static void log_error(md_subdev_t *sd, const md_nic_addr_t *out,
                       const md_subdev_init_args_t *args, const char *fmt, ...)
@@ -23,8 +24,7 @@ static void log_error(md_subdev_t *sd, const md_nic_addr_t *out,
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    sd->host->log(sd, 0, "%s: node %s, network %s: %s", out->subdev, args->node_name,
-                  out->net, text);
+    sd->host->log(sd, 0, "node %s, network %s: %s", args->node_name, out->net, text);
 }
 
 static const char *host_of_me(const md_nic_addr_t *out, const md_subdev_init_args_t *args)
@@ -212,8 +212,8 @@ int md_nic_addr_choose_from(md_subdev_t *sd, const md_subdev_init_args_t *args,
     else
         rc = from_default(sd, args, out, env_addr);
     if (rc == MD_OK)
-        sd->host->log(sd, 2, "%s: node %s, network %s: NIC address %s (%s)", out->subdev,
-                      args->node_name, out->net, out->text, out->source);
+        sd->host->log(sd, 2, "node %s, network %s: NIC address %s (%s)", args->node_name,
+                      out->net, out->text, out->source);
     return rc;
 }
 

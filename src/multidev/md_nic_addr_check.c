@@ -28,10 +28,11 @@ static void log_pair(md_subdev_t *sd, const md_nic_addr_t *mine,
     snprintf(env, sizeof(env), "MULTIDEV_%s_ADDR", mine->subdev);
     for (char *c = env; *c != '\0'; c++)
         *c = (char)toupper((unsigned char)*c);
-    sd->host->log(sd, 0, "%s: rank %d (node %s, host %s) published its NIC address %s:%u, "
+    /* the host's logger puts the subdevice's name in front */
+    sd->host->log(sd, 0, "rank %d (node %s, host %s) published its NIC address %s:%u, "
                   "which rank %d (node %s, host %s) cannot reach from %s; give network %s a "
                   "subnet= or iface= in the description, or set %s on host %s",
-                  mine->subdev, (int)publisher, h->node_names[mine->node_of_rank[publisher]],
+                  (int)publisher, h->node_names[mine->node_of_rank[publisher]],
                   pub_host, md_ipv4_format(published[publisher].ip, ip),
                   (unsigned)ntohs(published[publisher].port), (int)reader,
                   h->node_names[mine->node_of_rank[reader]], rd_host,
@@ -66,8 +67,8 @@ int md_nic_addr_check_peers(md_subdev_t *sd, const md_nic_addr_t *mine,
             log_pair(sd, mine, published, publisher, publisher == q ? me : q);
     }
     if (bad > 1)
-        sd->host->log(sd, 0, "%s: %d more peers of rank %d on other hosts are in the same "
-                      "case", mine->subdev, (int)(bad - 1), (int)me);
+        sd->host->log(sd, 0, "%d more peers of rank %d on other hosts are in the same case",
+                      (int)(bad - 1), (int)me);
     return bad > 0 ? MD_ERR_NO_ROUTE : MD_OK;
 }
 

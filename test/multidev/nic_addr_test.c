@@ -18,6 +18,7 @@
 static char last_error[1024];
 static int errors;
 
+/* The multidevice's logger would put "myri: " in front. */
 static void capture_log(md_subdev_t *sd, int level, const char *fmt, ...)
 {
     va_list ap;
@@ -188,28 +189,28 @@ typedef struct bad_case {
 Test(nic_addr, errors_name_node_network_and_value)
 {
     static const bad_case_t cases[] = {
-        { "iface", "eth9", NULL, "myri: node a, network myri0: iface=eth9: host h1 has no "
+        { "iface", "eth9", NULL, "node a, network myri0: iface=eth9: host h1 has no "
           "interface of that name with an IPv4 address (its IPv4 addresses: lo 127.0.0.1/8, "
           "eth0 10.0.0.5/24, eth1 172.20.3.4/16, eth2 192.168.1.5/24 (down))" },
-        { "iface", "eth2", NULL, "myri: node a, network myri0: iface=eth2: the interface is "
+        { "iface", "eth2", NULL, "node a, network myri0: iface=eth2: the interface is "
           "down" },
-        { "subnet", "10.9.0.0/16", NULL, "myri: node a, network myri0: subnet=10.9.0.0/16: "
+        { "subnet", "10.9.0.0/16", NULL, "node a, network myri0: subnet=10.9.0.0/16: "
           "no address of host h1 lies in it (its IPv4 addresses: lo 127.0.0.1/8, eth0 "
           "10.0.0.5/24, eth1 172.20.3.4/16, eth2 192.168.1.5/24 (down))" },
-        { "subnet", "10.0.0.5/24", NULL, "myri: node a, network myri0: subnet='10.0.0.5/24': "
+        { "subnet", "10.0.0.5/24", NULL, "node a, network myri0: subnet='10.0.0.5/24': "
           "expected a subnet without host bits (10.0.0.0/24)" },
-        { "subnet", "10.0.0.0", "MULTIDEV_MYRI_SUBNET", "myri: node a, network myri0: "
+        { "subnet", "10.0.0.0", "MULTIDEV_MYRI_SUBNET", "node a, network myri0: "
           "MULTIDEV_MYRI_SUBNET='10.0.0.0': expected a subnet A.B.C.D/N (an IPv4 address, "
           "then a prefix length from 1 to 32, e.g. 10.0.0.0/24)" },
-        { "addr", "10.0.0.256", NULL, "myri: node a, network myri0: addr='10.0.0.256': "
+        { "addr", "10.0.0.256", NULL, "node a, network myri0: addr='10.0.0.256': "
           "expected an IPv4 address (four numbers 0-255 joined by dots, e.g. 10.0.0.1)" },
-        { "addr", "eth0", "MULTIDEV_NIC_ADDR", "myri: node a, network myri0: "
+        { "addr", "eth0", "MULTIDEV_NIC_ADDR", "node a, network myri0: "
           "MULTIDEV_NIC_ADDR='eth0': expected an IPv4 address (four numbers 0-255 joined by "
           "dots, e.g. 10.0.0.1)" },
-        { "addr", "0.0.0.0", "MULTIDEV_MYRI_ADDR", "myri: node a, network myri0: "
+        { "addr", "0.0.0.0", "MULTIDEV_MYRI_ADDR", "node a, network myri0: "
           "MULTIDEV_MYRI_ADDR=0.0.0.0: expected a unicast address (not 0.x.x.x, not "
           "224.0.0.0 or above)" },
-        { "addr", "10.0.0.6", NULL, "myri: node a, network myri0: addr=10.0.0.6 is not an "
+        { "addr", "10.0.0.6", NULL, "node a, network myri0: addr=10.0.0.6 is not an "
           "address of host h1 (its IPv4 addresses: lo 127.0.0.1/8, eth0 10.0.0.5/24, eth1 "
           "172.20.3.4/16, eth2 192.168.1.5/24 (down))" },
     };
@@ -235,7 +236,7 @@ Test(nic_addr, a_job_across_hosts_without_any_address_says_what_to_add)
     md_nic_addr_t a;
 
     cr_expect_eq(choose(p, 1, &h, &a), MD_ERR_CONFIG);
-    cr_expect_str_eq(last_error, "myri: node a, network myri0: no address given "
+    cr_expect_str_eq(last_error, "node a, network myri0: no address given "
                      "(MULTIDEV_MYRI_ADDR, addr=, iface= or subnet=), and the job spans hosts "
                      "but none of this host's addresses is known to reach them (no shared "
                      "subnet (test)); give network myri0 a subnet= or iface= in the "
@@ -269,7 +270,7 @@ Test(nic_addr, a_peer_on_another_host_that_published_loopback_is_named_with_both
     cr_expect_eq(md_nic_addr_check_peers(&sd, &m0, pub, 4, serves, bad), MD_ERR_NO_ROUTE);
     cr_expect_eq(bad[0] + bad[1] + bad[3], 0);
     cr_expect_eq(bad[2], 1);
-    cr_expect_str_eq(last_error, "myri: rank 2 (node c, host h2) published its NIC address "
+    cr_expect_str_eq(last_error, "rank 2 (node c, host h2) published its NIC address "
                      "127.0.0.1:40121, which rank 0 (node a, host h1) cannot reach from "
                      "another host; give network myri0 a subnet= or iface= in the "
                      "description, or set MULTIDEV_MYRI_ADDR on host h2");
@@ -279,7 +280,7 @@ Test(nic_addr, a_peer_on_another_host_that_published_loopback_is_named_with_both
     cr_expect_eq(md_nic_addr_check_peers(&sd, &m2, pub, 4, serves, bad), MD_ERR_NO_ROUTE);
     cr_expect(bad[0] && bad[1] && !bad[3], "rank 3 shares rank 2's loopback");
     cr_expect_eq(errors, 2, "the first pair in full, then a count");
-    cr_expect_str_eq(last_error, "myri: 1 more peers of rank 2 on other hosts are in the "
+    cr_expect_str_eq(last_error, "1 more peers of rank 2 on other hosts are in the "
                      "same case");
 
     /* its neighbour on the same host published a real address: no pair of it is bad */
