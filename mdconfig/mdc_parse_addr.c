@@ -118,7 +118,8 @@ static int node_addr_token(mdc_parser_t *p, size_t tok, int first, size_t count)
     size_t net_len = (size_t)(eq - net);
     char qb[MDC_QUOTE_BUF];
     mdc_names_t list;
-    md_token_t v = { eq + 1, t->len - (size_t)(eq + 1 - t->text), t->col + (int)(eq + 1 - t->text) };
+    size_t key_len = (size_t)(eq + 1 - t->text);
+    md_token_t v = { eq + 1, t->len - key_len, t->col + (int)key_len };
     int rc = 0;
 
     if (!md_name_valid(net, net_len, MDC_NAME_MAX - 1))

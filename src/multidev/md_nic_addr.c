@@ -79,8 +79,9 @@ static int from_addr(md_subdev_t *sd, const md_subdev_init_args_t *args, md_nic_
         return MD_ERR_CONFIG;
     }
     for (int i = 0; i < n && !local; i++)
-        local = ifs[i].up && (ifs[i].addr == ip ||
-                              (ifs[i].loopback && md_ipv4_in_subnet(ip, ifs[i].addr, ifs[i].prefix)));
+        local = ifs[i].up &&
+                (ifs[i].addr == ip ||
+                 (ifs[i].loopback && md_ipv4_in_subnet(ip, ifs[i].addr, ifs[i].prefix)));
     if (!local) {
         log_error(sd, out, args, "%s=%s is not an address of host %s (its IPv4 addresses: %s)",
                 what, value, host_of_me(out, args), list_addrs(ifs, n, list, sizeof(list)));
