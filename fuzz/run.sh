@@ -32,7 +32,7 @@ command -v "$cc" >/dev/null 2>&1 || {
 }
 mkdir -p "$work"
 
-conf_src="$top/src/conf/md_size.c $top/src/conf/md_lines.c
+conf_src="$top/src/conf/md_size.c $top/src/conf/md_ipv4.c $top/src/conf/md_lines.c
           $top/src/conf/md_nodeconf.c $top/src/conf/md_nodeconf_parse.c
           $top/src/conf/md_nodeconf_write.c"
 mdc_src=$(ls "$top"/mdconfig/mdc_*.c)

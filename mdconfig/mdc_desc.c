@@ -33,8 +33,10 @@ void mdc_desc_free(mdc_desc_t *d)
         return;
     for (size_t i = 0; i < d->num_profiles; i++)
         free(d->profiles[i].rows);
-    for (size_t i = 0; i < d->num_nodes; i++)
+    for (size_t i = 0; i < d->num_nodes; i++) {
         free(d->nodes[i].attach);
+        free(d->nodes[i].addrs);
+    }
     for (size_t i = 0; i < d->num_networks; i++)
         md_nodeconf_free_params(d->networks[i].dev_params,
                                 d->networks[i].num_dev_params);
@@ -79,5 +81,16 @@ const mdc_attach_t *mdc_desc_attach(const mdc_desc_t *d, int node,
     for (size_t i = 0; i < n->num_attach; i++)
         if (n->attach[i].network == network)
             return &n->attach[i];
+    return NULL;
+}
+
+const mdc_node_addr_t *mdc_desc_node_addr(const mdc_desc_t *d, int node,
+                                          int network)
+{
+    const mdc_node_t *n = &d->nodes[node];
+
+    for (size_t i = 0; i < n->num_addrs; i++)
+        if (n->addrs[i].network == network)
+            return &n->addrs[i];
     return NULL;
 }

@@ -83,8 +83,19 @@ typedef struct mdc_network {
     int               profile;
     md_nodeconf_kv_t *dev_params;   /**< dev.KEY=VALUE, for device lines */
     size_t            num_dev_params;
+    /* Where its NICs bind (at most one of the two; "" if not given). */
+    char              subnet[20];   /**< "10.0.0.0/24" as validated */
+    uint32_t          subnet_net;   /**< network order */
+    unsigned          subnet_prefix;
+    char              iface[16];    /**< an interface name, e.g. eth1 */
     int               line;
 } mdc_network_t;
+
+/* A node's own address on a network (addr.NET=). */
+typedef struct mdc_node_addr {
+    int      network;
+    uint32_t addr;                  /**< network order */
+} mdc_node_addr_t;
 
 /* Where a node is attached: one entry per (network, segment). */
 typedef struct mdc_attach {
@@ -101,6 +112,8 @@ typedef struct mdc_node {
     int           local_type;       /**< type for same-node peers */
     mdc_attach_t *attach;
     size_t        num_attach;
+    mdc_node_addr_t *addrs;         /**< addr.NET=, one per network at most */
+    size_t        num_addrs;
     int           line;
 } mdc_node_t;
 
@@ -140,5 +153,8 @@ int mdc_desc_network_routable(const mdc_desc_t *desc, int network);
 /* The attachment of node to network, or NULL. */
 const mdc_attach_t *mdc_desc_attach(const mdc_desc_t *desc, int node,
                                     int network);
+/* The node's own address on network (addr.NET=), or NULL. */
+const mdc_node_addr_t *mdc_desc_node_addr(const mdc_desc_t *desc, int node,
+                                          int network);
 
 #endif /* MDC_DESC_H */

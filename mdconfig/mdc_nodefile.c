@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_ipv4.h"
 #include "mdc_nodefile.h"
 
 static const mdc_desc_t *g_sort_desc;  /* qsort has no context argument */
@@ -32,15 +33,18 @@ static const char *net_subdev(const mdc_desc_t *d, int net)
     return d->types[d->networks[net].type].subdev;
 }
 
-/* The device line of the subdevice serving network net at node. */
+/* The device line of the subdevice serving network net at node: net=,
+ * its place, where its NIC binds (subnet= or iface=, and addr=), then the
+ * dev. parameters. */
 static int add_net_device(md_nodeconf_t *conf, const mdc_desc_t *d,
                           uint32_t node, int net)
 {
     static const char *const place[] = { "switch", "ring", "bus", NULL };
     static const char *const pos_key[] = { "port", "pos", NULL, NULL };
     const mdc_network_t *nw = &d->networks[net];
-    md_nodeconf_kv_t kv[4 + 64];
-    char port[16];
+    const mdc_node_addr_t *own = mdc_desc_node_addr(d, (int)node, net);
+    md_nodeconf_kv_t kv[6 + 64];
+    char port[16], addr[MD_IPV4_TEXT_MAX];
     size_t n = 0;
 
     kv[n++] = (md_nodeconf_kv_t){ "net", (char *)nw->name };
@@ -60,7 +64,13 @@ static int add_net_device(md_nodeconf_t *conf, const mdc_desc_t *d,
             kv[n++] = (md_nodeconf_kv_t){ (char *)pos_key[s->kind], port };
         }
     }
-    for (size_t i = 0; i < nw->num_dev_params && n < 4 + 64; i++) {
+    if (nw->subnet[0] != '\0')
+        kv[n++] = (md_nodeconf_kv_t){ "subnet", (char *)nw->subnet };
+    if (nw->iface[0] != '\0')
+        kv[n++] = (md_nodeconf_kv_t){ "iface", (char *)nw->iface };
+    if (own != NULL)
+        kv[n++] = (md_nodeconf_kv_t){ "addr", (char *)md_ipv4_format(own->addr, addr) };
+    for (size_t i = 0; i < nw->num_dev_params && n < 6 + 64; i++) {
         int clash = 0;                 /* our own keys win */
         for (size_t k = 0; k < n; k++)
             clash |= strcmp(kv[k].key, nw->dev_params[i].key) == 0;

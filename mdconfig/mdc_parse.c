@@ -71,10 +71,10 @@ static int attr_expected(mdc_parser_t *p, const md_token_t *t,
     size_t o = 0;
 
     for (size_t i = 0; i < n && o < sizeof(list) - 32; i++)
-        o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s%s",
+        o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s%s=",
                               i == 0 ? "" : i + 1 == n ? " or " : ", ",
                               attrs[i].key,
-                              strcmp(attrs[i].key, "dev.") == 0 ? "KEY=" : "=");
+                              attrs[i].hint != NULL ? attrs[i].hint : "");
     if (n == 0)
         return mdc_perr(p, t->col, "expected no attributes, got '%s'",
                         mdc_quote(t, qb));
@@ -87,10 +87,8 @@ static mdc_attr_t *match_attr(mdc_attr_t *attrs, size_t n, const char *key,
 {
     for (size_t i = 0; i < n; i++) {
         size_t al = strlen(attrs[i].key);
-        if (strcmp(attrs[i].key, "dev.") == 0 ? klen > al &&
-                memcmp(key, "dev.", al) == 0
-                                             : klen == al &&
-                memcmp(key, attrs[i].key, al) == 0)
+        if ((attrs[i].hint != NULL ? klen > al : klen == al) &&
+            memcmp(key, attrs[i].key, al) == 0)
             return &attrs[i];
     }
     return NULL;
@@ -122,7 +120,7 @@ int mdc_parse_attrs(mdc_parser_t *p, size_t idx, mdc_attr_t *attrs,
         mdc_attr_t *a = match_attr(attrs, num_attrs, t->text, klen);
         if (a == NULL)
             return attr_expected(p, t, attrs, num_attrs);
-        if (a->tok != NULL && strcmp(a->key, "dev.") != 0)
+        if (a->tok != NULL && a->hint == NULL)
             return mdc_perr(p, t->col, "duplicate '%s=' (expected each "
                             "attribute once)", a->key);
         if (klen + 1 == t->len)
@@ -352,7 +350,7 @@ static int parse_all(mdc_parser_t *p)
                                "file");
         return -1;
     }
-    return mdc_check_locals(p);
+    return mdc_check_locals(p) != 0 ? -1 : mdc_check_addrs(p);
 }
 
 int mdc_desc_parse_buffer(const char *buf, size_t len, const char *source,
@@ -381,6 +379,7 @@ int mdc_desc_parse_buffer(const char *buf, size_t len, const char *source,
     md_lines_fini(&p.rd);
     mdc_strmap_fini(&p.links);
     free(p.locals);
+    free(p.addrs);
     if (rc != 0) {
         mdc_desc_free(p.d);
         return -1;

@@ -22,11 +22,19 @@ typedef struct mdc_parser {
         int node, line, col;
     }               *locals;
     size_t           num_locals;
+    struct mdc_addr_ref {           /* addr.NET=, checked at the end */
+        int      node, line, col, net_col;
+        char     net[MDC_NAME_MAX];
+        uint32_t addr;
+    }               *addrs;
+    size_t           num_addrs;
 } mdc_parser_t;
 
 /* An attribute a statement accepts; filled by mdc_parse_attrs. */
 typedef struct mdc_attr {
-    const char       *key;          /* "latency"; "dev." matches a prefix */
+    const char       *key;          /* "latency", or a prefix ("dev.") */
+    const char       *hint;         /* a prefix's placeholder in messages
+                                       ("KEY": "dev.KEY="); NULL: a key */
     const md_token_t *tok;          /* the whole token, NULL if absent */
     md_token_t        val;          /* the part after '=' */
 } mdc_attr_t;
@@ -34,6 +42,16 @@ typedef struct mdc_attr {
 int mdc_desc_init_builtins(mdc_desc_t *d);
 /* End of file: every local=TYPE names a type the node has a NIC for. */
 int mdc_check_locals(mdc_parser_t *p);
+
+/* Addresses (mdc_parse_addr.c): a node line's addr.NET= lists, a network
+ * line's subnet= and iface=, and at the end of the file every addr.NET=
+ * checked against its network and stored with its node. */
+int mdc_parse_node_addrs(mdc_parser_t *p, int first_node, size_t count);
+int mdc_parse_network_place(mdc_parser_t *p, mdc_network_t *net,
+                            const mdc_attr_t *subnet, const mdc_attr_t *iface);
+int mdc_check_addrs(mdc_parser_t *p);
+/* For a dev.KEY= whose key is one of these: what to write instead. */
+const char *mdc_addr_key_instead(const char *key, size_t len);
 
 /* Sets err to "source:line:col: ..." for the current line; returns -1. */
 int mdc_perr(mdc_parser_t *p, int col, const char *fmt, ...)
@@ -47,7 +65,9 @@ int mdc_expect_name(mdc_parser_t *p, size_t idx, const char *what, char *out);
 /* Tokens from idx on: key=value ones are matched against attrs (unknown
  * or repeated keys are errors); the others are positional and their
  * indices are stored in pos[] (at most max_pos, else an error naming
- * what_pos).  "dev." in attrs collects nothing: see mdc_parse_dev_params. */
+ * what_pos).  A prefix attribute (hint set) matches every key that starts
+ * with it and keeps only the last token: its statement reads the line's
+ * tokens itself (dev.KEY=, addr.NET=). */
 int mdc_parse_attrs(mdc_parser_t *p, size_t idx, mdc_attr_t *attrs,
                     size_t num_attrs, size_t *pos, size_t max_pos,
                     size_t *num_pos, const char *what_pos);

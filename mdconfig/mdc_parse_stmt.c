@@ -222,11 +222,13 @@ static int node_names(mdc_parser_t *p, const size_t *pos, size_t n,
     return 0;
 }
 
-/* node NAMES... [host=HOSTS] [slots=N] [forward=COST] [local=TYPE] */
+/* node NAMES... [host=HOSTS] [slots=N] [forward=COST] [local=TYPE]
+ *      [addr.NET=ADDRS]... */
 int mdc_parse_node(mdc_parser_t *p)
 {
     mdc_attr_t attrs[] = { { .key = "host" }, { .key = "slots" },
-                           { .key = "forward" }, { .key = "local" } };
+                           { .key = "forward" }, { .key = "local" },
+                           { .key = "addr.", .hint = "NET" } };
     mdc_names_t names = { 0 }, hosts = { 0 };
     unsigned long slots = 1;
     int fwd = MDC_FWD_UNSET, local, rc = -1;
@@ -234,7 +236,7 @@ int mdc_parse_node(mdc_parser_t *p)
 
     if (pos == NULL)
         return mdc_perr(p, 1, "out of memory");
-    if (mdc_parse_attrs(p, 1, attrs, 4, pos, p->l->num_tok, &num_pos,
+    if (mdc_parse_attrs(p, 1, attrs, 5, pos, p->l->num_tok, &num_pos,
                         "the node names") != 0)
         goto out;
     if (num_pos == 0) {
@@ -252,6 +254,9 @@ int mdc_parse_node(mdc_parser_t *p)
         goto out;
     rc = add_nodes(p, &names, &hosts, (int)slots, fwd, local, &attrs[3],
                    pos[0]);
+    if (rc == 0)
+        rc = mdc_parse_node_addrs(p, (int)(p->d->num_nodes - names.count),
+                                  names.count);
 out:
     free(pos);
     mdc_names_free(&names);
@@ -295,6 +300,10 @@ static int network_dev_params(mdc_parser_t *p, mdc_network_t *net)
             return mdc_perr(p, t->col + 4, "expected a parameter key "
                             "([A-Za-z0-9_.-]) after 'dev.', got '%s'",
                             mdc_quote(t, qb));
+        const char *own = mdc_addr_key_instead(t->text + 4, klen);
+        if (own != NULL)
+            return mdc_perr(p, t->col, "expected %s, not dev.%.*s=", own,
+                            (int)klen, t->text + 4);
         for (size_t k = 0; k < net->num_dev_params; k++)
             if (strlen(net->dev_params[k].key) == klen &&
                 memcmp(net->dev_params[k].key, t->text + 4, klen) == 0)
@@ -363,14 +372,16 @@ static int network_cost(mdc_parser_t *p, const mdc_attr_t *attrs)
     return mdc_add_profile(p, "", lat, bw);
 }
 
-/* network NAME type=TYPE (latency=T [bandwidth=BW] | profile=P) [dev.K=V] */
+/* network NAME type=TYPE (latency=T [bandwidth=BW] | profile=P)
+ *         [subnet=A.B.C.D/N | iface=NAME] [dev.K=V]... */
 int mdc_parse_network(mdc_parser_t *p)
 {
     mdc_desc_t *d = p->d;
     char name[MDC_NAME_MAX];
     mdc_attr_t attrs[] = { { .key = "latency" }, { .key = "bandwidth" },
                            { .key = "profile" }, { .key = "type" },
-                           { .key = "dev." } };
+                           { .key = "subnet" }, { .key = "iface" },
+                           { .key = "dev.", .hint = "KEY" } };
     int type, prof;
 
     if (mdc_expect_name(p, 1, "a network name", name) != 0)
@@ -379,7 +390,7 @@ int mdc_parse_network(mdc_parser_t *p)
     if (old >= 0)
         return mdc_perr(p, p->l->tok[1].col, "duplicate network '%s' (first "
                         "at line %d)", name, d->networks[old].line);
-    if (mdc_parse_attrs(p, 2, attrs, 5, NULL, 0, NULL, NULL) != 0 ||
+    if (mdc_parse_attrs(p, 2, attrs, 7, NULL, 0, NULL, NULL) != 0 ||
         (type = network_type(p, &attrs[3])) < 0 ||
         (prof = network_cost(p, attrs)) < 0)
         return -1;
@@ -392,5 +403,7 @@ int mdc_parse_network(mdc_parser_t *p)
     net->type = type;
     net->profile = prof;
     net->line = p->l->lineno;
+    if (mdc_parse_network_place(p, net, &attrs[4], &attrs[5]) != 0)
+        return -1;
     return network_dev_params(p, net);
 }

@@ -45,7 +45,11 @@ void nic_fw_config_defaults(nic_fw_config_t *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->nic = "myri0";
     cfg->pers = "myri";
-    cfg->bind_ip = getenv("MULTIDEV_NIC_ADDR") ? getenv("MULTIDEV_NIC_ADDR") : "127.0.0.1";
+    /* Subdevices always pass the address they chose (md_nic_addr); this
+     * default serves a firmware started by hand.  Empty counts as unset, as
+     * there; a malformed value fails at bind, naming it (nic_wire_open). */
+    cfg->bind_ip = getenv("MULTIDEV_NIC_ADDR") != NULL && getenv("MULTIDEV_NIC_ADDR")[0] != '\0'
+                       ? getenv("MULTIDEV_NIC_ADDR") : "127.0.0.1";
     cfg->bind_port = (uint16_t)env_long("MULTIDEV_NIC_PORT", 0);
     cfg->idle_exit_ms = (int)env_long("MULTIDEV_NIC_IDLE_MS", 2000);
     cfg->spin_us = (int)env_long("MULTIDEV_NIC_SPIN_US", 200);

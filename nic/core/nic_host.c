@@ -2,6 +2,7 @@
  * liveness. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -293,6 +294,31 @@ static void host_stop_lending(nic_host_t *h)
         nic_fw_unlend(nic_fw_thread_fw(h->inproc));
 }
 
+/* The firmware this host attached to may have run before (a nicd of an
+ * earlier process of the node, or started by hand), bound to whatever its
+ * starter asked.  Its address is what peers will send to. */
+static int host_check_bound(const nic_attach_opts_t *o, const nic_host_t *h)
+{
+    struct in_addr want, have = { .s_addr = h->wire_ip };
+    char have_text[INET_ADDRSTRLEN];
+
+    if (o->bind_ip == NULL || inet_pton(AF_INET, o->bind_ip, &want) != 1 ||
+        want.s_addr == h->wire_ip)
+        return NIC_OK;
+    inet_ntop(AF_INET, &have, have_text, sizeof(have_text));
+    if (!o->bind_ip_must_match) {
+        nic_log_info("%s runs already, bound to %s:%u rather than %s; that address is the "
+                     "one published", h->what, have_text, (unsigned)ntohs(h->wire_port),
+                     o->bind_ip);
+        return NIC_OK;
+    }
+    nic_log_error("%s runs already, bound to %s:%u, but this process must publish %s: let "
+                  "that firmware exit first (nicctl stop --node %s --nic %s) or give both the "
+                  "same address", h->what, have_text, (unsigned)ntohs(h->wire_port),
+                  o->bind_ip, o->node, o->nic);
+    return NIC_ERR_CONFIG;
+}
+
 int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
 {
     nic_ctl_msg_t m;
@@ -360,6 +386,8 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
         rc = NIC_ERR_CONFIG;
         goto err;
     }
+    if ((rc = host_check_bound(o, h)) != NIC_OK)
+        goto err;
     h->watch_ns = nic_now_coarse_ns();
     *host_p = h;
     return NIC_OK;

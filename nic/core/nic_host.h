@@ -32,6 +32,10 @@ typedef struct nic_attach_opts {
     const char *rundir;      /* NULL: MULTIDEV_NIC_RUNDIR or default */
     const char *nicd_path;   /* NULL: MULTIDEV_NICD, else the installed nicd */
     const char *bind_ip;     /* address the started firmware binds (NULL: default) */
+    int         bind_ip_must_match; /* a firmware that runs already, bound
+                                else than bind_ip, is an error naming both;
+                                0: it is used, and its address is the one
+                                the host publishes (wire_ip) */
     int         start;       /* 1: start nicd when none runs */
     int         inproc;      /* 1: run the firmware as a thread of this process
                                 (the node's only process); a firmware that

@@ -74,6 +74,7 @@ typedef struct vipl_nic_opts {
     const char *nic;           /* NIC name on the node, e.g. "via0" */
     const char *rundir;        /* NULL: MULTIDEV_NIC_RUNDIR or default */
     const char *bind_ip;       /* address a started firmware binds */
+    int         bind_ip_must_match; /* nic_attach_opts_t's */
     const nic_job_t *job;      /* the job of this NIC's endpoints (NULL: a job of
                                   this process alone, with a random secret) */
     int         start;         /* 1: start nicd if no firmware runs */

@@ -140,7 +140,8 @@ vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic_p)
     nic->job_key = nic->job.tag;
     nic_attach_opts_t ao = {
         .node = o->node, .nic = o->nic ? o->nic : "via0", .pers = "via", .rundir = o->rundir,
-        .bind_ip = o->bind_ip, .start = o->start, .inproc = o->inproc,
+        .bind_ip = o->bind_ip, .bind_ip_must_match = o->bind_ip_must_match,
+        .start = o->start, .inproc = o->inproc,
         .own_fw = o->own_fw, .timeout_ms = 10000,
     };
     if ((rc = nic_host_attach(&ao, &nic->host)) != NIC_OK)

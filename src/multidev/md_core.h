@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "md_hosts.h"
 #include "md_nodeconf.h"
 #include "multidev.h"
 
@@ -116,6 +117,7 @@ struct md {
     char         (*node_names)[MD_NAME_MAX]; /**< [num_nodes] */
     int32_t       *node_relay_rank;     /**< [num_nodes] rank relaying there */
     int32_t        host_ranks;          /**< ranks on this host (all nodes) */
+    md_hosts_t     hosts;               /**< loopback domains, default NIC address */
 
     /* configuration, device list, connection table */
     md_nodeconf_t *conf;                /**< NULL: the default (shm only) */

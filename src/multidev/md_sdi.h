@@ -235,6 +235,24 @@ typedef enum md_role {
     MD_ROLE_GLOBAL = 2,     /**< serves peers on other nodes */
 } md_role_t;
 
+/* Where the job's ranks run, for subdevices that put addresses on a wire
+ * (filled by the multidevice from what every rank publishes at init; valid
+ * until finalize).  A loopback domain is one kernel and one network
+ * namespace: its ranks, and only they, reach each other over 127.0.0.1. */
+typedef struct md_job_hosts {
+    int32_t            num_domains;    /**< loopback domains in the job */
+    const int32_t     *domain_of_rank; /**< [world_size] 0.., numbered in
+                                            order of their lowest rank */
+    const char *const *host_of_rank;   /**< [world_size] host names */
+    const char *const *node_names;     /**< [num_nodes] node names */
+    const char        *default_addr;   /**< the IPv4 address this rank's NICs
+                                            bind unless told otherwise:
+                                            127.0.0.1 in a single domain, else
+                                            the local address that reaches
+                                            the other hosts; "" if none does */
+    const char        *default_why;    /**< how it was chosen (messages) */
+} md_job_hosts_t;
+
 typedef struct md_subdev_init_args {
     int32_t         world_rank;
     int32_t         world_size;
@@ -254,6 +272,8 @@ typedef struct md_subdev_init_args {
     int             role;           /**< md_role_t */
     const md_param_t *params;       /**< from the node configuration */
     size_t          num_params;
+    const md_job_hosts_t *hosts;    /**< NULL: every rank on one host (a
+                                         test driving a subdevice alone) */
 } md_subdev_init_args_t;
 
 /* Cards of all ranks, indexed by world rank; len 0 if a rank does not run

@@ -101,6 +101,7 @@ static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
             .num_nodes = md->num_nodes, .node_name = md->node_name,
             .job_id = md->job_id, .job_secret = md->job_secret,
             .serves = serves, .params = params,
+            .hosts = &md->hosts.job,
         };
         size_t name_len = strlen(sd->name), card_len = 0;
 
@@ -160,7 +161,9 @@ static const uint8_t *md_wireup_find_card(const uint8_t *blob, size_t len,
 }
 
 /* Each subdevice's connect gets the cards of every rank, each copied to
- * an aligned place of its own. */
+ * an aligned place of its own.  A failed connect does not skip the
+ * subdevices after it: their peers may wait in a handshake with this rank
+ * (via), which would otherwise last until their timeout. */
 static int md_wireup_connect_all(md_t *md, const uint8_t *blobs,
                                  const uint32_t *lens, size_t stride)
 {
@@ -173,7 +176,7 @@ static int md_wireup_connect_all(md_t *md, const uint8_t *blobs,
         rc = MD_ERR_NO_MEMORY;
         goto out;
     }
-    for (int i = 0; i < md->devs.num && rc == MD_OK; i++) {
+    for (int i = 0; i < md->devs.num; i++) {
         md_subdev_t *sd = md_sd(md, i);
         md_card_table_t table = { .world_size = md->size, .card = cards,
                                   .len = card_lens };
@@ -187,10 +190,12 @@ static int md_wireup_connect_all(md_t *md, const uint8_t *blobs,
                 cards[r] = copies[r].bytes;
             }
         }
-        rc = sd->ops->connect(sd, &table);
-        if (rc != MD_OK)
+        int sd_rc = sd->ops->connect(sd, &table);
+        if (sd_rc != MD_OK) {
             md_log_error("subdevice %s: connect failed: %s", sd->name,
-                         md_status_string(rc));
+                         md_status_string(sd_rc));
+            rc = rc != MD_OK ? rc : sd_rc;
+        }
     }
 out:
     free(cards);

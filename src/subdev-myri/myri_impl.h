@@ -32,6 +32,7 @@
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
+#include "md_nic_addr.h"
 #include "md_opq.h"
 #include "md_peerset.h"
 #include "md_sdi.h"
@@ -127,7 +128,8 @@ typedef struct myri_ctx {
     int                 fw_thread;      /* MD_FW_*: where the firmware runs */
     myri_card_t         card;
     size_t              credits, sq, flush_us;
-    char                sw[32], links[512], timing[16], addr[64];
+    char                sw[32], links[512], timing[16];
+    md_nic_addr_t       addr;          /* what the NIC binds (md_nic_addr.h) */
     size_t              port;
     int                 port_set;
 } myri_ctx_t;

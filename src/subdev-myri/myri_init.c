@@ -45,7 +45,8 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
     md_param_str(args, "myri", "nic", "myri0", ctx->nic_name, sizeof(ctx->nic_name));
     if ((ctx->fw_thread = md_param_firmware(args, "myri")) < 0)
         return ctx->fw_thread;
-    md_param_str(args, "myri", "addr", "", ctx->addr, sizeof(ctx->addr));
+    if ((rc = md_nic_addr_choose(ctx->sd, args, "myri", &ctx->addr)) != MD_OK)
+        return rc;
     md_param_str(args, "myri", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && myri_timing_profile(ctx->timing, NULL, NULL) != 0) {
         MYRI_LOG(ctx, 0, "myri: unknown timing model '%s' (off or hplam)", ctx->timing);
@@ -90,7 +91,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
 
     nic_attach_opts_t o = {
         .node = args->node_name, .nic = ctx->nic_name, .pers = "myri",
-        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1,
+        .bind_ip = ctx->addr.text, .bind_ip_must_match = ctx->addr.must_match, .start = 1,
         .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
         .timeout_ms = 10000,
     };
@@ -137,12 +138,21 @@ err:
     return rc;
 }
 
+static md_nic_endpoint_t myri_card_addr(const md_card_table_t *cards, int32_t r)
+{
+    const myri_card_t *c = md_card_find(cards, r, sizeof(myri_card_t), MYRI_CARD_MAGIC);
+    return (md_nic_endpoint_t){ c != NULL ? c->ip : 0, c != NULL ? c->udp_port : 0 };
+}
+
 int myri_connect(md_subdev_t *sd, const md_card_table_t *cards)
 {
     myri_ctx_t *ctx = sd->priv;
     int rc;
 
-    if ((rc = myri_fabric_setup(ctx, cards)) != MD_OK)
+    /* Nothing here waits for a peer, so the first unreachable one ends it. */
+    if ((rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, myri_card_addr, ctx->serves,
+                                      NULL)) != MD_OK ||
+        (rc = myri_fabric_setup(ctx, cards)) != MD_OK)
         return rc;
     if (strcmp(ctx->timing, "off") != 0) {
         myri_timing_t t;

@@ -32,6 +32,7 @@
 
 #include "md_complete.h"
 #include "md_mq.h"
+#include "md_nic_addr.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "sci/sci_host.h"
@@ -150,7 +151,8 @@ typedef struct sci_ctx {
     int                  dead;       /* status once the firmware died */
     uint64_t             peer_check_ns;   /* next liveness check */
     size_t               check_ms;        /* MULTIDEV_SCI_PEER_CHECK_MS */
-    char                 nic_name[32], addr[64], timing[16];
+    char                 nic_name[32], timing[16];
+    md_nic_addr_t        addr;           /* what the bridge binds (md_nic_addr.h) */
     int                  fw_thread;      /* MD_FW_*: where the firmware runs */
     size_t               sq_entries, cq_entries;
     sci_card_t           card;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/nic_log.h"
+#include "md_card.h"
 #include "md_firmware.h"
 #include "sci/sci_timing.h"
 #include "sci_impl.h"
@@ -62,7 +63,8 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     md_param_str(args, "sci", "nic", "sci0", ctx->nic_name, sizeof(ctx->nic_name));
     if ((ctx->fw_thread = md_param_firmware(args, "sci")) < 0)
         return ctx->fw_thread;
-    md_param_str(args, "sci", "addr", "", ctx->addr, sizeof(ctx->addr));
+    if ((rc = md_nic_addr_choose(ctx->sd, args, "sci", &ctx->addr)) != MD_OK)
+        return rc;
     md_param_str(args, "sci", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && sci_timing_profile(ctx->timing, NULL) != 0) {
         SCI_LOG(ctx, 0, "sci: unknown timing model '%s' (off or d310)", ctx->timing);
@@ -83,7 +85,7 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
     int rc;
     nic_attach_opts_t o = {
         .node = args->node_name, .nic = ctx->nic_name, .pers = "sci",
-        .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .start = 1,
+        .bind_ip = ctx->addr.text, .bind_ip_must_match = ctx->addr.must_match, .start = 1,
         .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
         .timeout_ms = 10000,
     };
@@ -205,10 +207,21 @@ static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
     return MD_OK;
 }
 
+static md_nic_endpoint_t sci_card_addr(const md_card_table_t *cards, int32_t r)
+{
+    const sci_card_t *c = md_card_find(cards, r, sizeof(sci_card_t), SCI_CARD_MAGIC);
+    return (md_nic_endpoint_t){ c != NULL ? c->ip : 0, c != NULL ? c->port : 0 };
+}
+
 int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
 {
     sci_ctx_t *ctx = sd->priv;
     int rc;
+
+    /* Importing waits for no peer, so the first unreachable one ends it. */
+    if ((rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, sci_card_addr, ctx->serves,
+                                      NULL)) != MD_OK)
+        return rc;
 
     for (int32_t q = 0; q < ctx->world_size; q++) {
         sci_card_t c;

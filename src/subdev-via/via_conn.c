@@ -65,15 +65,15 @@ static int peer_setup(vsd_ctx_t *ctx, int32_t q, const via_card_t *c)
     return MD_OK;
 }
 
-int vsd_connect(md_subdev_t *sd, const md_card_table_t *cards)
+/* Connects to every peer served but those skip[] names. */
+static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uint8_t *skip)
 {
-    vsd_ctx_t *ctx = sd->priv;
     int timeout = (int)ctx->connect_ms;
     int rc = MD_OK;
 
     for (int32_t q = 0; q < ctx->world_size; q++) {
         const via_card_t *c;
-        if (!ctx->serves[q] || q == ctx->me)
+        if (!ctx->serves[q] || q == ctx->me || skip[q])
             continue;
         if ((c = card_of(cards, q)) == NULL) {
             VSD_LOG(ctx, 0, "via: rank %d is to be reached over via but published no via card", q);
@@ -101,7 +101,7 @@ int vsd_connect(md_subdev_t *sd, const md_card_table_t *cards)
         vipl_net_addr_t local;
         vipl_conn_t conn;
         vipl_result_t r;
-        if (!ctx->serves[q] || q == ctx->me || p->client)
+        if (!ctx->serves[q] || q == ctx->me || skip[q] || p->client)
             continue;
         memset(&local, 0, sizeof(local));
         discriminator(ctx, q, ctx->me, &local);
@@ -117,7 +117,7 @@ int vsd_connect(md_subdev_t *sd, const md_card_table_t *cards)
     for (int32_t q = 0; q < ctx->world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         vipl_result_t r;
-        if (!ctx->serves[q] || q == ctx->me || !p->client)
+        if (!ctx->serves[q] || q == ctx->me || skip[q] || !p->client)
             continue;
         while ((r = vipl_connect_poll(p->vi)) == VIPL_NOT_DONE) {
             struct timespec ts = { 0, 20000 };
@@ -130,4 +130,28 @@ int vsd_connect(md_subdev_t *sd, const md_card_table_t *cards)
         p->connected = 1;
     }
     return MD_OK;
+}
+
+static md_nic_endpoint_t via_card_addr(const md_card_table_t *cards, int32_t r)
+{
+    const via_card_t *c = card_of(cards, r);
+    return (md_nic_endpoint_t){ c != NULL ? c->ip : 0, c != NULL ? c->port : 0 };
+}
+
+int vsd_connect(md_subdev_t *sd, const md_card_table_t *cards)
+{
+    vsd_ctx_t *ctx = sd->priv;
+    uint8_t *unreachable = malloc((size_t)ctx->world_size);
+    int addr_rc, rc;
+
+    if (unreachable == NULL)
+        return MD_ERR_NO_MEMORY;
+    addr_rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, via_card_addr, ctx->serves,
+                                      unreachable);
+    /* The pairs that cannot talk are left out and the others connected as
+     * usual: a peer waits for this rank's connection requests and answers,
+     * and would otherwise wait out connect_ms before MPI_Init fails. */
+    rc = addr_rc == MD_ERR_NO_MEMORY ? addr_rc : connect_peers(ctx, cards, unreachable);
+    free(unreachable);
+    return rc != MD_OK ? rc : addr_rc;
 }

@@ -44,6 +44,7 @@
 #include "md_complete.h"
 #include "md_cookie.h"
 #include "md_mq.h"
+#include "md_nic_addr.h"
 #include "md_opq.h"
 #include "md_peerset.h"
 #include "md_sdi.h"
@@ -202,7 +203,8 @@ typedef struct vsd_ctx {
     size_t               eager_limit, credits, sdepth, slot, reg_cache, connect_ms;
     uint32_t             level;
     int                  block;      /* completion=block: MPI/Pro's waiting mode */
-    char                 nic_name[32], addr[64], timing[16];
+    char                 nic_name[32], timing[16];
+    md_nic_addr_t        addr;           /* what the NIC binds (md_nic_addr.h) */
     int                  fw_thread;      /* MD_FW_*: where the firmware runs */
     via_card_t           card;
 } vsd_ctx_t;

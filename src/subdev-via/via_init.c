@@ -62,7 +62,8 @@ static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
     md_param_str(args, "via", "nic", "via0", ctx->nic_name, sizeof(ctx->nic_name));
     if ((ctx->fw_thread = md_param_firmware(args, "via")) < 0)
         return ctx->fw_thread;
-    md_param_str(args, "via", "addr", "", ctx->addr, sizeof(ctx->addr));
+    if ((rc = md_nic_addr_choose(ctx->sd, args, "via", &ctx->addr)) != MD_OK)
+        return rc;
     md_param_str(args, "via", "timing", "off", ctx->timing, sizeof(ctx->timing));
     if (strcmp(ctx->timing, "off") != 0 && via_timing_profile(ctx->timing, NULL, NULL) != 0) {
         VSD_LOG(ctx, 0, "via: unknown timing model '%s' (off, lanai7 or clan)", ctx->timing);
@@ -127,7 +128,8 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     memcpy(ctx->serves, args->serves, (size_t)args->world_size);
 
     vipl_nic_opts_t o = { .node = args->node_name, .nic = ctx->nic_name,
-                          .bind_ip = ctx->addr[0] ? ctx->addr : NULL, .job = &ctx->job,
+                          .bind_ip = ctx->addr.text,
+                          .bind_ip_must_match = ctx->addr.must_match, .job = &ctx->job,
                           .start = 1, .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread),
                           .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread) };
     if ((r = vipl_open_nic(&o, &ctx->nic)) != VIPL_SUCCESS) {

@@ -93,9 +93,11 @@ static const bad_t bad[] = {
     { N "network v type=via profile=p\n", "t.net:4:28: expected a declared "
       "profile, got 'p'" },
     { N "network v type=via latency=1us speed=3\n", "t.net:4:32: expected "
-      "latency=, bandwidth=, profile=, type= or dev.KEY=, got 'speed=3'" },
+      "latency=, bandwidth=, profile=, type=, subnet=, iface= or dev.KEY=, got "
+      "'speed=3'" },
     { N "network v type=via latency=1us dev.=3\n", "t.net:4:32: expected "
-      "latency=, bandwidth=, profile=, type= or dev.KEY=, got 'dev.=3'" },
+      "latency=, bandwidth=, profile=, type=, subnet=, iface= or dev.KEY=, got "
+      "'dev.=3'" },
     { N "network v type=via latency=1us dev.a=1 dev.a=2\n", "t.net:4:40: "
       "duplicate 'dev.a=' (expected each attribute once)" },
     /* topology */
@@ -143,6 +145,46 @@ static const bad_t bad[] = {
       "expected a switch of network my, got 'r'" },
     { N "switch my s n1\ntrunk my s s\n", "t.net:5:12: expected a switch "
       "other than 's' at the other end" },
+    /* where NICs bind: subnet=, iface=, addr.NET= */
+    { N "network v type=via latency=1us subnet=10.0.0.1/24\n", "t.net:4:39: expected a "
+      "subnet without host bits (10.0.0.0/24), got '10.0.0.1/24'" },
+    { N "network v type=via latency=1us subnet=10.0.0.0\n", "t.net:4:39: expected a "
+      "subnet A.B.C.D/N (an IPv4 address, then a prefix length from 1 to 32, e.g. "
+      "10.0.0.0/24), got '10.0.0.0'" },
+    { N "network v type=via latency=1us subnet=10.0.0.0/8 iface=eth0\n", "t.net:4:50: "
+      "expected either subnet= or iface=, got both" },
+    { N "network v type=via latency=1us iface=a/b\n", "t.net:4:38: expected an interface "
+      "name (1 to 15 characters of [A-Za-z0-9_.:-]), got 'a/b'" },
+    { N "network v type=via latency=1us dev.subnet=10.0.0.0/8\n", "t.net:4:32: expected "
+      "subnet=A.B.C.D/N (a network attribute), not dev.subnet=" },
+    { N "network v type=via latency=1us dev.addr=10.0.0.1\n", "t.net:4:32: expected "
+      "addr.NET=A.B.C.D on the node lines, not dev.addr=" },
+    { M "node a addr.m=10.0.0.256\n", "t.net:2:15: expected an IPv4 address (four numbers "
+      "0-255 joined by dots, e.g. 10.0.0.1), got '10.0.0.256'" },
+    { M "node a[1-3] addr.m=10.0.0.[254-256]\n", "t.net:2:20: expected an IPv4 address "
+      "(four numbers 0-255 joined by dots, e.g. 10.0.0.1), got '10.0.0.256' (from "
+      "'10.0.0.[254-256]')" },
+    { M "node a addr.m=224.0.0.1\n", "t.net:2:15: expected a unicast address (not 0.x.x.x, "
+      "not 224.0.0.0 or above), got '224.0.0.1'" },
+    { M "node a[1-3] addr.m=10.0.0.[1-2]\n", "t.net:2:20: expected 1 or 3 addresses, got "
+      "2" },
+    { M "node a[1-2] host=h[1-2] addr.m=10.0.0.1\n", "t.net:2:32: expected 2 addresses, "
+      "one per node (the nodes run on different hosts: h1, h2), got 1" },
+    { M "node a addr.m=10.0.0.1 addr.m=10.0.0.2\n", "t.net:2:24: duplicate 'addr.m=' "
+      "(expected each attribute once)" },
+    { M "node a addr.=10.0.0.1\n", "t.net:2:8: expected host=, slots=, forward=, local= or "
+      "addr.NET=, got 'addr.=10.0.0.1'" },
+    { M "node a addr.m=10.0.0.1\n", "t.net:2:13: expected a declared network after "
+      "'addr.', got 'm'" },
+    { N "node a addr.my=10.0.0.1\nswitch my s n1\n", "t.net:4:13: expected a network "
+      "node 'a' has a NIC on, got 'my' (no segment of it holds 'a')" },
+    { M "node a b addr.my=10.1.0.[1-2]\nnetwork my type=myri latency=1us "
+      "subnet=10.0.0.0/16\nswitch my s a b\n", "t.net:2:18: expected an address in subnet "
+      "10.0.0.0/16 of network my (line 3), got '10.1.0.1' for node 'a'" },
+    { M "node a host=h1 addr.my=10.0.0.1\nnode b host=h2 addr.my=10.0.0.1\n"
+      "network my type=myri latency=1us\nswitch my s a b\n", "t.net:3:24: expected an "
+      "address of host h2 alone, got '10.0.0.1' for node 'b', which node 'a' of host h1 has "
+      "on network my (line 2)" },
     /* bytes */
     { M "node a\x01\n", "t.net:2:7: unexpected control character 0x01 "
       "(expected text)" },

@@ -1,4 +1,5 @@
 /* Valid network descriptions parse to the model they describe. */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -126,5 +127,39 @@ Test(desc_parse, links_trunks_and_units)
     cr_expect_eq(d->profiles[d->networks[1].profile].rows[0].byte_fs, 0);
     cr_expect_eq(d->nodes[1].num_attach, 3);  /* s2, two links */
     cr_expect_eq(d->forward, MDC_FWD_NO);     /* no forward line */
+    mdc_desc_free(d);
+}
+
+/* Where NICs bind: a network's subnet= or iface=, a node's addr.NET= list
+ * (one per node, or one shared by the emulated nodes of one host), given
+ * before the network it names. */
+Test(desc_parse, subnets_interfaces_and_node_addresses)
+{
+    mdc_desc_t *d = parse_ok(
+        "multidev-network 1\n"
+        "node a[1-3] host=h[1-3] addr.myri0=10.0.0.[1-3] addr.sci0=192.168.9.[7,8,9]\n"
+        "node e[1-2] host=h4 addr.myri0=10.0.0.4\n"
+        "node f host=h5\n"
+        "network myri0 type=myri latency=10us subnet=10.0.0.0/16\n"
+        "network sci0 type=sci latency=8us iface=eth1:0\n"
+        "switch myri0 sw a[1-3] e[1-2] f\n"
+        "ring sci0 r a[1-3]\n");
+
+    cr_expect_str_eq(d->networks[0].subnet, "10.0.0.0/16");
+    cr_expect_eq(d->networks[0].subnet_prefix, 16u);
+    cr_expect_str_eq(d->networks[0].iface, "");
+    cr_expect_str_eq(d->networks[1].iface, "eth1:0");
+    cr_expect_str_eq(d->networks[1].subnet, "");
+
+    const mdc_node_addr_t *a = mdc_desc_node_addr(d, 1, 0);
+    cr_assert_not_null(a);
+    cr_expect_eq(a->addr, htonl(0x0a000002), "a2 on myri0: 10.0.0.2");
+    a = mdc_desc_node_addr(d, 2, 1);
+    cr_assert_not_null(a);
+    cr_expect_eq(a->addr, htonl(0xc0a80909), "a3 on sci0: 192.168.9.9");
+    cr_expect_eq(mdc_desc_node_addr(d, 3, 0)->addr, mdc_desc_node_addr(d, 4, 0)->addr,
+                 "e1 and e2 share host h4's address");
+    cr_expect_null(mdc_desc_node_addr(d, 3, 1), "e1 has no address on sci0");
+    cr_expect_null(mdc_desc_node_addr(d, 5, 0), "f has none: the runtime picks one");
     mdc_desc_free(d);
 }

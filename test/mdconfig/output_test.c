@@ -12,6 +12,7 @@
 
 #include "md_lines.h"
 #include "mdc_commands.h"
+#include "mdc_nodefile.h"
 #include "mdc_test_util.h"
 #include "mdc_write.h"
 
@@ -248,4 +249,39 @@ Test(output, examples_parse_and_pass_check, .timeout = 60)
     }
     closedir(d);
     cr_expect_geq(n, 4);
+}
+
+/* The device line says where the NIC binds: the network's subnet= or
+ * iface=, then the node's own addr=, before the dev. parameters; each
+ * network's line carries its own. */
+Test(output, device_lines_carry_subnet_iface_and_the_nodes_address)
+{
+    mdc_graph_t *g = mdct_graph(
+        "multidev-network 1\n"
+        "node a b host=h[1-2] addr.myri0=10.0.0.[1-2]\n"
+        "network myri0 type=myri latency=10us bandwidth=1GB/s subnet=10.0.0.0/24 dev.mtu=4k\n"
+        "network sci0 type=sci latency=5us bandwidth=10MB/s iface=eth1\n"
+        "switch myri0 sw0 a b\n"
+        "ring sci0 r0 a b\n");
+    uint32_t *by_name = mdc_nodes_by_name(g->desc);
+    mdc_routes_t r;
+    char *text = NULL;
+    size_t len = 0;
+
+    cr_assert_not_null(by_name);
+    mdct_routes(g, mdct_node(g, "b"), &r);
+    md_nodeconf_t *conf = mdc_nodefile_build(g, &r, by_name);
+    cr_assert_not_null(conf);
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(mdc_nodefile_write(f, g->desc, mdct_node(g, "b"), conf), 0);
+    fclose(f);
+    cr_expect(strstr(text, "\ndevice myri net=myri0 switch=sw0 port=1 subnet=10.0.0.0/24 "
+                           "addr=10.0.0.2 mtu=4k\n") != NULL, "%s", text);
+    cr_expect(strstr(text, "\ndevice sci net=sci0 ring=r0 pos=1 iface=eth1\n") != NULL,
+              "%s", text);
+    free(text);
+    md_nodeconf_free(conf);
+    mdc_routes_fini(&r);
+    free(by_name);
+    mdct_graph_free(g);
 }

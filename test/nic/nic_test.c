@@ -478,6 +478,38 @@ Test(inproc, a_second_process_of_the_node_attaches_to_the_running_firmware, .tim
     nic_host_detach(h);
 }
 
+/* A firmware that runs already keeps the address it was bound to: a host
+ * that merely defaulted publishes that one; one that asked for another
+ * address fails to attach instead of publishing an address it was not
+ * given. */
+Test(inproc, a_running_firmware_bound_elsewhere_is_used_or_refused, .timeout = 30)
+{
+    nic_attach_opts_t o = { .node = "ip5", .nic = "nic0", .pers = "echo", .rundir = rundir,
+                            .inproc = 1, .bind_ip = "127.0.0.1" };
+    nic_host_t *h, *h2 = NULL;
+    struct in_addr lo = { .s_addr = htonl(INADDR_LOOPBACK) };
+
+    fresh_rundir();
+    cr_assert_eq(nic_host_attach(&o, &h), NIC_OK);
+    cr_assert_not_null(h->inproc);
+    cr_assert_eq(h->wire_ip, lo.s_addr);
+
+    nic_attach_opts_t other = { .node = "ip5", .nic = "nic0", .pers = "echo", .rundir = rundir,
+                                .bind_ip = "127.0.0.2", .bind_ip_must_match = 1 };
+    cr_expect_eq(nic_host_attach(&other, &h2), NIC_ERR_CONFIG);
+    other.bind_ip_must_match = 0;
+    cr_assert_eq(nic_host_attach(&other, &h2), NIC_OK);
+    cr_expect_eq(h2->wire_ip, lo.s_addr, "the running firmware's address is published");
+    cr_expect_eq(h2->wire_port, h->wire_port);
+    other.bind_ip = "127.0.0.1";
+    other.bind_ip_must_match = 1;
+    nic_host_t *h3;
+    cr_assert_eq(nic_host_attach(&other, &h3), NIC_OK, "the same address is no mismatch");
+    nic_host_detach(h3);
+    nic_host_detach(h2);
+    nic_host_detach(h);
+}
+
 /* Two processes that are each their job's only rank on a node (two jobs
  * sharing emulated node names) each run their own firmware: neither takes
  * the node's name, neither attaches to the other's, and the second goes on
