@@ -29,8 +29,19 @@
 #      and the job must end, not hang.  Pair 2-3 does not need the link.
 #        cut-direct  ranks on h2,h3,h1: pair 0-1 is h2-h3, over SCI directly
 #        cut-relay   ranks on h1,h3,h2: pair 0-1 is h1-h3, forwarded by h2
+#   4. attack: h4, a host with no rank on myri0 and sci0, is a stranger on
+#      the job's networks (test/nic/wire_attack).  While a checked pingpong
+#      runs h1-h3 (through h2), it replays datagrams of the job captured at
+#      h2 (from its own port, and spoofed from their sender's address),
+#      forges Myrinet packets with a correct CRC and a made-up MAC or none,
+#      sends garbage and floods from 1000 ports.  The job's data must come
+#      out intact, h2's firmwares must have dropped each kind (their first
+#      drop of a kind is logged), and the next job must start.
 #
-# Usage: test/mpi/hosts.sh [isolation|suite|stats|cut-direct|cut-relay]...
+# No address is set by hand: the description's subnet= attributes say
+# which address each firmware binds.
+#
+# Usage: test/mpi/hosts.sh [isolation|suite|stats|cut-direct|cut-relay|attack]...
 #        (default: all, in that order)
 # Environment: MD_CLUSTER (cluster name, default mdhosts), MULTIDEV_WORK_DIR.
 # Needs root and namespaces (nshosts.sh says what is missing; exit 2).
@@ -45,8 +56,10 @@ DESC=$ROOT/test/mpi/nets/hosts-3.net
 export MD_CLUSTER=${MD_CLUSTER:-mdhosts}
 # Each emulated network on its own link and subnet; the first is hydra's.
 # shellcheck disable=SC2054 # the commas are nshosts.sh's host lists
-NETS=(--net mgmt0:10.77.0.0/24 --net myri0:10.77.1.0/24:h1,h2
-      --net via0:10.77.2.0/24:h1,h2 --net sci0:10.77.3.0/24:h2,h3)
+# h4, on myri0 and sci0 but in no job, is the attack part's stranger.
+NETS=(--net mgmt0:10.77.0.0/24:h1,h2,h3 --net myri0:10.77.1.0/24:h1,h2,h4
+      --net via0:10.77.2.0/24:h1,h2 --net sci0:10.77.3.0/24:h2,h3,h4)
+ATTACK=$ROOT/_build/test/nic/wire_attack
 RANK_HOSTS=h1,h3,h2
 CUT_TIMEOUT_MS=3000     # the firmwares' peer timeouts in the cut-link test
 CUT_BOUND_S=10          # how much later than the timeout an error may come
@@ -58,13 +71,18 @@ for f in mdconfig mpicc mpiexec; do
     { echo "hosts.sh: build first (scripts/build.sh): no $f in $PREFIX/bin" >&2; exit 2; }
 done
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(isolation suite stats cut-direct cut-relay)
+[ ${#parts[@]} -gt 0 ] || parts=(isolation suite stats cut-direct cut-relay attack)
 for p in "${parts[@]}"; do
   case "$p" in
-    isolation|suite|stats|cut-direct|cut-relay) ;;
-    *) echo "hosts.sh: isolation, suite, stats, cut-direct or cut-relay, not '$p'" >&2; exit 2 ;;
+    isolation|suite|stats|cut-direct|cut-relay|attack) ;;
+    *) echo "hosts.sh: isolation, suite, stats, cut-direct, cut-relay or attack, not '$p'" >&2
+       exit 2 ;;
   esac
 done
+if [[ " ${parts[*]} " == *" attack "* ]] && [ ! -x "$ATTACK" ]; then
+  make -C "$ROOT/_build/test/nic" wire_attack >/dev/null 2>&1 ||
+    { echo "hosts.sh: cannot build $ATTACK (build the project first)" >&2; exit 2; }
+fi
 
 conf=$WORK/conf
 rm -rf "$conf" && mkdir -p "$WORK/build" || exit 2
@@ -76,18 +94,15 @@ rm -rf "$conf" && mkdir -p "$WORK/build" || exit 2
 trap '"$NSHOSTS" down "$MD_CLUSTER"' EXIT
 trap 'exit 130' INT     # (the EXIT trap then tears the cluster down)
 trap 'exit 143' TERM
-"$NSHOSTS" up "$MD_CLUSTER" --hosts h1,h2,h3 "${NETS[@]}" || exit $?
+"$NSHOSTS" up "$MD_CLUSTER" --hosts h1,h2,h3,h4 "${NETS[@]}" || exit $?
 
 # The launcher, as run.sh calls it: CMD -n N [ARGS] PROGRAM ...
-# TODO(subnet=): until the description's subnet= attribute lands, each rank
-# gets its firmwares' addresses from test/cluster/addr-env.
 # launcher RANK_HOSTS: the command, with the ranks on those hosts in turn.
 launcher() {
   echo "$NSHOSTS exec $MD_CLUSTER h1 $PREFIX/bin/mpiexec -hosts $1" \
        "-launcher ssh -launcher-exec $ROOT/test/cluster/ns-ssh"
 }
 MPIEXEC=$(launcher "$RANK_HOSTS")
-RANK_WRAPPER=$ROOT/test/cluster/addr-env
 export MULTIDEV_CONFIG=$conf
 
 # in_host HOST CMD...: CMD in HOST's namespaces.
@@ -158,17 +173,17 @@ isolation() {
 # suite: the test/mpi tests, each job across the three hosts.
 suite() {
   # at least 3 ranks: a forwarded route needs a rank on its relay (h2)
-  "$ROOT/test/mpi/run.sh" --mpiexec "$MPIEXEC" --mpiexec-args "$RANK_WRAPPER" --np 3 \
+  "$ROOT/test/mpi/run.sh" --mpiexec "$MPIEXEC" --np 3 \
     --build "$WORK/build" --env MULTIDEV_STATS=0 "${SUITE_TESTS[@]}"
 }
 
 # stats: where coll's traffic went.
 stats() {
   local out
-  "$ROOT/test/mpi/run.sh" --mpiexec "$MPIEXEC" --mpiexec-args "$RANK_WRAPPER" \
+  "$ROOT/test/mpi/run.sh" --mpiexec "$MPIEXEC" \
     --build "$WORK/build" coll >/dev/null || { echo "FAIL  hosts: coll does not build or run"; return 1; }
   # shellcheck disable=SC2086 # MPIEXEC is words
-  out=$(MULTIDEV_STATS=1 timeout --kill-after=10 120 $MPIEXEC -n 4 "$RANK_WRAPPER" \
+  out=$(MULTIDEV_STATS=1 timeout --kill-after=10 120 $MPIEXEC -n 4 \
         "$WORK/build/coll" 2>&1 </dev/null) ||
     { echo "FAIL  hosts: coll with MULTIDEV_STATS=1 failed"; tail -5 <<<"$out"; return 1; }
   check_carriers hosts "$conf" "$out" shm via myri sci fwd relay@2 path@h1,h2,h3 path@h3,h2,h1
@@ -190,7 +205,7 @@ cut_link() {
   # shellcheck disable=SC2086 # MPIEXEC is words
   MULTIDEV_SCI_PEER_TIMEOUT_MS=$CUT_TIMEOUT_MS MULTIDEV_SCI_TIMEOUT_MS=$CUT_TIMEOUT_MS \
   MULTIDEV_MYRI_PEER_TIMEOUT_MS=$CUT_TIMEOUT_MS MULTIDEV_VIA_PEER_TIMEOUT_MS=$CUT_TIMEOUT_MS \
-    timeout --kill-after=5 120 $MPIEXEC -n 4 "$RANK_WRAPPER" "$exe" --trips 1000000 --others 200 --grace "$CUT_GRACE_S" \
+    timeout --kill-after=5 120 $MPIEXEC -n 4 "$exe" --trips 1000000 --others 200 --grace "$CUT_GRACE_S" \
     >"$out" 2>&1 </dev/null &
   pid=$!
   # Cut once both ranks of pair 0-1 have made a round trip (at most 60 s).
@@ -249,6 +264,50 @@ cut_link() {
   done
   [ "$hung" -eq 1 ] || echo "PASS  $cut: the job ended $secs s after the cut (limit $end_limit s)"
   return $fail
+}
+
+# attack: a stranger (h4) writes into a running job; nothing gets in.
+attack() {
+  local out=$WORK/attack.out cap=$WORK/attack.cap pid target rc=0 line kind
+  local -a kinds=("its MAC is not its job's" "not our envelope"
+                  "replayed (or duplicated on the way)|its sender sends from another address")
+  "$ROOT/test/mpi/run.sh" --mpiexec "$MPIEXEC" --np 3 --build "$WORK/build" pingpong_check \
+    >/dev/null || { echo "FAIL  attack: pingpong does not build or run"; return 1; }
+  # ranks 0 (h1) and 1 (h3) ping-pong through h2, checking every byte
+  # shellcheck disable=SC2086 # MPIEXEC is words
+  timeout --kill-after=5 120 $MPIEXEC -n 3 "$WORK/build/pingpong" --check --min-size 8 \
+    --max-size 256K --iters 3000 --warmup 10 >"$out" 2>&1 </dev/null &
+  pid=$!
+  # a datagram of the job arriving at h2, caught there (any of its firmwares)
+  line=$(in_host h2 "$ATTACK" capture --count 8 --timeout-ms 30000 --out "$cap") ||
+    { echo "FAIL  attack: no datagram of the job seen at h2"; kill "$pid"; wait "$pid"; return 1; }
+  target=$(awk '{ print $4 }' <<<"$line")
+  echo "      captured at h2: $line"
+  in_host h4 "$ATTACK" replay --in "$cap" --to "$target" >/dev/null &&
+    in_host h4 "$ATTACK" replay --in "$cap" --to "$target" --spoof >/dev/null &&
+    in_host h4 "$ATTACK" forge --in "$cap" --to "$target" >/dev/null &&
+    in_host h4 "$ATTACK" garbage --to "$target" --count 300 >/dev/null &&
+    in_host h4 "$ATTACK" flood --to "$target" --ports 1000 >/dev/null ||
+    { echo "FAIL  attack: h4 could not send its datagrams to $target"; rc=1; }
+  echo "      from h4 to $target: replays (own port, spoofed), 100 forged packets, 300" \
+       "garbage datagrams, 2000 from 1000 ports"
+  wait "$pid" || { echo "FAIL  attack: the job failed under attack"; tail -15 "$out" | sed 's/^/      | /'; return 1; }
+  if grep -q '^# check: all bytes verified (0 error(s))' "$out"; then
+    echo "PASS  attack: the job's data came out intact ($(grep -c '^ *[0-9]' "$out") sizes checked)"
+  else
+    echo "FAIL  attack: the data check did not pass"; rc=1
+  fi
+  for kind in "${kinds[@]}"; do
+    if grep -E "dropped a datagram from 10\.77\.[0-9]+\.4:[0-9]+: ($kind)" "$out" | head -1 | grep -q .; then
+      echo "PASS  attack: a firmware dropped h4's datagram: $kind"
+    else
+      echo "FAIL  attack: no firmware reported dropping '$kind' from h4"; rc=1
+    fi
+  done
+  "$ROOT/test/mpi/run.sh" --mpiexec "$MPIEXEC" --np 3 --build "$WORK/build" cpi >/dev/null &&
+    echo "PASS  attack: the next job starts and runs (cpi)" ||
+    { echo "FAIL  attack: the next job (cpi) failed"; rc=1; }
+  return $rc
 }
 
 failed=()
