@@ -185,16 +185,47 @@ static uint64_t env_u64(const char *name, uint64_t def)
     return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
 }
 
-/* Reads and barriers waiting on a bridge that stopped or died fail now. */
+typedef struct node_gone {
+    sci_cqe_t c;
+    uint64_t  job;
+    unsigned  told, missed;
+} node_gone_t;
+
+/* Every endpoint of the job learns it: remote stores are posted writes, so
+ * without this a host that only stores to the bridge, or waits for stores
+ * from it, would never hear that it is gone. */
+static void node_gone_tell(nic_fw_t *fw, nic_fw_ep_t *ep, void *arg)
+{
+    node_gone_t *g = arg;
+
+    if (ep->job_key != g->job)
+        return;
+    if (nic_ring_space(&ep->cq) <= sci_ep(ep)->cq_reserved || !sci_cq_post(ep, &g->c))
+        g->missed++;
+    else
+        g->told++;
+}
+
+/* Reads and barriers waiting on a bridge that stopped or died fail now,
+ * and the job's endpoints are told. */
 static void rel_peer_gone(void *arg, const nic_rel_peer_t *rp, int status)
 {
-    sci_bridge_t *b = sci_of(arg);
+    nic_fw_t *fw = arg;
+    sci_bridge_t *b = sci_of(fw);
+    node_gone_t g = { .c = { .kind = SCI_CQ_NODE_GONE, .status = (int16_t)status,
+                             .from = sci_node_pack((sci_node_t){ rp->addr.sin_addr.s_addr,
+                                                                 rp->addr.sin_port }) },
+                      .job = rp->job };
 
     for (unsigned i = 0; i < SCI_NODE_MAX; i++)
         if (b->peer[i].used && b->peer[i].rp == rp) {
             sci_waits_peer_gone(b, (int)i, status);
-            return;
+            break;
         }
+    nic_fw_ep_foreach(fw, node_gone_tell, &g);
+    if (g.missed > 0)
+        nic_log_warn("%u endpoint(s) could not be told that a bridge is gone: their completion "
+                     "queues are full (their liveness checks will find it)", g.missed);
 }
 
 int sci_rel_open(nic_fw_t *fw, sci_bridge_t *b)

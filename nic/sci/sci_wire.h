@@ -86,6 +86,11 @@ static inline uint32_t sci_sqe_slots(uint32_t op, uint32_t len)
 enum sci_cq_kind {
     SCI_CQ_DONE = 1,      /* op completed (status says how) */
     SCI_CQ_INTR = 2,      /* a remote interrupt arrived */
+    SCI_CQ_NODE_GONE = 3, /* a remote bridge stopped answering (status
+                             NIC_ERR_PEER_FAILED) or stopped (NIC_ERR_NOT_FOUND):
+                             from names it; the stores to it since its last
+                             acknowledgement are lost (the ring's error
+                             interrupt of a real adapter) */
 };
 
 typedef struct sci_cqe {

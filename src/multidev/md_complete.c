@@ -30,6 +30,7 @@ void md_recv_status_set(md_request_t *req, const md_envelope_t *env, uint64_t de
     req->status.cancelled = 0;
     req->status.subdev = subdev;
     req->status.seq = env->seq;
+    req->status.flags = env->flags;
 }
 
 void md_counters_complete(md_subdev_counters_t *c, const md_request_t *req)

@@ -126,6 +126,7 @@ void md_mq_status_from_env(const md_envelope_t *env, md_recv_status_t *st)
     st->tag = env->tag;
     st->size = env->size;
     st->msg_size = env->size;
+    st->flags = env->flags;
     st->seq = env->seq;
 }
 

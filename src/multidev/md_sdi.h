@@ -84,6 +84,12 @@ const char *md_status_string(int status);
 /* Envelope flags */
 #define MD_ENV_F_SYNC   0x1u   /**< MPI_Ssend: the send completes only when
                                     the receiver has matched it */
+/* A collective's send made after its sender saw an error (MPICH's errflag):
+ * the receiver's collective must end in an error too, not with this data.
+ * Carried in the envelope, not in the tag as other netmods do, since
+ * subdevices match tags exactly. */
+#define MD_ENV_F_COLL_ERR         0x2u
+#define MD_ENV_F_COLL_PROC_FAILED 0x4u   /**< ... and the error was a process failure */
 
 /* The envelope travels with every message.  Tags >= 0 are user tags; tags
  * < 0 are system messages (P1 §3.4) and never match a user receive. */
@@ -128,6 +134,8 @@ typedef struct md_recv_status {
     int32_t  subdev;      /**< index of the subdevice that delivered */
     uint64_t seq;         /**< the envelope's sequence number (probes use
                                it to report a sender's earliest message) */
+    uint32_t flags;       /**< the envelope's flags (MD_ENV_F_*) */
+    uint32_t pad;
 } md_recv_status_t;
 
 /* ------------------------------------------------------------------ */

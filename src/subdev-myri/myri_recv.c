@@ -258,6 +258,7 @@ static void probe_status(myri_ctx_t *ctx, const myri_msg_t *m, md_recv_status_t 
     st->error = MD_OK;
     st->subdev = ctx->sd->index;
     st->seq = m->env.seq;    /* the multidevice orders across subdevices */
+    st->flags = m->env.flags;
 }
 
 int myri_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)

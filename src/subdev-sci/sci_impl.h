@@ -92,6 +92,7 @@ typedef struct sci_tp_recv {
 /* Everything about one peer. */
 typedef struct sci_peer {
     int          connected, failed;
+    uint64_t     node;           /* its bridge (sci_node_pack) */
     int          drained;        /* failed, and nothing it sent is left to take */
     sci_win_t    rx_win;         /* my rx block in its segment (I send) */
     sci_win_t    tx_win;         /* my tx block in its segment (I receive) */
@@ -205,6 +206,9 @@ void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status);
  * is still received, in order (progress drains it); receives posted for it
  * fail once that has drained. */
 void sci_peer_gone(sci_ctx_t *ctx, int32_t peer);
+/* The bridge told that a remote bridge is gone (SCI_CQ_NODE_GONE): the
+ * ranks behind it are (sci_liveness.c). */
+void sci_node_gone(sci_ctx_t *ctx, const sci_cqe_t *c);
 void sci_fail_all(sci_ctx_t *ctx, int status);
 /* sci_ctlq.c: control stores, in order, never lost */
 int  sci_ctl_write(sci_ctx_t *ctx, uint64_t addr, const void *data, uint32_t len);

@@ -190,6 +190,7 @@ static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
                 "ring_size, nmsg, nrdv, dma_chunk, dma_chunks, stage_chunks must agree)", q);
         return MD_ERR_CONFIG;
     }
+    p->node = sci_node_pack(node);
     p->ring_end = calloc(l->p.nmsg, sizeof(*p->ring_end));
     p->rdv_req = calloc(l->p.nrdv, sizeof(*p->rdv_req));
     if (p->ring_end == NULL || p->rdv_req == NULL)

@@ -75,6 +75,19 @@ int sci_liveness_check(sci_ctx_t *ctx)
     return n;
 }
 
+void sci_node_gone(sci_ctx_t *ctx, const sci_cqe_t *c)
+{
+    for (int32_t i = 0; i < ctx->nserved; i++) {
+        int32_t q = ctx->served[i];
+        if (ctx->peers[q].node != c->from || ctx->peers[q].failed)
+            continue;
+        SCI_LOG(ctx, c->status == NIC_ERR_NOT_FOUND ? 2 : 0, "rank %d's bridge %s", q,
+                c->status == NIC_ERR_NOT_FOUND ? "stopped" : "answers nothing: it or the link "
+                "to it is gone");
+        sci_peer_gone(ctx, q);
+    }
+}
+
 int sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c)
 {
     int32_t q = (int32_t)(c->cookie & 0xffffffffu);

@@ -140,6 +140,10 @@ static int poll_bridge(sci_ctx_t *ctx)
 
     while ((rc = sci_poll(ctx->dev, &c)) == 1) {
         n++;
+        if (c.kind == SCI_CQ_NODE_GONE) {
+            sci_node_gone(ctx, &c);
+            continue;
+        }
         if (c.kind != SCI_CQ_DONE || sci_liveness_answer(ctx, &c))
             continue;
         if (c.op == SCI_OP_DMA_WRITE) {

@@ -26,6 +26,7 @@ static void shm_status_fill(shm_ctx_t *ctx, md_request_t *req,
     req->status.error = delivered < env->size ? MD_ERR_TRUNCATE : MD_OK;
     req->status.size = delivered;
     req->status.msg_size = env->size;
+    req->status.flags = env->flags;
     req->status.cancelled = 0;
     req->status.subdev = ctx->sd->index;
     req->status.seq = env->seq;
@@ -211,6 +212,7 @@ static void shm_probe_status(shm_ctx_t *ctx, const shm_unexp_t *e,
     status->error = MD_OK;
     status->size = e->env.size;
     status->msg_size = e->env.size;
+    status->flags = e->env.flags;
     status->subdev = ctx->sd->index;
     status->seq = e->env.seq;
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sci_job.h"
 
@@ -45,6 +46,51 @@ Test(fail, killed_bridge_fails_both_sides)
     sj_job_t j = { .n = 2, .node = { 0, 1 }, .timeout_s = 40,
                    .params = { { "firmware", "nicd" } }, .nparams = 1 };
     cr_assert_eq(sj_run(&j, rank_bridge_killed), 0);
+}
+
+/* Rank 1's bridge is killed while rank 0 only stores to it (an eager send
+ * completes when its stores are posted) and waits for nothing: no liveness
+ * probe would look (MULTIDEV_SCI_PEER_CHECK_MS=0 here), yet rank 0's
+ * bridge, whose stores go unacknowledged, tells the subdevice that the
+ * remote bridge is gone (SCI_CQ_NODE_GONE), and the multidevice hears that
+ * rank 1 failed, once.  Rank 1 itself learns it from its own watchdog. */
+static int rank_only_stores(sj_rank_t *r)
+{
+    md_request_t s, q;
+    int32_t x = 7, y;
+    uint64_t t0;
+
+    /* a first exchange: both ends know each other */
+    sj_recv(r, &q, 1 - r->rank, 1, &y, sizeof(y));
+    sj_send(r, &s, 1 - r->rank, 1, &x, sizeof(x), 0);
+    if (sj_wait(r, &s, 10000) != MD_OK || sj_wait(r, &q, 10000) != MD_OK)
+        return 1;
+    sj_barrier(r);
+    if (r->rank == 1) {
+        if (kill(sj_bridge_pid(r), SIGKILL) != 0)
+            return 3;
+        sj_recv(r, &q, 0, 2, &y, sizeof(y));
+        return sj_wait(r, &q, 20000) == MD_ERR_PEER_FAILED ? 0 : 2;
+    }
+    usleep(200 * 1000);                /* rank 1's bridge is dead by now */
+    t0 = sj_now_us();
+    sj_send(r, &s, 1, 2, &x, sizeof(x), 0);
+    sj_wait(r, &s, 1000);
+    while (r->failed.status[1] == 0 && sj_now_us() - t0 < 10000000u)
+        r->ops.progress(&r->sd);
+    if (r->failed.status[1] == 0) {
+        fprintf(stderr, "rank 0: never told that rank 1 failed\n");
+        return 4;
+    }
+    return r->failed.repeats == 0 ? 0 : 5;
+}
+
+Test(fail, a_bridge_that_stops_answering_is_reported_to_a_rank_that_only_stores)
+{
+    sj_job_t j = { .n = 2, .node = { 0, 1 }, .timeout_s = 40,
+                   .params = { { "firmware", "nicd" } }, .nparams = 1 };
+    setenv("MULTIDEV_SCI_PEER_CHECK_MS", "0", 1);
+    cr_assert_eq(sj_run(&j, rank_only_stores), 0);
 }
 
 /* Rank 0's segment goes away (its endpoint closes) while rank 1 waits for

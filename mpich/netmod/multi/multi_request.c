@@ -64,6 +64,11 @@ void MPIDI_MULTI_recv_complete(md_request_t * mdr)
     } else {
         rreq->status.MPI_SOURCE = st->src_rank;
         rreq->status.MPI_TAG = st->tag;
+        /* the sender's collective had failed (MPIDI_NM_isend_coll) */
+        if (st->flags & MD_ENV_F_COLL_PROC_FAILED)
+            MPIR_TAG_SET_PROC_FAILURE_BIT(rreq->status.MPI_TAG);
+        else if (st->flags & MD_ENV_F_COLL_ERR)
+            MPIR_TAG_SET_ERROR_BIT(rreq->status.MPI_TAG);
         MPIR_STATUS_SET_COUNT(rreq->status, st->size);
         if (st->error == MD_ERR_TRUNCATE)
             rreq->status.MPI_ERROR =

@@ -103,17 +103,26 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_issend(const void *buf, MPI_Aint count
                             MD_ENV_F_SYNC);
 }
 
-/* Sends of MPICH's collective algorithms.  Other netmods fold *errflag
- * into error bits of the tag and mask them when matching; libmultidev
- * matches tags exactly, so the error bits are not carried and a failure
- * inside a collective is reported only by the rank that saw it. */
+/* Sends of MPICH's collective algorithms.  A sender that saw an error in
+ * this collective (*errflag) says so with the message: other netmods fold
+ * it into error bits of the tag and mask them when matching; subdevices
+ * match tags exactly, so it travels in the envelope's flags, and the
+ * receive's completion puts the tag bits back (multi_request.c), where
+ * MPICH's collectives look for them.  So a failure seen by one rank fails
+ * the collective on the ranks its data would have reached. */
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_isend_coll(const void *buf, MPI_Aint count,
                                                  MPI_Datatype datatype, int rank, int tag,
                                                  MPIR_Comm * comm, int context_offset,
                                                  MPIDI_av_entry_t * addr, MPIR_Request ** req_p,
                                                  MPIR_Errflag_t * errflag)
 {
-    return MPIDI_MULTI_send(buf, count, datatype, rank, tag, comm, context_offset, req_p, 0);
+    uint32_t flags = 0;
+
+    if (*errflag == MPIR_ERR_PROC_FAILED)
+        flags = MD_ENV_F_COLL_ERR | MD_ENV_F_COLL_PROC_FAILED;
+    else if (*errflag != MPIR_ERR_NONE)
+        flags = MD_ENV_F_COLL_ERR;
+    return MPIDI_MULTI_send(buf, count, datatype, rank, tag, comm, context_offset, req_p, flags);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPIDI_NM_mpi_cancel_send(MPIR_Request * sreq)
