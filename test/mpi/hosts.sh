@@ -56,9 +56,9 @@ DESC=$ROOT/test/mpi/nets/hosts-3.net
 export MD_CLUSTER=${MD_CLUSTER:-mdhosts}
 # Each emulated network on its own link and subnet; the first is hydra's.
 # shellcheck disable=SC2054 # the commas are nshosts.sh's host lists
-# h4, on myri0 and sci0 but in no job, is the attack part's stranger.
+# h4, on the emulated networks but in no job, is the attack part's stranger.
 NETS=(--net mgmt0:10.77.0.0/24 --net myri0:10.77.1.0/24:h1,h2,h4
-      --net via0:10.77.2.0/24:h1,h2 --net sci0:10.77.3.0/24:h2,h3,h4)
+      --net via0:10.77.2.0/24:h1,h2,h4 --net sci0:10.77.3.0/24:h2,h3,h4)
 ATTACK=$ROOT/_build/test/nic/wire_attack
 RANK_HOSTS=h1,h3,h2
 CUT_TIMEOUT_MS=3000     # the firmwares' peer timeouts in the cut-link test
