@@ -150,7 +150,8 @@ cache_key() {
     echo "prefix $PREFIX"
     echo "cc $(gcc -dumpfullversion 2>/dev/null || gcc --version | head -n 1)"
     (cd "$ROOT" && find mpich/netmod -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
-    (cd "$ROOT" && sha256sum mpich/build-mpich.sh src/multidev/multidev.h src/multidev/md_sdi.h)
+    (cd "$ROOT" && sha256sum mpich/build-mpich.sh mpich/coll-errflag.py src/multidev/multidev.h \
+                               src/multidev/md_sdi.h)
   } | sha256sum | cut -c1-24
 }
 KEY=$(cache_key)
@@ -264,6 +265,13 @@ autogen() {
     { echo "netmod_impl.h was not regenerated with the multi netmod"; return 1; }
 }
 
+# MPICH 4.0.2's collectives may return MPI_SUCCESS after a failed step they
+# recorded in errflag: the generated wrappers MPIR_<Coll> check errflag
+# (mpich/coll-errflag.py; doc/mpich.md).  After autogen, which generates them.
+coll_errflag() {
+  python3 "$ROOT/mpich/coll-errflag.py" "$TREE/src/mpi/coll/mpir_coll.c"
+}
+
 # MPICH compiles against a snapshot of libmultidev's public headers whose
 # timestamps change only when their contents do: every MPICH object depends
 # on them (the request embeds md_request_t), and a plain "make install" of
@@ -328,6 +336,7 @@ if [ "$INCREMENTAL" = 1 ]; then
 else
   step inject inject
   step autogen autogen
+  step coll-errflag coll_errflag
   step configure configure_mpich
 fi
 step make make_mpich

@@ -25,6 +25,15 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_MULTI_send(const void *buf, MPI_Aint count,
     MPIR_FUNC_ENTER;
 
     int dst_world = MPIDI_MULTI_world_rank(comm, rank);
+
+    /* MPIC_Ssend says a collective failed in the tag's error bits; the
+     * subdevices match tags exactly, so they travel as flags (see
+     * MPIDI_NM_isend_coll) */
+    if (MPIR_TAG_CHECK_ERROR_BIT(tag)) {
+        flags |= MD_ENV_F_COLL_ERR |
+            (MPIR_TAG_CHECK_PROC_FAILURE_BIT(tag) ? MD_ENV_F_COLL_PROC_FAILED : 0);
+        MPIR_TAG_CLEAR_ERROR_BITS(tag);
+    }
     MPIR_ERR_CHKANDJUMP1(dst_world < 0, mpi_errno, MPI_ERR_OTHER, "**multi_dynamic",
                          "**multi_dynamic %d", rank);
 
