@@ -164,6 +164,7 @@ struct md {
     uint64_t       yield_since_ns;      /**< when the yielding began */
     uint64_t       idle_left_ns;        /**< when md_idle last returned */
     int            progress_rr;
+    int            progress_error[MD_MAX_SUBDEVS];   /**< a subdevice's last progress error */
     int            print_stats;
 };
 
@@ -228,6 +229,11 @@ void md_request_reset(md_request_t *req, uint8_t kind);
 /* Hands a prepared send (subdev, peer_world, env, buf, len set) to its
  * subdevice, queueing it behind back-pressured sends. */
 int  md_send_start(md_t *md, md_request_t *req);
+
+/* md_p2p.c: a system message (tag < 0) to dst_world by its route, with the
+ * lock held (md_sysmsg_isend is the public entry). */
+int  md_sysmsg_send_locked(md_t *md, md_request_t *req, int32_t dst_world,
+                           int32_t tag, const void *buf, size_t len);
 
 /* md_pending.c: sends delayed by back-pressure */
 void md_pending_push(md_pending_t *q, md_request_t *req);

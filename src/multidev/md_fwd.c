@@ -75,6 +75,8 @@ int md_fwd_setup(md_t *md)
     if (rc == MD_OK)
         rc = md_env_choice("MULTIDEV_FWD_SEND_DONE", md_fwd_send_done_words, 2, 0,
                            &st->params.send_waits_ack);
+    if (rc == MD_OK)
+        rc = md_fwd_watch_setup(md);
     return rc;
 }
 
@@ -233,6 +235,8 @@ void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
         memcpy(&ctl, payload, sizeof(ctl));
         md_fail_unreach_received(md, env->src_world, ctl.origin, ctl.status);
         return;
+    case MD_SYSTAG_FWD_PROBE:
+        return;          /* it came through: the route lives */
     case MD_SYSTAG_FWD_ACK:
         if (!md_fwd_payload_ok(env, sizeof(ctl)))
             return;

@@ -43,6 +43,9 @@
 /* A relay cannot reach a rank any more (md_fail.c): its md_fwd_ctl_t names
  * that rank in origin and why in status. */
 #define MD_SYSTAG_FWD_UNREACH (-4)
+/* Sent along a forwarded route to see that it still leads somewhere
+ * (md_fwd_watch.c); its destination ignores it. */
+#define MD_SYSTAG_FWD_PROBE  (-5)
 
 /* A chunk's header, unpacked; chunk bytes follow it on the wire. */
 typedef struct md_fwd_hdr {
@@ -59,6 +62,9 @@ typedef struct md_fwd_hdr {
 /* The origin's send waits for the acknowledgement (MULTIDEV_FWD_SEND_DONE=
  * acked): the destination sends it at once, not gathered. */
 #define MD_FWD_F_ACK_NOW    0x2u
+/* Nobody keeps state of it and nobody acknowledges it: a route probe
+ * (md_fwd_watch.c), fire and forget; it counts in no statistics. */
+#define MD_FWD_F_PROBE      0x4u
 
 /* On the wire a chunk that is its whole message (every small message)
  * carries the envelope without its size (the chunk's length is the
@@ -166,6 +172,14 @@ void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
  * messages still arriving and the receives only it could match (what it
  * sent whole stays to be received). */
 void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status);
+
+/* md_fwd_watch.c: while receives wait for ranks behind relays, probe
+ * their routes every MULTIDEV_FWD_PROBE_MS (from md_progress). */
+int  md_fwd_watch_setup(md_t *md);
+int  md_fwd_watch(md_t *md);
+/* md_fwd_recv.c: fn for every receive posted on the forwarding receiver. */
+void md_fwd_recv_foreach_posted(md_subdev_t *sd, void (*fn)(void *arg, md_request_t *req),
+                                void *arg);
 
 /* md_fwd.c: setup, the system-message handlers, teardown */
 int  md_fwd_setup(md_t *md);

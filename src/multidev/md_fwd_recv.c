@@ -115,7 +115,8 @@ static void md_fwd_in_sysmsg_maybe_finish(md_subdev_t *sd, md_fwd_in_t *in)
 
     if (in->received < in->mq.env.size)
         return;
-    md_fwd_in_ack(fr->md, in);
+    if (in->mq.env.tag != MD_SYSTAG_FWD_PROBE)
+        md_fwd_in_ack(fr->md, in);       /* a probe's origin keeps nothing */
     md_fwd_in_unlink(fr, in);
     md_sysmsg_dispatch(fr->md, sd, &in->mq.env, in->tmp);
     free(in->tmp);
@@ -317,6 +318,15 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
     /* Receives that only it could match, unless one of its messages that
      * did arrive whole is theirs (md_fwd_recv_irecv takes those). */
     md_mq_fail_posted_from(&fr->q, rank, sd->index, md_fwd_fail_req, &f);
+}
+
+void md_fwd_recv_foreach_posted(md_subdev_t *sd, void (*fn)(void *arg, md_request_t *req),
+                                void *arg)
+{
+    md_fwd_recv_t *fr = sd->priv;
+
+    if (fr != NULL)
+        md_mq_foreach_posted(&fr->q, fn, arg);
 }
 
 /* ---- the receiver's SDI operations ---------------------------------- */

@@ -111,6 +111,13 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
     }
     next = c->next_hop_node < 0 ? hdr->env.dst_world
                                 : md->node_relay_rank[c->next_hop_node];
+    if (hdr->flags & MD_FWD_F_PROBE) {
+        /* passed on, no state kept, nothing counted */
+        md_fwd_relay_t tmp = { .origin = hdr->env.src_world, .dst = hdr->env.dst_world,
+                               .seq = hdr->env.seq, .no_credits = 1 };
+        md_fwd_relay_send(md, &tmp, c->subdev, next, hdr, hdr->offset, data, hdr->len);
+        return;
+    }
     if (r == NULL) {
         r = calloc(1, sizeof(*r));
         if (r == NULL) {

@@ -89,11 +89,11 @@ static size_t md_fwd_chunk_len(md_t *md, const md_fwd_out_t *o)
     return md_fwd_eager_cut(md, o->subdev, o->sent, rest, o->env.size);
 }
 
-static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
+static int md_fwd_pump_pinned(md_t *md, md_fwd_out_t *o)
 {
     md_fwd_state_t *st = md->fwd;
 
-    while (o->credits > 0 && (o->sent < o->env.size || !o->started)) {
+    while (o->error == MD_OK && o->credits > 0 && (o->sent < o->env.size || !o->started)) {
         size_t len = md_fwd_chunk_len(md, o);
         md_fwd_send_t *s;
         md_fwd_hdr_t hdr;
@@ -103,7 +103,8 @@ static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
                               .len = (uint32_t)len, .hop_src = md->rank,
                               .flags = (md_fwd_needs_credits(st, o->env.size)
                                         ? 0 : MD_FWD_F_NO_CREDITS) |
-                                       (st->params.send_waits_ack ? MD_FWD_F_ACK_NOW : 0) };
+                                       (st->params.send_waits_ack ? MD_FWD_F_ACK_NOW : 0) |
+                                       (o->env.tag == MD_SYSTAG_FWD_PROBE ? MD_FWD_F_PROBE : 0) };
         s = md_fwd_chunk_new(md, &hdr, (const uint8_t *)o->user->buf + o->sent,
                              md_fwd_chunk_done);
         if (s == NULL)
@@ -124,6 +125,21 @@ static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
     return MD_OK;
 }
 
+/* Sends as many chunks as the credits allow.  A chunk's send may complete
+ * inside the call (and fail the flow, if its peer is known dead), so the
+ * flow is pinned meanwhile, as by one more chunk in flight: it is neither
+ * finished nor freed here; the caller then calls md_fwd_out_maybe_finish,
+ * after which o may be gone. */
+static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
+{
+    int rc;
+
+    o->chunks_inflight++;            /* the pin */
+    rc = md_fwd_pump_pinned(md, o);
+    o->chunks_inflight--;
+    return rc;
+}
+
 int md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c)
 {
     md_fwd_state_t *st = md->fwd;
@@ -137,30 +153,32 @@ int md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c)
     o->next_hop = req->peer_world;
     o->subdev = c->subdev;
     o->credits = st->params.window;
+    o->acked = o->env.tag == MD_SYSTAG_FWD_PROBE;   /* no acknowledgement comes */
     req->subdev = -1;       /* owned by the multidevice, not a subdevice */
     o->next = st->out;
     st->out = o;
-    st->counters.originated_msgs++;
-    st->counters.originated_bytes += o->env.size;
-    if (md->fwd_index >= 0) {
-        md_sd(md, md->fwd_index)->counters.msgs_sent++;
-        md_sd(md, md->fwd_index)->counters.bytes_sent += o->env.size;
+    if (o->env.tag != MD_SYSTAG_FWD_PROBE) {
+        st->counters.originated_msgs++;
+        st->counters.originated_bytes += o->env.size;
+        if (md->fwd_index >= 0) {
+            md_sd(md, md->fwd_index)->counters.msgs_sent++;
+            md_sd(md, md->fwd_index)->counters.bytes_sent += o->env.size;
+        }
     }
     md_log_debug("forwarding %llu bytes to rank %d through rank %d over %s",
                  (unsigned long long)o->env.size, o->env.dst_world, o->next_hop,
                  md_sd(md, o->subdev)->name);
     rc = md_fwd_pump(md, o);
-    if (rc != MD_OK) {
+    if (rc != MD_OK && o->chunks_inflight == 0 && !o->user_done && o->error == MD_OK) {
+        /* nothing of it went out: the caller hears of it, not the request */
         md_log_error("forwarding to rank %d through rank %d failed: %s",
                      o->env.dst_world, o->next_hop, md_status_string(rc));
-        if (o->chunks_inflight == 0) {
-            st->out = o->next;
-            free(o);
-            req->subdev = c->subdev;
-            return rc;
-        }
-        md_fwd_out_maybe_finish(md, o, rc);   /* or its last chunk in flight */
+        st->out = o->next;
+        free(o);
+        req->subdev = c->subdev;
+        return rc;
     }
+    md_fwd_out_maybe_finish(md, o, rc);      /* may complete (and forget) the flow now */
     return MD_OK;
 }
 
@@ -183,11 +201,13 @@ void md_fwd_on_credit(md_t *md, const md_fwd_ctl_t *ctl)
                     (unsigned long long)ctl->seq, ctl->hop_src);
         return;
     }
-    (*p)->credits += ctl->credits;
-    rc = md_fwd_pump(md, *p);
+    md_fwd_out_t *o = *p;
+    o->credits += ctl->credits;
+    rc = md_fwd_pump(md, o);
     if (rc != MD_OK)
         md_log_error("forwarding to rank %d: sending a chunk failed: %s",
                      ctl->dst, md_status_string(rc));
+    md_fwd_out_maybe_finish(md, o, rc);      /* o may be gone after this */
 }
 
 void md_fwd_on_ack(md_t *md, const md_fwd_ctl_t *ctl)

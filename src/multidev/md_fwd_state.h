@@ -53,6 +53,8 @@ typedef struct md_fwd_state {
     int             nackq;
     uint64_t        ackq_since_ns;   /**< when the oldest was queued */
     int             ctl_inflight;    /**< control messages not yet sent */
+    uint64_t        probe_ns;        /**< MULTIDEV_FWD_PROBE_MS; 0: no probes */
+    uint64_t        probe_next_ns;   /**< when the next round of probes is due */
 } md_fwd_state_t;
 
 /* A chunk carrying hdr and its hdr->len bytes of data (copied), completing

@@ -125,8 +125,8 @@ static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t 
     return rc;
 }
 
-static int md_sysmsg_isend_locked(md_t *md, md_request_t *req, int32_t dst_world,
-                    int32_t tag, const void *buf, size_t len)
+int md_sysmsg_send_locked(md_t *md, md_request_t *req, int32_t dst_world,
+                          int32_t tag, const void *buf, size_t len)
 {
     const md_route_class_t *c;
     int rc;
@@ -345,6 +345,24 @@ static int md_cancel_send_locked(md_t *md, md_request_t *req)
     return rc;
 }
 
+/* A subdevice's progress said it failed (a NIC firmware died, a peer
+ * vanished): it has failed the requests that needed it and told us which
+ * peers it lost (md_fail.c), so the other subdevices go on; the error is
+ * said once here and is not the caller's. */
+static int md_progress_one(md_t *md, int i)
+{
+    md_subdev_t *sd = md_sd(md, i);
+    int rc = sd->ops->progress(sd);
+
+    if (rc >= 0)
+        return rc;
+    if (!md->progress_error[i])
+        md_log_info("subdevice %s: progress: %s; its requests that needed what failed have "
+                    "failed, the other subdevices go on", sd->name, md_status_string(rc));
+    md->progress_error[i] = rc;
+    return 0;
+}
+
 int md_progress_locked(md_t *md)
 {
     int events = 0, n = md->devs.num, start;
@@ -355,21 +373,14 @@ int md_progress_locked(md_t *md)
         md_anyq_drain_cancels(md);
     if (md->pending.head != NULL)
         events += md_pending_retry(md);
-    if (n == 1) {
-        int rc = md_sd(md, 0)->ops->progress(md_sd(md, 0));
-        return rc < 0 ? rc : events + rc;
-    }
+    if (n == 1)
+        return events + md_progress_one(md, 0);
     start = md->progress_rr;
     md->progress_rr = start + 1 == n ? 0 : start + 1;
-    for (int k = 0; k < n; k++) {
-        int i = start + k < n ? start + k : start + k - n;
-        md_subdev_t *sd = md_sd(md, i);
-        int rc = sd->ops->progress(sd);
-        if (rc < 0)
-            return rc;
-        events += rc;
-    }
+    for (int k = 0; k < n; k++)
+        events += md_progress_one(md, start + k < n ? start + k : start + k - n);
     md_fwd_ack_flush(md, 0);        /* those that waited long enough */
+    events += md_fwd_watch(md);
     return events;
 }
 
@@ -386,7 +397,7 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
 int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,
                     int32_t tag, const void *buf, size_t len)
 {
-    return MD_LOCKED(md, md_sysmsg_isend_locked(md, req, dst_world, tag, buf, len));
+    return MD_LOCKED(md, md_sysmsg_send_locked(md, req, dst_world, tag, buf, len));
 }
 
 int md_irecv(md_t *md, md_request_t *req, void *buf, size_t len,

@@ -10,7 +10,11 @@
 #   stop-fw     node1's nicd is stopped (SIGSTOP) for longer than the peer
 #               timeout, then continued
 #   kill-relay  relay-3node.net: a and c talk only through b; b's rank is
-#               killed mid-job (the round trip is a forwarded one)
+#               killed mid-job (the round trip is a forwarded one).  hydra
+#               ends a job one of whose processes died by a signal at once:
+#               the job must end so, with hydra's message naming it
+#   stop-relay  the same, b's rank stopped for longer than the peer timeout
+#               (then continued): a and c must find that their relay failed
 #   stop-brief  node1's nicd is stopped for half the peer timeout: a
 #               stopped process is not a dead one; the job must finish, every
 #               result right
@@ -22,7 +26,8 @@
 # failure naming a rank and what failed (MPICH's message, or the error
 # line of --errors-return, whose class must be MPIX_ERR_PROC_FAILED).
 #
-# Usage: test/mpi/faults.sh [drop|kill-fw|stop-fw|kill-relay|stop-brief]...  (default: all)
+# Usage: test/mpi/faults.sh [drop|kill-fw|stop-fw|kill-relay|stop-relay|stop-brief]...
+#        (default: all)
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -36,7 +41,7 @@ HARD_LIMIT_S=120        # the test's own stop, far beyond any bound
 [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mdconfig" ] && [ -x "$PREFIX/bin/nicctl" ] ||
   { echo "faults.sh: build first (scripts/build.sh)" >&2; exit 2; }
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(drop kill-fw stop-fw kill-relay stop-brief)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(drop kill-fw stop-fw kill-relay stop-relay stop-brief)
 mkdir -p "$WORK" || exit 2
 "$PREFIX/bin/mpicc" -O2 -Wall -o "$WORK/faults" "$ROOT/test/mpi/faults.c" ||
   { echo "faults.sh: faults.c does not build" >&2; exit 2; }
@@ -68,6 +73,11 @@ nicd_pid() {
     awk '$1 == "node" && $7 == "pid" { print $8; exit }'
 }
 
+# relay_pid OUT: the pid of b's rank (rank 2), from its first line.
+relay_pid() {
+  awk '/^faults: rank 2 on b pid/ { sub(/:$/, "", $7); print $7; exit }' "$1"
+}
+
 # run SCENARIO MODE: one job; returns non-zero if a check failed.
 run() {
   local s=$1 mode=$2 out=$WORK/$1-$2.out rundir pid t0 t_fault t_end rc fail=0 limit pid2
@@ -75,7 +85,7 @@ run() {
   [ "$mode" = return ] && args+=(--errors-return)
   rundir=$(mktemp -d /dev/shm/md-faults-XXXXXX); rundirs+=("$rundir")
   case "$s" in
-    kill-relay) conf=$WORK/relay-3node nodes="a c b" map=cyclic np=3; args+=(--pair 1) ;;
+    *-relay) conf=$WORK/relay-3node nodes="a c b" map=cyclic np=3; args+=(--pair 1) ;;
     *)          conf=$WORK/emulated-4node nodes="node0 node1" map=block np=4 ;;
   esac
   # broken from the start, the window's creation (a collective inside MPICH)
@@ -95,10 +105,11 @@ run() {
     case "$s" in
       kill-fw)    pid2=$(nicd_pid "$rundir" node1); kill -KILL "$pid2" ;;
       stop-fw|stop-brief) pid2=$(nicd_pid "$rundir" node1); kill -STOP "$pid2" ;;
-      kill-relay) pid2=$(awk '/^faults: rank 2 on b pid/ { print $6 }' "$out"); kill -KILL "$pid2" ;;
+      kill-relay) pid2=$(relay_pid "$out"); kill -KILL "$pid2" ;;
+      stop-relay) pid2=$(relay_pid "$out"); kill -STOP "$pid2" ;;
     esac || { echo "FAIL  $s/$mode: could not break it (pid '${pid2:-}')"; fail=1; }
     t_fault=$(now)
-    if [ "$s" = stop-fw ]; then
+    if [ "$s" = stop-fw ] || [ "$s" = stop-relay ]; then
       sleep $((PEER_TIMEOUT_MS / 1000 + 3)); kill -CONT "$pid2" 2>/dev/null
     elif [ "$s" = stop-brief ]; then
       sleep "$(awk -v t="$PEER_TIMEOUT_MS" 'BEGIN { print t / 2000 }')"; kill -CONT "$pid2" 2>/dev/null
@@ -118,7 +129,7 @@ run() {
   fi
   t_end=$(now)
   limit=$(awk -v t="$PEER_TIMEOUT_MS" -v b="$BOUND_S" -v g="$GRACE_S" \
-              'BEGIN { print t / 1000 + b + g + ("'"$s"'" == "stop-fw" ? 3 : 0) }')
+              'BEGIN { print t / 1000 + b + g + ("'"$s"'" ~ /^stop-(fw|relay)$/ ? 3 : 0) }')
   if grep -q 'WRONG RESULT' "$out"; then
     echo "FAIL  $s/$mode: a rank computed a wrong result:"; grep 'WRONG RESULT' "$out" | sed 's/^/      | /'
     fail=1
@@ -134,7 +145,15 @@ run() {
     fail=1
   fi
   [ "$rc" -ne 0 ] || { echo "FAIL  $s/$mode: the job succeeded although it was broken"; fail=1; }
-  if [ "$mode" = return ]; then
+  if [ "$s" = kill-relay ]; then
+    # hydra ends the job at once: what matters is that it ends, saying why
+    if grep -q -E 'BAD TERMINATION|KILLED BY SIGNAL' "$out"; then
+      echo "PASS  $s/$mode: hydra ended the job, naming the killed process:" \
+           "$(grep -m1 -o -E 'PID [0-9]+ RUNNING AT [^ ]+' "$out")"
+    else
+      echo "FAIL  $s/$mode: the job ended without saying that a process was killed"; fail=1
+    fi
+  elif [ "$mode" = return ]; then
     local lines classes
     lines=$(grep -E '^faults: rank [0-9]+ on [^:]+: error in' "$out")
     classes=$(sed -E 's/.* class ([A-Z_]+) .*/\1/' <<<"$lines" | sort | uniq -c | paste -sd' ')
@@ -162,8 +181,9 @@ run() {
 
 failed=()
 for s in "${scenarios[@]}"; do
-  case "$s" in drop|kill-fw|stop-fw|kill-relay|stop-brief) ;; *)
-    echo "faults.sh: drop, kill-fw, stop-fw, kill-relay or stop-brief, not '$s'" >&2; exit 2 ;;
+  case "$s" in drop|kill-fw|stop-fw|kill-relay|stop-relay|stop-brief) ;; *)
+    echo "faults.sh: drop, kill-fw, stop-fw, kill-relay, stop-relay or stop-brief, not '$s'" >&2
+    exit 2 ;;
   esac
   for mode in fatal return; do
     echo "== faults: $s, MPI_ERRORS_$( [ "$mode" = fatal ] && echo ARE_FATAL || echo RETURN)"
