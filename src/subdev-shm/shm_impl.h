@@ -33,7 +33,9 @@
 /* ---------------------------------------------------------------- tunables */
 
 /* Defaults picked with test/shm/shm_bench (doc/shm.md, "Choosing the
- * defaults"); doc/environment.md ("shm") says what each one does.
+ * defaults"), declared with the parameters in the table of tunables
+ * (src/tunables/md_tun_table.c, which doc/environment.md is written from),
+ * except the two computed here when not given:
  * ring_size: 256 KiB per sender up to 16 local ranks, then halved as the
  * node fills so that a segment stays near SHM_SEGMENT_BUDGET, never below
  * 64 KiB.  eager_limit: 32 KiB, less if the ring cannot take it. */
@@ -42,11 +44,6 @@
 #define SHM_RING_SIZE_MAX_AUTO    (256u * 1024)
 #define SHM_RING_SIZE_MIN_AUTO    (64u * 1024)
 #define SHM_SEGMENT_BUDGET        (4u << 20)
-#define SHM_DEFAULT_FRAG_SIZE     (32u * 1024)
-#define SHM_DEFAULT_CMA           1
-#define SHM_DEFAULT_PEER_CHECK_MS 500
-#define SHM_DEFAULT_NUMA_BIND     1
-#define SHM_DEFAULT_POLL_BUDGET   16
 
 typedef struct shm_tunables {
     size_t eager_limit;     /**< largest message sent eagerly (payload) */

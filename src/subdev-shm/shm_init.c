@@ -32,26 +32,27 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
     static const struct {
         const char *key;
-        size_t      def;
         size_t      offset;
-    } table[] = {
-        { "eager_limit",   SHM_AUTO,                  offsetof(shm_tunables_t, eager_limit) },
-        { "ring_size",     SHM_AUTO,                  offsetof(shm_tunables_t, ring_size) },
-        { "frag_size",     SHM_DEFAULT_FRAG_SIZE,     offsetof(shm_tunables_t, frag_size) },
-        { "cma",           SHM_DEFAULT_CMA,           offsetof(shm_tunables_t, cma) },
-        { "peer_check_ms", SHM_DEFAULT_PEER_CHECK_MS, offsetof(shm_tunables_t, peer_check_ms) },
-        { "numa_bind",     SHM_DEFAULT_NUMA_BIND,     offsetof(shm_tunables_t, numa_bind) },
-        { "poll_budget",   SHM_DEFAULT_POLL_BUDGET,   offsetof(shm_tunables_t, poll_budget) },
+    } fields[] = {
+        { "eager_limit",   offsetof(shm_tunables_t, eager_limit) },
+        { "ring_size",     offsetof(shm_tunables_t, ring_size) },
+        { "frag_size",     offsetof(shm_tunables_t, frag_size) },
+        { "cma",           offsetof(shm_tunables_t, cma) },
+        { "peer_check_ms", offsetof(shm_tunables_t, peer_check_ms) },
+        { "numa_bind",     offsetof(shm_tunables_t, numa_bind) },
+        { "poll_budget",   offsetof(shm_tunables_t, poll_budget) },
     };
     shm_tunables_t *t = &ctx->tun;
     size_t max_rec, ring;
     int eager_auto;
 
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-        size_t *slot = (size_t *)((uint8_t *)t + table[i].offset);
-        int rc = md_param_size(args, "shm", table[i].key, table[i].def, slot);
+    /* declared without a default: computed below unless given */
+    t->eager_limit = t->ring_size = SHM_AUTO;
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        size_t *slot = (size_t *)((uint8_t *)t + fields[i].offset);
+        int rc = md_param_value(args, "shm", fields[i].key, slot);
 
-        if (rc != MD_OK)
+        if (rc < 0)
             return rc;
     }
 
@@ -65,12 +66,7 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
     if (eager_auto)
         t->eager_limit = SHM_DEFAULT_EAGER_LIMIT;
 
-    /* ring_size: a power of two, 4 KiB .. 1 GiB */
-    if (t->ring_size < 4096 || t->ring_size > ((size_t)1 << 30)) {
-        SHM_ERROR(ctx, "ring_size %zu is out of range (4k .. 1g)",
-                  t->ring_size);
-        return MD_ERR_CONFIG;
-    }
+    /* ring_size: a power of two (its declared range is 4k .. 1g) */
     for (ring = 4096; ring < t->ring_size; ring <<= 1)
         ;
     if (ring != t->ring_size)
@@ -93,8 +89,6 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
                  "using %zu", t->frag_size, t->ring_size, fixed);
         t->frag_size = fixed;
     }
-    if (t->poll_budget == 0)
-        t->poll_budget = 1;
     return MD_OK;
 }
 
