@@ -69,8 +69,10 @@ typedef struct nic_fw_config {
     nic_fault_t fault;         /* fault injection on transmit */
 } nic_fw_config_t;
 
-/* Fills defaults, then applies MULTIDEV_NIC_* environment variables. */
-void nic_fw_config_defaults(nic_fw_config_t *cfg);
+/* Fills defaults, then applies the MULTIDEV_NIC_* environment variables:
+ * NIC_OK, or NIC_ERR_CONFIG after an error line naming a malformed one
+ * (the rest of cfg is then unset). */
+int nic_fw_config_defaults(nic_fw_config_t *cfg);
 
 /* Personality interface.  All callbacks run on the firmware thread. */
 struct nic_pers_ops {
