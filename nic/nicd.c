@@ -157,6 +157,7 @@ int main(int argc, char **argv)
     cfg.pers = pers != NULL ? pers : cfg.pers;
     cfg.rundir = rundir;
     cfg.bind_ip = addr != NULL ? addr : cfg.bind_ip;
+    cfg.on_demand = report_fd >= 0;
     for (int i = 0; i < NICD_TUNABLE_OPTS; i++)
         if (tunable_text[i] != NULL && apply_option(&cfg, i, tunable_text[i]) != 0)
             return 2;

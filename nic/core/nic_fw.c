@@ -418,6 +418,10 @@ int nic_fw_run(nic_fw_t *fw)
             sched_yield();
             continue;
         }
+        if (fw->nconns == 0 && fw->exit_when_idle) {
+            nic_log_info("the start-up of its last process failed: exiting");
+            break;
+        }
         if (fw->nconns == 0 && fw->cfg.idle_exit_ms >= 0 &&
             now - fw->idle_since_ns >= (uint64_t)fw->cfg.idle_exit_ms * 1000000ull) {
             nic_log_info("no process attached for %d ms: exiting", fw->cfg.idle_exit_ms);

@@ -66,6 +66,9 @@ typedef struct nic_fw_config {
                                   lock file when it stops (nic_fw_thread_stop) */
     int         spin_us;       /* busy-poll this long before blocking */
     int         offload;       /* UDP GSO/GRO where the kernel has them */
+    int         on_demand;     /* started by a host to attach to (nicd
+                                  --ready-fd), not by hand: it ends with a
+                                  failed start-up (NIC_CTL_START_FAILED) */
     nic_fault_t fault;         /* fault injection on transmit */
 } nic_fw_config_t;
 

@@ -529,6 +529,17 @@ static int host_locked_call(nic_host_t *h, nic_ctl_msg_t *m, int send_fd, int *f
     return rc;
 }
 
+void nic_host_start_failed(nic_host_t *h)
+{
+    nic_ctl_msg_t m;
+
+    if (h == NULL || h->inproc != NULL)
+        return;     /* a firmware in this process ends with its detach */
+    memset(&m, 0, NIC_CTL_HDR_SIZE);
+    m.op = NIC_CTL_START_FAILED;
+    host_locked_call(h, &m, -1, NULL, NULL);   /* a dead firmware needs nothing */
+}
+
 int nic_host_status(nic_host_t *h, char *buf, size_t len)
 {
     nic_ctl_msg_t *m = calloc(1, sizeof(*m));

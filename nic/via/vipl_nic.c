@@ -188,6 +188,11 @@ vipl_result_t vipl_close_nic(vipl_nic_t *nic)
     return VIPL_SUCCESS;
 }
 
+void vipl_nic_start_failed(vipl_nic_t *nic)
+{
+    nic_host_start_failed(nic->host);
+}
+
 vipl_result_t vipl_query_nic(vipl_nic_t *nic, via_nic_attr_t *attr)
 {
     if (nic == NULL || attr == NULL)

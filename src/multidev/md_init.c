@@ -162,6 +162,23 @@ static int md_init_env(md_t *md, const md_init_params_t *p, const char **module_
     return MD_OK;
 }
 
+/* A failed md_init leaves nothing behind: its subdevices' finalize removes
+ * what their init made (shm segments, the NIC firmware it started, its own
+ * firmware's files).  When every rank knows of the failure (an agreement
+ * failed), none returns before all have done so: a launcher kills the
+ * whole job as soon as the first rank exits, and a rank killed before its
+ * teardown would leave its shm segment in /dev/shm.  A failure of this rank
+ * alone returns at once (the others went on and will not come). */
+static void md_init_abandon(md_t *md)
+{
+    md_bootstrap_t bs = md->bootstrap;
+    int everywhere = md->failed_everywhere;
+
+    md_teardown(md);
+    if (everywhere && bs.barrier != NULL && bs.barrier(bs.ctx) != 0)
+        md_log_warn("the launcher's barrier after a failed start-up failed");
+}
+
 int md_init(const md_init_params_t *p, md_t **md_p)
 {
     const char *module_path = NULL;
@@ -222,7 +239,7 @@ int md_init(const md_init_params_t *p, md_t **md_p)
     return MD_OK;
 
 err:
-    md_teardown(md);
+    md_init_abandon(md);
     return rc;
 }
 

@@ -153,6 +153,13 @@ int myri_connect(md_subdev_t *sd, const md_card_table_t *cards)
     return MD_OK;
 }
 
+/* From here a finalize is the job's end, not a failed start-up. */
+static int myri_ready(md_subdev_t *sd)
+{
+    ((myri_ctx_t *)sd->priv)->ready = 1;
+    return MD_OK;
+}
+
 int myri_finalize(md_subdev_t *sd)
 {
     myri_ctx_t *ctx = sd->priv;
@@ -173,6 +180,8 @@ int myri_finalize(md_subdev_t *sd)
         }
         myri_gam_close(ctx->gam);
     }
+    if (ctx->nic != NULL && !ctx->ready)
+        nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
     nic_log_set_sink(NULL, NULL);
@@ -208,6 +217,7 @@ MD_LOAD_DEVICE_PTR(myri)
     ops->name = "myri";
     ops->init = myri_init;
     ops->connect = myri_connect;
+    ops->ready = myri_ready;
     ops->finalize = myri_finalize;
     ops->isend = myri_isend;
     ops->irecv = myri_irecv;

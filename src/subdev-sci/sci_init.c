@@ -258,6 +258,13 @@ static void sci_drain(sci_ctx_t *ctx)
     }
 }
 
+/* From here a finalize is the job's end, not a failed start-up. */
+static int sci_ready(md_subdev_t *sd)
+{
+    ((sci_ctx_t *)sd->priv)->ready = 1;
+    return MD_OK;
+}
+
 int sci_finalize(md_subdev_t *sd)
 {
     sci_ctx_t *ctx = sd->priv;
@@ -271,6 +278,8 @@ int sci_finalize(md_subdev_t *sd)
             nic_mr_free(ctx->dev->ep, &ctx->mr);
         sci_close(ctx->dev);
     }
+    if (ctx->nic != NULL && !ctx->ready)
+        nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
     nic_log_set_sink(NULL, NULL);
@@ -311,6 +320,7 @@ MD_LOAD_DEVICE_PTR(sci)
     ops->name = "sci";
     ops->init = sci_init;
     ops->connect = sci_connect;
+    ops->ready = sci_ready;
     ops->finalize = sci_finalize;
     ops->isend = sci_isend;
     ops->irecv = sci_irecv;

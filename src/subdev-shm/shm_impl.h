@@ -218,6 +218,9 @@ typedef struct shm_ctx {
     size_t               seg_len;
     shm_seg_hdr_t       *seg_hdr;
     int                  seg_linked;      /**< name still in /dev/shm */
+    char                *job_id;          /**< the init args', for the names */
+    char                *node_name;       /**< of the local peers' segments */
+    int                  ready;           /**< start-up is over (ready ran) */
 
     shm_reqlist_t        posted;
     shm_unexp_queue_t    unexp;
@@ -347,6 +350,7 @@ int shm_segment_create(shm_ctx_t *ctx, const char *job_id,
 int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer,
                          const shm_card_t *card);
 void shm_segment_unlink(shm_ctx_t *ctx);
+void shm_segment_unlink_local(shm_ctx_t *ctx);
 void shm_segment_destroy(shm_ctx_t *ctx);
 
 #endif /* SHM_IMPL_H */

@@ -138,7 +138,7 @@ static void shm_fill_attr(shm_ctx_t *ctx)
     a->max_msg_size = SIZE_MAX;
 }
 
-static int shm_finalize(md_subdev_t *sd);
+static void shm_release(md_subdev_t *sd);
 
 static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
                     void *card_out, size_t *card_len)
@@ -160,8 +160,12 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     ctx->world_rank = args->world_rank;
     ctx->world_size = args->world_size;
     ctx->my_node = args->my_node;
+    ctx->job_id = strdup(args->job_id);
+    ctx->node_name = strdup(args->node_name);
 
-    rc = shm_pick_peers(ctx, args);     /* the automatic ring size needs nlocal */
+    rc = ctx->job_id != NULL && ctx->node_name != NULL ? MD_OK : MD_ERR_NO_MEMORY;
+    if (rc == MD_OK)
+        rc = shm_pick_peers(ctx, args);     /* the automatic ring size needs nlocal */
     if (rc == MD_OK)
         rc = shm_read_tunables(ctx, args);
     if (rc == MD_OK &&
@@ -175,7 +179,7 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     if (rc == MD_OK)
         rc = shm_wake_open(ctx);
     if (rc != MD_OK) {
-        shm_finalize(sd);
+        shm_release(sd);      /* only what is ours: a name taken may be another's */
         return rc;
     }
 
@@ -309,16 +313,21 @@ static int shm_connect(md_subdev_t *sd, const md_card_table_t *cards)
 
 static int shm_ready(md_subdev_t *sd)
 {
-    shm_segment_unlink(shm_ctx(sd));
+    shm_ctx_t *ctx = shm_ctx(sd);
+
+    shm_segment_unlink(ctx);
+    ctx->ready = 1;
     return MD_OK;
 }
 
-static int shm_finalize(md_subdev_t *sd)
+/* Everything this rank holds: its segment (marked finalized, its name
+ * removed if still there), the peers' mappings, pools, sockets. */
+static void shm_release(md_subdev_t *sd)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
 
     if (ctx == NULL)
-        return MD_OK;
+        return;
     /* Abandoned internal receives of large system messages are ours. */
     for (int32_t i = 0; ctx->peers != NULL && i < ctx->nlocal; i++) {
         md_request_t *req = ctx->peers[i].rndv_recvs.head;
@@ -342,8 +351,22 @@ static int shm_finalize(md_subdev_t *sd)
     shm_pool_fini(&ctx->ctrl_pool);
     free(ctx->peers);
     free(ctx->local_of_world);
+    free(ctx->job_id);
+    free(ctx->node_name);
     free(ctx);
     sd->priv = NULL;
+}
+
+/* Finalize before ready: the job's start-up failed, on every rank (the
+ * multidevice finalizes after an agreement; job ids are unique, so every
+ * local name is this job's). */
+static int shm_finalize(md_subdev_t *sd)
+{
+    shm_ctx_t *ctx = shm_ctx(sd);
+
+    if (ctx != NULL && !ctx->ready)
+        shm_segment_unlink_local(ctx);
+    shm_release(sd);
     return MD_OK;
 }
 

@@ -189,6 +189,13 @@ static void drain_sends(vsd_ctx_t *ctx)
     }
 }
 
+/* From here a finalize is the job's end, not a failed start-up. */
+static int vsd_ready(md_subdev_t *sd)
+{
+    ((vsd_ctx_t *)sd->priv)->ready = 1;
+    return MD_OK;
+}
+
 int vsd_finalize(md_subdev_t *sd)
 {
     vsd_ctx_t *ctx = sd->priv;
@@ -218,6 +225,8 @@ int vsd_finalize(md_subdev_t *sd)
         via_rc_fini(&ctx->rc);
         if (ctx->cq != NULL)
             vipl_destroy_cq(ctx->cq);
+        if (!ctx->ready)
+            vipl_nic_start_failed(ctx->nic);    /* a nicd started for it goes too */
         vipl_close_nic(ctx->nic);
     }
     nic_log_set_sink(NULL, NULL);
@@ -241,6 +250,7 @@ MD_LOAD_DEVICE_PTR(via)
     ops->name = "via";
     ops->init = vsd_init;
     ops->connect = vsd_connect;
+    ops->ready = vsd_ready;
     ops->finalize = vsd_finalize;
     ops->isend = vsd_isend;
     ops->irecv = vsd_irecv;
