@@ -128,15 +128,16 @@ static void host_close_inherited(void)
 static void host_exec_nicd(const nic_attach_opts_t *o, const char *path, const char *rundir,
                            const char *log_path, int report_fd)
 {
-    int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    int null = open("/dev/null", O_RDONLY);
     char *argv[16];
-    int a = 0;
+    int a = 0, fd, null;
 
+    /* first, before an open below takes the number 3 */
     if (report_fd == NICD_REPORT_FD)
         fcntl(report_fd, F_SETFD, 0);               /* keep it across exec */
     else
         dup2(report_fd, NICD_REPORT_FD);            /* a dup has no CLOEXEC */
+    fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    null = open("/dev/null", O_RDONLY);
     if (null >= 0)
         dup2(null, 0);
     if (fd >= 0) {
