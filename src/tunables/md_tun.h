@@ -130,8 +130,9 @@ int md_tun_param(const char *section, const char *key, const char *line_text,
 const char *md_tun_default_doc(const md_tun_t *t);
 /* What values t takes, for the docs ("0 to 4k", "auto, on, off"). */
 void md_tun_values_doc(const md_tun_t *t, char *out, size_t len);
-/* Writes the markdown table of a section's variables. */
-void md_tun_doc_table(const char *section, FILE *out);
+/* Writes the markdown table of a section's variables; their number (0:
+ * no such section, nothing written). */
+int md_tun_doc_table(const char *section, FILE *out);
 
 /* Says, for each MULTIDEV_* variable set in the environment that is not
  * declared, that it is not multidev's (a misspelling is otherwise lost

@@ -66,16 +66,18 @@ void md_tun_values_doc(const md_tun_t *t, char *out, size_t len)
     }
 }
 
-void md_tun_doc_table(const char *section, FILE *out)
+int md_tun_doc_table(const char *section, FILE *out)
 {
     size_t n;
     const md_tun_t *t = md_tun_all(&n);
     char values[256];
+    int rows = 0;
 
-    fprintf(out, "| variable | default | values | meaning |\n|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         if (strcmp(t[i].section, section) != 0)
             continue;
+        if (rows == 0)
+            fprintf(out, "| variable | default | values | meaning |\n|---|---|---|---|\n");
         md_tun_values_doc(&t[i], values, sizeof(values));
         fprintf(out, "| `%s`", t[i].name);
         if (t[i].key != NULL)
@@ -85,5 +87,7 @@ void md_tun_doc_table(const char *section, FILE *out)
         else
             fprintf(out, " | %s", md_tun_default_doc(&t[i]));
         fprintf(out, " | %s | %s |\n", values, t[i].doc);
+        rows++;
     }
+    return rows;
 }

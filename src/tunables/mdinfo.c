@@ -52,7 +52,7 @@ static int print_env(void)
         else
             snprintf(shown, sizeof(shown), "%s=%s", t[i].name, v.text);
         printf("%-44s %s", shown, origin_name(origin, &t[i]));
-        if (origin == MD_TUN_UNSET && t[i].def_doc != NULL)
+        if (origin == MD_TUN_UNSET && t[i].def_doc != NULL && strcmp(t[i].def_doc, "unset") != 0)
             printf(": %s", t[i].def_doc);
         if (t[i].key != NULL && origin != MD_TUN_ENV)
             printf(" (the device line's %s= wins)", t[i].key);
@@ -81,8 +81,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc == 3 && strcmp(argv[1], "--doc") == 0) {
-        md_tun_doc_table(argv[2], stdout);
-        return 0;
+        if (md_tun_doc_table(argv[2], stdout) > 0)
+            return 0;
+        fprintf(stderr, "mdinfo: no variables in section '%s'\n", argv[2]);
+        return 2;
     }
     if (argc == 3 && strcmp(argv[1], "--doc-update") == 0)
         return mdinfo_doc_file(argv[2], MDINFO_DOC_UPDATE) == 0 ? 0 : 1;
