@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "md_log.h"
-#include "md_tun.h"
 #include "md_sysmsg.h"
 #include "md_thread.h"
+#include "md_tun.h"
 
 /* Idle pause of a thread without wait descriptors: doubles from 20 us up
  * to 2 ms, back to the start on any event. */

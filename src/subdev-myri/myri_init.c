@@ -14,8 +14,8 @@
 #include "myri_impl.h"
 
 /* Ranges, defaults and docs of the parameters: src/tunables/md_tun_table.c
- * (eager_limit up to MYRI_PAGE, one Myrinet packet; test/myri checks that
- * the two agree). */
+ * (eager_limit up to MYRI_PAGE, one Myrinet packet; test/tunables checks
+ * that the two agree). */
 static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
     size_t port = (size_t)args->my_node;    /* declared default: the node's index */
