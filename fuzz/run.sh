@@ -32,12 +32,13 @@ command -v "$cc" >/dev/null 2>&1 || {
 }
 mkdir -p "$work"
 
-conf_src="$top/src/conf/md_size.c $top/src/conf/md_ipv4.c $top/src/conf/md_lines.c
+conf_src="$top/src/tunables/md_size.c $(ls "$top"/src/tunables/md_tun_*.c)
+          $top/src/conf/md_ipv4.c $top/src/conf/md_lines.c
           $top/src/conf/md_nodeconf.c $top/src/conf/md_nodeconf_parse.c
           $top/src/conf/md_nodeconf_write.c"
 mdc_src=$(ls "$top"/mdconfig/mdc_*.c)
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-        -D_GNU_SOURCE -I$top/src/conf -I$top/mdconfig"
+        -D_GNU_SOURCE -I$top/src/tunables -I$top/src/conf -I$top/mdconfig"
 
 build() {
     # shellcheck disable=SC2086
@@ -60,7 +61,7 @@ seed() {
         cp "$here"/seeds-nodeconf/* "$corpus"/
         # per-node files of the examples, from an mdconfig of these sources
         # shellcheck disable=SC2086
-        $cc -O1 -D_GNU_SOURCE -I"$top/src/conf" -I"$top/mdconfig" \
+        $cc -O1 -D_GNU_SOURCE -I"$top/src/tunables" -I"$top/src/conf" -I"$top/mdconfig" \
             -o "$work/mdconfig" "$top/mdconfig/mdconfig.c" $conf_src $mdc_src \
             -lpthread
         for f in "$top"/examples/*.net; do

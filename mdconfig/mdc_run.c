@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "md_tun.h"
 #include "mdc_run.h"
 
 /* Workers take sources in chunks of consecutive entries of `order`, which
@@ -28,13 +29,22 @@ typedef struct worker {
     pthread_t      thread;
 } worker_t;
 
+static void say_error(const char *line)
+{
+    fprintf(stderr, "mdconfig: error: %s\n", line);
+}
+
 int mdc_run_threads(int threads)
 {
+    long long env;
+    int origin;
+
     if (threads > 0)
         return threads;
-    const char *env = getenv("MULTIDEV_MDCONFIG_THREADS");
-    if (env != NULL && atoi(env) > 0)
-        return atoi(env) > 256 ? 256 : atoi(env);
+    if ((origin = md_tun_env_num("MULTIDEV_MDCONFIG_THREADS", &env, say_error)) < 0)
+        return -1;
+    if (origin == MD_TUN_ENV)
+        return (int)env;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (n > 256 ? 256 : (int)n) : 1;
 }
@@ -168,6 +178,9 @@ int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
     run_t run = { g, fn, ctx, NULL, 0, 0 };
     int n = mdc_run_threads(threads);
     worker_t *w;
+
+    if (n < 0)
+        return -1;
 
     if ((uint32_t)n > g->num_hosts)
         n = g->num_hosts > 0 ? (int)g->num_hosts : 1;

@@ -26,7 +26,8 @@ typedef struct mdc_problems {
  * stops the run. */
 typedef int (*mdc_visit_fn)(void *ctx, int worker, const mdc_routes_t *r);
 
-/* threads <= 0: MULTIDEV_MDCONFIG_THREADS, else the online CPUs. */
+/* threads <= 0: MULTIDEV_MDCONFIG_THREADS, else the online CPUs (at most
+ * 256); -1 after an error line if the variable is malformed. */
 int mdc_run_threads(int threads);
 
 /* 0, or -1 if a visitor failed or memory ran out. */

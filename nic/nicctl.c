@@ -28,7 +28,8 @@ int main(int argc, char **argv)
     char text[4096];
     int c, rc;
 
-    nic_log_init("nicctl");
+    if (nic_log_init("nicctl") != NIC_OK)
+        return 2;
     if (argc < 2) {
         fprintf(stderr, "usage: nicctl start|stop|status --node NAME [--nic NIC] "
                         "[--pers PERS] [--rundir DIR]\n");

@@ -28,6 +28,9 @@ enum nic_ctl_op {
     NIC_CTL_SHUTDOWN = 8,  /* stop the firmware */
     NIC_CTL_EP_WAKEFD = 9, /* ep_id, job_key, fd: an eventfd the firmware writes
                               after a CQ entry while host_waiting is set */
+    NIC_CTL_START_FAILED = 10, /* the caller's start-up failed: a firmware
+                              started on demand exits when its last process
+                              has left, without idling */
 };
 
 typedef struct nic_ctl_msg {

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "md_tun.h"
 #include "nic_fw_internal.h"
 #include "nic_log.h"
 #include "nic_rundir.h"
@@ -28,37 +29,37 @@ uint64_t nic_fw_random(nic_fw_t *fw)
     return fw->rng * 2685821657736338717ull;
 }
 
-static double env_double(const char *name, double def)
+int nic_fw_config_defaults(nic_fw_config_t *cfg)
 {
-    const char *v = getenv(name);
-    return (v != NULL && *v != '\0') ? strtod(v, NULL) : def;
-}
+    long long port, idle_ms, spin_us, offload, seed;
+    const char *addr = NULL;
 
-static long env_long(const char *name, long def)
-{
-    const char *v = getenv(name);
-    return (v != NULL && *v != '\0') ? strtol(v, NULL, 0) : def;
-}
-
-void nic_fw_config_defaults(nic_fw_config_t *cfg)
-{
     memset(cfg, 0, sizeof(*cfg));
     cfg->nic = "myri0";
     cfg->pers = "myri";
     /* Subdevices always pass the address they chose (md_nic_addr); this
      * default serves a firmware started by hand.  Empty counts as unset, as
      * there; a malformed value fails at bind, naming it (nic_wire_open). */
-    cfg->bind_ip = getenv("MULTIDEV_NIC_ADDR") != NULL && getenv("MULTIDEV_NIC_ADDR")[0] != '\0'
-                       ? getenv("MULTIDEV_NIC_ADDR") : "127.0.0.1";
-    cfg->bind_port = (uint16_t)env_long("MULTIDEV_NIC_PORT", 0);
-    cfg->idle_exit_ms = (int)env_long("MULTIDEV_NIC_IDLE_MS", 2000);
-    cfg->spin_us = (int)env_long("MULTIDEV_NIC_SPIN_US", 200);
-    cfg->offload = env_long("MULTIDEV_NIC_OFFLOAD", 1) != 0;
-    cfg->fault.drop = env_double("MULTIDEV_NIC_FAULT_DROP", 0);
-    cfg->fault.dup = env_double("MULTIDEV_NIC_FAULT_DUP", 0);
-    cfg->fault.reorder = env_double("MULTIDEV_NIC_FAULT_REORDER", 0);
-    cfg->fault.corrupt = env_double("MULTIDEV_NIC_FAULT_CORRUPT", 0);
-    cfg->fault.seed = (uint64_t)env_long("MULTIDEV_NIC_FAULT_SEED", 0);
+    if (md_tun_env_text("MULTIDEV_NIC_ADDR", &addr, nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_NIC_PORT", &port, nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_NIC_IDLE_MS", &idle_ms, nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_NIC_SPIN_US", &spin_us, nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_NIC_OFFLOAD", &offload, nic_log_say_error) < 0 ||
+        md_tun_env_prob("MULTIDEV_NIC_FAULT_DROP", &cfg->fault.drop, nic_log_say_error) < 0 ||
+        md_tun_env_prob("MULTIDEV_NIC_FAULT_DUP", &cfg->fault.dup, nic_log_say_error) < 0 ||
+        md_tun_env_prob("MULTIDEV_NIC_FAULT_REORDER", &cfg->fault.reorder,
+                        nic_log_say_error) < 0 ||
+        md_tun_env_prob("MULTIDEV_NIC_FAULT_CORRUPT", &cfg->fault.corrupt,
+                        nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_NIC_FAULT_SEED", &seed, nic_log_say_error) < 0)
+        return NIC_ERR_CONFIG;
+    cfg->bind_ip = addr != NULL ? addr : "127.0.0.1";
+    cfg->bind_port = (uint16_t)port;
+    cfg->idle_exit_ms = (int)idle_ms;
+    cfg->spin_us = (int)spin_us;
+    cfg->offload = (int)offload;
+    cfg->fault.seed = (uint64_t)seed;
+    return NIC_OK;
 }
 
 static int fw_epoll_add(nic_fw_t *fw, int fd, uint32_t kind, uint32_t index)
@@ -416,6 +417,10 @@ int nic_fw_run(nic_fw_t *fw)
         if (now - last_busy < spin_ns || until_next <= spin_ns + NIC_FW_SLEEP_GRAIN_NS) {
             sched_yield();
             continue;
+        }
+        if (fw->nconns == 0 && fw->exit_when_idle) {
+            nic_log_info("the start-up of its last process failed: exiting");
+            break;
         }
         if (fw->nconns == 0 && fw->cfg.idle_exit_ms >= 0 &&
             now - fw->idle_since_ns >= (uint64_t)fw->cfg.idle_exit_ms * 1000000ull) {

@@ -66,11 +66,16 @@ typedef struct nic_fw_config {
                                   lock file when it stops (nic_fw_thread_stop) */
     int         spin_us;       /* busy-poll this long before blocking */
     int         offload;       /* UDP GSO/GRO where the kernel has them */
+    int         on_demand;     /* started by a host to attach to (nicd
+                                  --ready-fd), not by hand: it ends with a
+                                  failed start-up (NIC_CTL_START_FAILED) */
     nic_fault_t fault;         /* fault injection on transmit */
 } nic_fw_config_t;
 
-/* Fills defaults, then applies MULTIDEV_NIC_* environment variables. */
-void nic_fw_config_defaults(nic_fw_config_t *cfg);
+/* Fills defaults, then applies the MULTIDEV_NIC_* environment variables:
+ * NIC_OK, or NIC_ERR_CONFIG after an error line naming a malformed one
+ * (the rest of cfg is then unset). */
+int nic_fw_config_defaults(nic_fw_config_t *cfg);
 
 /* Personality interface.  All callbacks run on the firmware thread. */
 struct nic_pers_ops {

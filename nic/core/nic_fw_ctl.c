@@ -63,6 +63,7 @@ int nic_fw_ctl_accept(nic_fw_t *fw)
         epoll_ctl(fw->epoll_fd, EPOLL_CTL_ADD, fw->conns[c].pidfd, &ev);
     }
     fw->nconns++;
+    fw->exit_when_idle = 0;     /* a newcomer wants this firmware */
     nic_log_info("process %d attached", (int)fw->conns[c].pid);
     return 1;
 }
@@ -257,6 +258,12 @@ void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
     case NIC_CTL_SHUTDOWN:
         nic_log_info("shutdown requested by process %d", (int)fw->conns[c].pid);
         nic_fw_stop(fw);
+        m.len = 0;
+        break;
+    case NIC_CTL_START_FAILED:
+        /* Started for a job that could not start: nothing to keep it for.
+         * One started by hand stays, as it was asked to. */
+        fw->exit_when_idle = fw->cfg.on_demand;
         m.len = 0;
         break;
     default:

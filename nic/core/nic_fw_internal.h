@@ -33,6 +33,8 @@ struct nic_fw {
     uint32_t              ep_gen[NIC_FW_MAX_EP];
     atomic_int            stop;
     uint64_t              idle_since_ns;        /* no process attached since */
+    int                   exit_when_idle;       /* NIC_CTL_START_FAILED: no idle
+                                                   time after the last process */
     uint64_t              rng;
     nic_ctl_msg_t         ctl_msg;              /* control request being served */
     /* Everything a turn or a control request touches is changed only

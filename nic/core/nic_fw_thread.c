@@ -131,19 +131,22 @@ int nic_fw_thread_start(const nic_fw_config_t *cfg, nic_fw_thread_t **thr_p)
     }
     if (cfg->own_files)
         fw_sweep_stale_own(cfg->rundir, cfg->node);
-    if ((rc = nic_fw_create(cfg, &thr->fw)) != NIC_OK) {
-        close(thr->lock_fd);
-        free(thr);
-        return rc;
-    }
+    if ((rc = nic_fw_create(cfg, &thr->fw)) != NIC_OK)
+        goto err;
     if (pthread_create(&thr->tid, NULL, fw_thread_main, thr) != 0) {
         nic_fw_destroy(thr->fw);
-        close(thr->lock_fd);
-        free(thr);
-        return NIC_ERR_IO;
+        rc = NIC_ERR_IO;
+        goto err;
     }
     *thr_p = thr;
     return NIC_OK;
+err:
+    /* a firmware that could not start leaves no file of its own behind */
+    if (thr->own_lock[0] != '\0')
+        unlink(thr->own_lock);
+    close(thr->lock_fd);
+    free(thr);
+    return rc;
 }
 
 void nic_fw_thread_addr(nic_fw_thread_t *thr, char *buf, size_t len)

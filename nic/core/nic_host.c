@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "md_tun.h"
 #include "nic_ctl_proto.h"
 #include "nic_fw_thread.h"
 #include "nic_host.h"
@@ -101,76 +102,162 @@ static int host_call(int fd, nic_ctl_msg_t *m, int send_fd, int *fds_out, int *n
 }
 
 /* The daemon keeps no descriptor of its starter beyond stdin, stdout and
- * stderr (which it points at /dev/null and its log): a launcher's pipes
- * that a rank inherited would otherwise stay open for the daemon's life,
- * and mpiexec waits for their end before it returns. */
+ * stderr (which it points at /dev/null and its log) and, until it is up,
+ * the pipe of its report (fd 3): a launcher's pipes that a rank inherited
+ * would otherwise stay open for the daemon's life, and mpiexec waits for
+ * their end before it returns. */
 static void host_close_inherited(void)
 {
 #ifdef SYS_close_range
-    if (syscall(SYS_close_range, 3u, ~0u, 0u) == 0)
+    if (syscall(SYS_close_range, 4u, ~0u, 0u) == 0)
         return;
 #endif
     long max = sysconf(_SC_OPEN_MAX);
     if (max <= 0 || max > 65536)
         max = 65536;
-    for (long fd = 3; fd < max; fd++)
+    for (long fd = 4; fd < max; fd++)
         close((int)fd);
 }
 
-/* Start nicd for this node and NIC, detached from the caller. */
-static int host_spawn_nicd(const nic_attach_opts_t *o, const char *dir, const char *log_path)
-{
-    const char *path = o->nicd_path ? o->nicd_path : getenv("MULTIDEV_NICD");
-    pid_t pid;
-    int status;
+#define NICD_REPORT_FD 3      /* nicd --ready-fd, in the daemon */
+#define NICD_READY     "ok\n"
 
-    if (path == NULL || path[0] == '\0')
+/* The daemon itself: the grandchild of the starter, in a session of its
+ * own, its stdio on /dev/null and the log, the report pipe's write end on
+ * NICD_REPORT_FD.  Never returns. */
+static void host_exec_nicd(const nic_attach_opts_t *o, const char *path, const char *rundir,
+                           const char *log_path, int report_fd)
+{
+    char *argv[16];
+    int a = 0, fd, null;
+
+    /* first, before an open below takes the number 3 */
+    if (report_fd == NICD_REPORT_FD)
+        fcntl(report_fd, F_SETFD, 0);               /* keep it across exec */
+    else
+        dup2(report_fd, NICD_REPORT_FD);            /* a dup has no CLOEXEC */
+    fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    null = open("/dev/null", O_RDONLY);
+    if (null >= 0)
+        dup2(null, 0);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+    }
+    host_close_inherited();
+    argv[a++] = (char *)path;
+    argv[a++] = "--node";
+    argv[a++] = (char *)o->node;
+    argv[a++] = "--nic";
+    argv[a++] = (char *)o->nic;
+    argv[a++] = "--pers";
+    argv[a++] = (char *)(o->pers ? o->pers : "myri");
+    argv[a++] = "--ready-fd";
+    argv[a++] = "3";
+    if (rundir != NULL) {
+        argv[a++] = "--rundir";
+        argv[a++] = (char *)rundir;
+    }
+    if (o->bind_ip != NULL) {
+        argv[a++] = "--addr";
+        argv[a++] = (char *)o->bind_ip;
+    }
+    argv[a] = NULL;
+    execv(path, argv);
+    dprintf(NICD_REPORT_FD, "cannot execute %s: %s\n", path, strerror(errno));
+    _exit(127);
+}
+
+/* Reads the started daemon's report until it says it is up (NIC_OK), its
+ * end comes without that (NIC_ERR_CONFIG, its lines in why: it could not
+ * start and has exited), or timeout_ms pass (NIC_ERR_TIMEOUT). */
+static int host_read_report(int fd, int timeout_ms, char *why, size_t why_len)
+{
+    uint64_t end = nic_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    size_t used = 0;
+
+    why[0] = '\0';
+    for (;;) {
+        int64_t left_ms = ((int64_t)end - (int64_t)nic_now_ns()) / 1000000;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        ssize_t n;
+
+        if (left_ms <= 0 || poll(&p, 1, (int)left_ms) == 0)
+            return NIC_ERR_TIMEOUT;
+        n = read(fd, why + used, why_len - 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        why[used] = '\0';
+        /* its last line; warnings before it are in its log */
+        if (strncmp(why, NICD_READY, strlen(NICD_READY)) == 0 ||
+            strstr(why, "\n" NICD_READY) != NULL)
+            return NIC_OK;
+        if (used == why_len - 1)
+            used = 0;       /* a flood: keep reading to the end, say its tail */
+    }
+    /* one line: the daemon's lines joined by "; " */
+    while (used > 0 && why[used - 1] == '\n')
+        why[--used] = '\0';
+    for (char *c = why; (c = strchr(c, '\n')) != NULL && used + 1 < why_len; used++) {
+        memmove(c + 2, c + 1, strlen(c + 1) + 1);
+        c[0] = ';';
+        c[1] = ' ';
+    }
+    return NIC_ERR_CONFIG;
+}
+
+/* Start nicd for this node and NIC, detached from the caller, and wait for
+ * its report (nicd --ready-fd): a daemon that cannot start says why at
+ * once instead of leaving the caller to wait for a socket that never
+ * comes.  NIC_OK when it is up, else the error, said with its reasons. */
+static int host_spawn_nicd(const nic_attach_opts_t *o, const char *log_path, int timeout_ms)
+{
+    const char *path = o->nicd_path, *rundir = o->rundir;
+    char why[1024];
+    int report[2], status, rc;
+    pid_t pid;
+
+    if ((path == NULL && md_tun_env_text("MULTIDEV_NICD", &path, nic_log_say_error) < 0) ||
+        (rundir == NULL &&
+         md_tun_env_text("MULTIDEV_NIC_RUNDIR", &rundir, nic_log_say_error) < 0))
+        return NIC_ERR_CONFIG;
+    if (path == NULL)
         path = NIC_NICD_PATH;
-    pid = fork();
-    if (pid < 0)
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        nic_log_error("node %s nic %s: pipe for the firmware's start: %m", o->node, o->nic);
         return NIC_ERR_IO;
+    }
+    pid = fork();
+    if (pid < 0) {
+        close(report[0]);
+        close(report[1]);
+        return NIC_ERR_IO;
+    }
     if (pid == 0) {
         /* Child: a new session, then a grandchild that is reparented, so
          * the daemon is nobody's zombie and survives its starter. */
+        close(report[0]);
         setsid();
         if (fork() != 0)
             _exit(0);
-        int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-        int null = open("/dev/null", O_RDONLY);
-        if (null >= 0)
-            dup2(null, 0);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        host_close_inherited();
-        const char *rundir = o->rundir ? o->rundir : getenv("MULTIDEV_NIC_RUNDIR");
-        char *argv[16];
-        int a = 0;
-        argv[a++] = (char *)path;
-        argv[a++] = "--node";
-        argv[a++] = (char *)o->node;
-        argv[a++] = "--nic";
-        argv[a++] = (char *)o->nic;
-        argv[a++] = "--pers";
-        argv[a++] = (char *)(o->pers ? o->pers : "myri");
-        if (rundir != NULL) {
-            argv[a++] = "--rundir";
-            argv[a++] = (char *)rundir;
-        }
-        if (o->bind_ip != NULL) {
-            argv[a++] = "--addr";
-            argv[a++] = (char *)o->bind_ip;
-        }
-        argv[a] = NULL;
-        execv(path, argv);
-        fprintf(stderr, "nic: cannot execute %s: %s\n", path, strerror(errno));
-        _exit(127);
+        host_exec_nicd(o, path, rundir, log_path, report[1]);
     }
+    close(report[1]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    (void)dir;
-    return NIC_OK;
+    rc = host_read_report(report[0], timeout_ms, why, sizeof(why));
+    close(report[0]);
+    if (rc == NIC_ERR_CONFIG)
+        nic_log_error("the firmware for node %s nic %s could not start: %s (%s, log %s)",
+                      o->node, o->nic, why[0] != '\0' ? why : "it exited without a word",
+                      path, log_path);
+    else if (rc == NIC_ERR_TIMEOUT)
+        nic_log_error("the firmware for node %s nic %s did not report its start within %d ms "
+                      "(%s, log %s)", o->node, o->nic, timeout_ms, path, log_path);
+    return rc;
 }
 
 /* Connect to the node's firmware, starting it under the start lock if no
@@ -211,10 +298,9 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
         int running = lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) != 0;
         if (lfd >= 0)
             close(lfd);
-        if (!running)
-            host_spawn_nicd(o, dir, log);
+        rc = running ? NIC_OK : host_spawn_nicd(o, log, timeout_ms);
         uint64_t end = nic_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-        while ((fd = host_connect(sock)) < 0 && nic_now_ns() < end) {
+        while (rc == NIC_OK && (fd = host_connect(sock)) < 0 && nic_now_ns() < end) {
             struct timespec ts = { 0, 2000000 };
             nanosleep(&ts, NULL);
             if (running) {
@@ -222,7 +308,7 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
                 lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
                 if (lfd >= 0 && flock(lfd, LOCK_EX | LOCK_NB) == 0) {
                     close(lfd);
-                    host_spawn_nicd(o, dir, log);
+                    rc = host_spawn_nicd(o, log, timeout_ms);
                     running = 0;
                 } else if (lfd >= 0) {
                     close(lfd);
@@ -232,6 +318,8 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
     }
     flock(sfd, LOCK_UN);
     close(sfd);
+    if (rc != NIC_OK)
+        return rc;      /* said by host_spawn_nicd */
     if (fd < 0) {
         nic_log_error("firmware for node %s nic %s did not come up within %d ms (see %s)",
                       o->node, o->nic, timeout_ms, log);
@@ -248,15 +336,18 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
  * node lock, the host attaches to that one as usual.  A firmware that is
  * ours alone (own_fw) runs under a name of this process, "<nic>.p<pid>"
  * (written into own_nic), which *conn (what the host then connects to) is
- * pointed at. */
-static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
-                              nic_attach_opts_t *conn, char *own_nic, size_t own_len)
+ * pointed at.  A firmware that cannot start (its address, its port, a
+ * malformed variable) has said why, and nicd would fail alike: its error
+ * is the attach's. */
+static int host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
+                             nic_attach_opts_t *conn, char *own_nic, size_t own_len)
 {
     nic_fw_config_t cfg;
     nic_fw_thread_t *thr;
     int rc;
 
-    nic_fw_config_defaults(&cfg);
+    if ((rc = nic_fw_config_defaults(&cfg)) != NIC_OK)
+        return rc;
     cfg.node = o->node;
     cfg.nic = o->nic;
     if (o->own_fw) {
@@ -275,11 +366,15 @@ static void host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
         h->inproc = thr;
         conn->nic = cfg.nic;
         conn->start = 0;
-    } else if (rc == NIC_ERR_NO_RESOURCE)
+    } else if (rc == NIC_ERR_NO_RESOURCE) {
         nic_log_info("%s: a firmware already runs for this node; attaching to it", h->what);
-    else
-        nic_log_warn("%s: in-process firmware failed (%s); using nicd", h->what,
+        rc = NIC_OK;
+    } else {
+        /* its cause was said where it was found; the caller says what failed */
+        nic_log_info("%s: the in-process firmware could not start: %s", h->what,
                      nic_status_str(rc));
+    }
+    return rc;
 }
 
 int nic_host_lend(nic_host_t *h)
@@ -325,24 +420,28 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
     static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
     nic_host_t *h;
     int fds[2], nfds = 0, rc = NIC_ERR_PEER_FAILED, fd = -1;
-    const char *wd = getenv("MULTIDEV_NIC_WATCHDOG_MS");
+    long long watchdog_ms;
 
     if (o->node == NULL || o->nic == NULL)
         return NIC_ERR_INVALID;
+    if (md_tun_env_num("MULTIDEV_NIC_WATCHDOG_MS", &watchdog_ms, nic_log_say_error) < 0)
+        return NIC_ERR_CONFIG;
     h = calloc(1, sizeof(*h));
     if (h == NULL)
         return NIC_ERR_NO_MEMORY;
     h->lock = malloc(sizeof(pthread_mutex_t));
     pthread_mutex_init(h->lock, NULL);
     h->fd = h->event_fd = -1;
-    h->watch_interval_ns = (uint64_t)(wd ? atol(wd) : 100) * 1000000ull;
+    h->watch_interval_ns = (uint64_t)watchdog_ms * 1000000ull;
     snprintf(h->what, sizeof(h->what), "node %s nic %s", o->node, o->nic);
 
     nic_attach_opts_t conn = *o;
     char own_nic[96];
     pthread_mutex_lock(&attach_lock);
-    if (o->inproc)
-        host_start_inproc(o, h, &conn, own_nic, sizeof(own_nic));
+    if (o->inproc && (rc = host_start_inproc(o, h, &conn, own_nic, sizeof(own_nic))) != NIC_OK) {
+        pthread_mutex_unlock(&attach_lock);
+        goto err;
+    }
     /* A firmware that is exiting (idle) may accept and then close: retry. */
     for (int attempt = 0; attempt < 5; attempt++) {
         if ((rc = host_connect_or_start(&conn, &fd)) != NIC_OK)
@@ -429,6 +528,17 @@ static int host_locked_call(nic_host_t *h, nic_ctl_msg_t *m, int send_fd, int *f
     rc = host_call(h->fd, m, send_fd, fds, nfds);
     pthread_mutex_unlock(h->lock);
     return rc;
+}
+
+void nic_host_start_failed(nic_host_t *h)
+{
+    nic_ctl_msg_t m;
+
+    if (h == NULL || h->inproc != NULL)
+        return;     /* a firmware in this process ends with its detach */
+    memset(&m, 0, NIC_CTL_HDR_SIZE);
+    m.op = NIC_CTL_START_FAILED;
+    host_locked_call(h, &m, -1, NULL, NULL);   /* a dead firmware needs nothing */
 }
 
 int nic_host_status(nic_host_t *h, char *buf, size_t len)

@@ -88,6 +88,10 @@ struct nic_host {
 
 int  nic_host_attach(const nic_attach_opts_t *opts, nic_host_t **host_p);
 void nic_host_detach(nic_host_t *host);
+/* This process's start-up failed: a firmware started on demand (nicd) that
+ * it leaves with no other process attached exits then, instead of idling
+ * for MULTIDEV_NIC_IDLE_MS.  Call before nic_host_detach. */
+void nic_host_start_failed(nic_host_t *host);
 /* With the firmware in this process: give it one turn of the data path
  * now (where the host would otherwise idle) and return the events it
  * handled; -1 when the firmware runs elsewhere (then idle as usual). */

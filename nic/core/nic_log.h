@@ -17,8 +17,15 @@ extern int nic_log_level;
 
 typedef void (*nic_log_sink_t)(void *arg, int level, const char *text);
 
-void nic_log_init(const char *who);
+/* Names the logger (who) and reads MULTIDEV_LOG_LEVEL: NIC_OK, or
+ * NIC_ERR_CONFIG after an error line if it holds no level. */
+int  nic_log_init(const char *who);
+/* An error line, for the readers of tunables (md_tun_say_fn). */
+void nic_log_say_error(const char *line);
 void nic_log_set_sink(nic_log_sink_t sink, void *arg);
+/* Errors and warnings also go to fd, a line each, while fd >= 0: how a
+ * starting nicd tells its starter why it could not start (nicd.c). */
+void nic_log_tee(int fd);
 void nic_log_emit(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define nic_log(_l, ...) \

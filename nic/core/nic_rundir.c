@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "md_tun.h"
 #include "nic_log.h"
 #include "nic_rundir.h"
 #include "nic_status.h"
@@ -69,8 +70,8 @@ int nic_rundir_node(const char *rundir, const char *node, char *dir, size_t len)
         nic_log_error("node name '%s' is not usable as a directory name", node ? node : "");
         return NIC_ERR_CONFIG;
     }
-    if (rundir == NULL)
-        rundir = getenv("MULTIDEV_NIC_RUNDIR");
+    if (rundir == NULL && md_tun_env_text("MULTIDEV_NIC_RUNDIR", &rundir, nic_log_say_error) < 0)
+        return NIC_ERR_CONFIG;
     if (rundir == NULL || rundir[0] == '\0') {
         snprintf(base, sizeof(base), "/dev/shm/multidev-nic-%u", (unsigned)getuid());
         rundir = base;

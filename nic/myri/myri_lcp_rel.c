@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/nic_log.h"
+#include "../core/nic_rel_env.h"
 #include "myri_lcp.h"
 
 /* The stream header sits right after the type word, in the fields
@@ -22,12 +23,6 @@ _Static_assert(offsetof(myri_hdr_t, flags) == 4 + offsetof(nic_rel_hdr_t, flags)
 _Static_assert((int)MYRI_KIND_DATA == (int)NIC_REL_KIND_DATA &&
                (int)MYRI_KIND_ACK == (int)NIC_REL_KIND_ACK && MYRI_F_SYN == NIC_REL_F_SYN,
                "frame kinds");
-
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-    const char *v = getenv(name);
-    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
-}
 
 static size_t lcp_ack_frame(void *arg, uint8_t *buf, size_t cap)
 {
@@ -86,10 +81,6 @@ int lcp_rel_create(nic_fw_t *fw, lcp_t *l)
     nic_rel_config_t cfg = {
         .hdr_off = offsetof(myri_hdr_t, src_fw),
         .frame_max = MYRI_FRAME_MAX,
-        .rto_init_ns = env_u64("MULTIDEV_MYRI_RTO_US", 10000) * 1000,
-        .rto_max_ns = 100 * 1000000ull,
-        .peer_timeout_ns = env_u64("MULTIDEV_MYRI_PEER_TIMEOUT_MS", 10000) * 1000000ull,
-        .ack_delay_ns = env_u64("MULTIDEV_MYRI_ACK_DELAY_US", 50) * 1000,
     };
     nic_rel_ops_t ops = {
         .ack_frame = lcp_ack_frame,
@@ -97,6 +88,8 @@ int lcp_rel_create(nic_fw_t *fw, lcp_t *l)
         .deliver = lcp_deliver,
         .lost = lcp_lost,
     };
+    if (nic_rel_config_env("myri", &cfg) != NIC_OK)
+        return NIC_ERR_CONFIG;
     return nic_rel_create(fw, &cfg, &ops, fw, &l->rel);
 }
 

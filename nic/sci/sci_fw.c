@@ -8,13 +8,8 @@
 #include <string.h>
 
 #include "../core/nic_log.h"
+#include "md_tun.h"
 #include "sci_fw.h"
-
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-    const char *v = getenv(name);
-    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
-}
 
 static void sci_fw_fini(nic_fw_t *fw, void *state)
 {
@@ -29,25 +24,24 @@ static void sci_fw_fini(nic_fw_t *fw, void *state)
 
 static int sci_fw_init(nic_fw_t *fw, void **state)
 {
-    sci_bridge_t *b = calloc(1, sizeof(*b));
-    uint64_t up;
+    sci_bridge_t *b;
+    long long up, timeout_ms;
+    int rc;
 
-    if (b == NULL)
-        return NIC_ERR_NO_MEMORY;
-    up = env_u64("MULTIDEV_SCI_UP_ATT", SCI_UP_ENTRIES_DEF);
-    if (up < 16 || up > (1u << 22)) {
-        nic_log_error("MULTIDEV_SCI_UP_ATT=%llu: expected 16..4194304 upstream entries",
-                      (unsigned long long)up);
-        free(b);
+    /* MULTIDEV_SCI_UP_ATT's declared default is SCI_UP_ENTRIES_DEF */
+    if (md_tun_env_num("MULTIDEV_SCI_UP_ATT", &up, nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_SCI_TIMEOUT_MS", &timeout_ms, nic_log_say_error) < 0)
         return NIC_ERR_CONFIG;
-    }
+    if ((b = calloc(1, sizeof(*b))) == NULL)
+        return NIC_ERR_NO_MEMORY;
     b->up_entries = (uint32_t)up;
-    b->timeout_ns = env_u64("MULTIDEV_SCI_TIMEOUT_MS", 10000) * 1000000ull;
+    b->timeout_ns = (uint64_t)timeout_ms * 1000000u;
     b->up = calloc(b->up_entries, sizeof(*b->up));
     b->down = calloc(SCI_DOWN_ENTRIES, sizeof(*b->down));
-    if (b->up == NULL || b->down == NULL || sci_rel_open(fw, b) != NIC_OK) {
+    rc = b->up == NULL || b->down == NULL ? NIC_ERR_NO_MEMORY : sci_rel_open(fw, b);
+    if (rc != NIC_OK) {
         sci_fw_fini(fw, b);
-        return NIC_ERR_NO_MEMORY;
+        return rc;
     }
     *state = b;
     return NIC_OK;

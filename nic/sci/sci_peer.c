@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/nic_log.h"
+#include "../core/nic_rel_env.h"
 #include "sci_fw.h"
 
 _Static_assert(sizeof(nic_rel_hdr_t) == sizeof(((sci_frame_hdr_t *)0)->rel),
@@ -179,12 +180,6 @@ static void rel_seal(void *arg, uint8_t *frame, size_t len, uint64_t now_ns, int
     h->sum = sci_frame_sum(frame, len);
 }
 
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-    const char *v = getenv(name);
-    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
-}
-
 typedef struct node_gone {
     sci_cqe_t c;
     uint64_t  job;
@@ -233,12 +228,11 @@ int sci_rel_open(nic_fw_t *fw, sci_bridge_t *b)
     nic_rel_config_t cfg = {
         .hdr_off = offsetof(sci_frame_hdr_t, rel),
         .frame_max = SCI_FRAME_MAX,
-        .rto_init_ns = env_u64("MULTIDEV_SCI_RTO_US", 10000) * 1000,
-        .rto_max_ns = 100 * 1000000ull,
-        .peer_timeout_ns = env_u64("MULTIDEV_SCI_PEER_TIMEOUT_MS", 10000) * 1000000ull,
-        .ack_delay_ns = env_u64("MULTIDEV_SCI_ACK_DELAY_US", 50) * 1000,
     };
     nic_rel_ops_t ops = { .ack_frame = rel_ack_frame, .seal = rel_seal,
                           .deliver = sci_rx_deliver, .peer_gone = rel_peer_gone };
+
+    if (nic_rel_config_env("sci", &cfg) != NIC_OK)
+        return NIC_ERR_CONFIG;
     return nic_rel_create(fw, &cfg, &ops, fw, &b->rel);
 }

@@ -11,13 +11,9 @@
 #include <unistd.h>
 
 #include "../core/nic_log.h"
+#include "../core/nic_rel_env.h"
+#include "md_tun.h"
 #include "via_fw.h"
-
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-    const char *v = getenv(name);
-    return (v != NULL && *v != '\0') ? strtoull(v, NULL, 0) : def;
-}
 
 uint32_t via_random(via_fw_t *v)
 {
@@ -96,10 +92,27 @@ static void via_peer_gone(void *arg, const nic_rel_peer_t *p, int status)
 
 static int via_fw_init(nic_fw_t *fw, void **state)
 {
-    via_fw_t *v = calloc(1, sizeof(*v));
+    nic_rel_config_t cfg = {
+        .hdr_off = 4,
+        .frame_max = VIA_FRAME_MAX,
+    };
+    nic_rel_ops_t ops = {
+        .ack_frame = via_ack_frame,
+        .seal = via_seal,
+        .deliver = via_rx_deliver,
+        .lost = via_lost,
+        .peer_gone = via_peer_gone,
+    };
+    long long rdma_read, mtu;
+    via_fw_t *v;
     int rc;
 
-    if (v == NULL)
+    /* MULTIDEV_VIA_MTU's declared range is 256..VIA_PAYLOAD_MAX */
+    if (md_tun_env_num("MULTIDEV_VIA_RDMA_READ", &rdma_read, nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_VIA_MTU", &mtu, nic_log_say_error) < 0 ||
+        nic_rel_config_env("via", &cfg) != NIC_OK)
+        return NIC_ERR_CONFIG;
+    if ((v = calloc(1, sizeof(*v))) == NULL)
         return NIC_ERR_NO_MEMORY;
     v->fw = fw;
     v->tx_due_ns = UINT64_MAX;
@@ -110,25 +123,8 @@ static int via_fw_init(nic_fw_t *fw, void **state)
     }
     v->rng = nic_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)v;
     v->next_conn_id = via_random(v) | 1;
-    v->rdma_read_support = (int)env_u64("MULTIDEV_VIA_RDMA_READ", 1);
-    v->mtu = (uint32_t)env_u64("MULTIDEV_VIA_MTU", VIA_PAYLOAD_MAX);
-    if (v->mtu < 256 || v->mtu > VIA_PAYLOAD_MAX)
-        v->mtu = VIA_PAYLOAD_MAX;
-    nic_rel_config_t cfg = {
-        .hdr_off = 4,
-        .frame_max = VIA_FRAME_MAX,
-        .rto_init_ns = env_u64("MULTIDEV_VIA_RTO_US", 10000) * 1000,
-        .rto_max_ns = 100 * 1000000ull,
-        .peer_timeout_ns = env_u64("MULTIDEV_VIA_PEER_TIMEOUT_MS", 10000) * 1000000ull,
-        .ack_delay_ns = env_u64("MULTIDEV_VIA_ACK_DELAY_US", 50) * 1000,
-    };
-    nic_rel_ops_t ops = {
-        .ack_frame = via_ack_frame,
-        .seal = via_seal,
-        .deliver = via_rx_deliver,
-        .lost = via_lost,
-        .peer_gone = via_peer_gone,
-    };
+    v->rdma_read_support = (int)rdma_read;
+    v->mtu = (uint32_t)mtu;
     if ((rc = nic_rel_create(fw, &cfg, &ops, v, &v->rel)) != NIC_OK) {
         free(v->tpt);
         free(v);

@@ -8,21 +8,18 @@
 #include <unistd.h>
 
 #include "../core/nic_log.h"
+#include "../core/nic_status.h"
+#include "md_tun.h"
 #include "via_lmm.h"
 
 static int lmm_mlock(void *arg, uint64_t start, uint64_t end, int pin)
 {
     via_lmm_t *m = arg;
-    const char *env = getenv("MULTIDEV_VIA_MLOCK");
 
     if (!m->real)
         return 0;
     if (!pin)
         return munlock((void *)(uintptr_t)start, end - start) == 0 ? 0 : -1;
-    if (env != NULL && strcmp(env, "0") == 0) {
-        m->real = 0;
-        return 0;
-    }
     if (mlock((void *)(uintptr_t)start, end - start) != 0) {
         /* RLIMIT_MEMLOCK or no privilege: emulate pinning with the counts. */
         nic_log_info("mlock of %llu bytes refused (%s): locked memory is emulated by "
@@ -33,15 +30,20 @@ static int lmm_mlock(void *arg, uint64_t start, uint64_t end, int pin)
     return 0;
 }
 
-void via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg)
+int via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg)
 {
     long page = sysconf(_SC_PAGESIZE);
+    long long mlock_on = 1;
 
     memset(m, 0, sizeof(*m));
     m->page = page > 0 ? (size_t)page : 4096;
-    m->real = pin == NULL;
     m->pin = pin ? pin : lmm_mlock;
     m->pin_arg = pin ? arg : m;
+    if (pin == NULL &&
+        md_tun_env_num("MULTIDEV_VIA_MLOCK", &mlock_on, nic_log_say_error) < 0)
+        return NIC_ERR_CONFIG;
+    m->real = pin == NULL && mlock_on;
+    return NIC_OK;
 }
 
 void via_lmm_fini(via_lmm_t *m)

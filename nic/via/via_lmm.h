@@ -63,8 +63,10 @@ typedef struct via_lmm {
     uint64_t        pins, unpins;    /* calls of the pin callback */
 } via_lmm_t;
 
-/* pin NULL: mlock/munlock, falling back to counting alone. */
-void via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg);
+/* pin NULL: mlock/munlock, falling back to counting alone (at once with
+ * MULTIDEV_VIA_MLOCK=0).  NIC_OK, or NIC_ERR_CONFIG after an error line if
+ * that variable is malformed. */
+int  via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg);
 void via_lmm_fini(via_lmm_t *m);     /* unpins whatever is left */
 /* Lock [start, end); may be called again for overlapping ranges.
  * 0, or -1 (out of memory). */

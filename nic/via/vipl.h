@@ -235,6 +235,9 @@ vipl_result_t vipl_disconnect(vipl_vi_t *vi);
 /* The NIC handle's underlying endpoint state is fine (NIC_OK) or the
  * nic_status of why not (firmware dead). */
 int vipl_nic_check(vipl_nic_t *nic);
+/* Not VIPL: the process's start-up failed, and a firmware started on
+ * demand for it need not idle after it (nic_host_start_failed). */
+void vipl_nic_start_failed(vipl_nic_t *nic);
 /* An extension of ours: with the firmware in this process (inproc), give
  * it a turn now instead of idling (nic_host_lend); -1 otherwise. */
 int vipl_nic_lend(vipl_nic_t *nic);

@@ -132,7 +132,8 @@ vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic_p)
         return VIPL_ERROR_RESOURCE;
     }
     pthread_mutex_init(&nic->lock, NULL);
-    via_lmm_init(&nic->lmm, NULL, NULL);
+    if ((rc = via_lmm_init(&nic->lmm, NULL, NULL)) != NIC_OK)
+        goto err;
     if (o->job != NULL)
         nic->job = *o->job;
     else if ((rc = nic_job_random(&nic->job)) != NIC_OK)
@@ -185,6 +186,11 @@ vipl_result_t vipl_close_nic(vipl_nic_t *nic)
     free(nic->vis);
     free(nic);
     return VIPL_SUCCESS;
+}
+
+void vipl_nic_start_failed(vipl_nic_t *nic)
+{
+    nic_host_start_failed(nic->host);
 }
 
 vipl_result_t vipl_query_nic(vipl_nic_t *nic, via_nic_attr_t *attr)

@@ -125,6 +125,8 @@ struct md {
     int            devs_initialised;    /**< subdevices whose init ran (and, in
                                              teardown, not yet finalized) */
     int            tearing_down;        /**< md_teardown has begun */
+    int            failed_everywhere;   /**< an agreement (md_agree) ended in
+                                             failure: every rank knows */
     md_bootstrap_t bootstrap;           /**< valid until md_finalize */
     uint8_t       *ordered_node;        /**< [num_nodes] arrivals need seq */
     md_sdi_host_t  host;

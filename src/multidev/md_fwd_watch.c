@@ -20,8 +20,8 @@
 #include "md_fwd_state.h"
 #include "md_log.h"
 #include "md_mq.h"
+#include "md_tun.h"
 
-#define MD_FWD_PROBE_DEFAULT_MS 1000
 #define MD_FWD_PROBE_MAX 64           /* ranks probed per round */
 
 static uint64_t md_now_ns(void)
@@ -34,11 +34,12 @@ static uint64_t md_now_ns(void)
 int md_fwd_watch_setup(md_t *md)
 {
     long long ms = 0;
-    int rc = md_env_count("MULTIDEV_FWD_PROBE_MS", MD_FWD_PROBE_DEFAULT_MS, 0, 3600000, &ms);
 
+    if (md_tun_env_num("MULTIDEV_FWD_PROBE_MS", &ms, md_log_say_error) < 0)
+        return MD_ERR_CONFIG;
     md->fwd->probe_ns = (uint64_t)ms * 1000000ull;
     md->fwd->probe_next_ns = md_now_ns() + md->fwd->probe_ns;
-    return rc;
+    return MD_OK;
 }
 
 typedef struct md_fwd_waited {

@@ -30,26 +30,21 @@
 #include <hwloc.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "md_log.h"
 #include "md_thread.h"
+#include "md_tun.h"
 
-#define MD_SPIN_POLLS_DEFAULT 64
-#define MD_SPIN_US_DEFAULT    1
-#define MD_YIELD_US_DEFAULT   200
 #define MD_IDLE_BLOCK_MS      10     /* bounded: a dead peer wakes nobody */
 /* Longer than a progress pass between two idle polls of one wait loop: a
  * caller that spent this long outside md_idle did other work (computed
  * between two MPI_Test calls), so it polls rather than waits. */
 #define MD_IDLE_GAP_NS        (100 * 1000ull)
 
+/* MULTIDEV_IDLE's words are "auto", then these modes in this order. */
 enum md_idle_mode { MD_IDLE_SPIN, MD_IDLE_YIELD, MD_IDLE_BLOCK };
-
-/* MULTIDEV_IDLE's words: "auto", then the modes in md_idle_mode's order */
-static const char *const md_idle_words[] = { "auto", "spin", "yield", "block" };
-#define md_idle_name(mode) md_idle_words[(mode) + 1]
+static const char *const md_idle_mode_names[] = { "spin", "yield", "block" };
 
 /* Processing units this process may run on. */
 static int md_idle_count_pus(void)
@@ -67,33 +62,28 @@ static int md_idle_count_pus(void)
 
 int md_idle_setup(md_t *md)
 {
-    const char *spin = getenv("MULTIDEV_SPIN_POLLS");
     int pus = md_idle_count_pus();
-    long long yield_us, spin_max_us;
-    int word;
+    long long spin_polls, yield_us, spin_max_us, word;
 
-    md->spin_polls = spin ? atoi(spin) : MD_SPIN_POLLS_DEFAULT;
-    if (md->spin_polls < 0) {
-        md_log_error("MULTIDEV_SPIN_POLLS=%s: expected a count >= 0", spin);
+    if (md_tun_env_num("MULTIDEV_SPIN_POLLS", &spin_polls, md_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_YIELD_US", &yield_us, md_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_SPIN_US", &spin_max_us, md_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_IDLE", &word, md_log_say_error) < 0)
         return MD_ERR_CONFIG;
-    }
-    if (md_env_count("MULTIDEV_YIELD_US", MD_YIELD_US_DEFAULT, 0, 10000000, &yield_us) != MD_OK ||
-        md_env_count("MULTIDEV_SPIN_US", MD_SPIN_US_DEFAULT, 0, 10000000, &spin_max_us) != MD_OK ||
-        md_env_choice("MULTIDEV_IDLE", md_idle_words, 4, 0, &word) != MD_OK)
-        return MD_ERR_CONFIG;
+    md->spin_polls = (int)spin_polls;
     md->spin_ns = (uint64_t)spin_max_us * 1000u;
     md->yield_ns = (uint64_t)yield_us * 1000u;
     if (word == 0)      /* auto */
         md->idle_mode = pus > 0 && md->host_ranks > pus ? MD_IDLE_BLOCK : MD_IDLE_YIELD;
     else
-        md->idle_mode = word - 1;
+        md->idle_mode = (int)word - 1;
     if (md->idle_mode == MD_IDLE_BLOCK)
         md_log_info("idle waits: spin for %d empty polls or %lld us, yield for %lld us, "
                     "then block (%d ranks on this host, %d processing units)",
                     md->spin_polls, spin_max_us, yield_us, md->host_ranks, pus);
     else
         md_log_info("idle waits: %s after %d empty polls (%d ranks on this host, %d "
-                    "processing units)", md_idle_name(md->idle_mode), md->spin_polls,
+                    "processing units)", md_idle_mode_names[md->idle_mode], md->spin_polls,
                     md->host_ranks, pus);
     return MD_OK;
 }

@@ -23,6 +23,7 @@
 #include "md_fwd.h"
 #include "md_pool.h"
 #include "md_thread.h"
+#include "md_tun.h"
 
 static void md_copy_name(char *dst, const char *src)
 {
@@ -39,11 +40,13 @@ static void md_copy_name(char *dst, const char *src)
 
 static int md_config_load(md_t *md, const md_init_params_t *p)
 {
-    const char *path = p->config_path ? p->config_path : getenv("MULTIDEV_CONFIG");
-    const char *name = p->node_name ? p->node_name : getenv("MULTIDEV_NODE");
+    const char *path = p->config_path, *name = p->node_name;
     char file[4096], err[MD_NODECONF_ERR_MAX];
     struct stat st;
 
+    if ((path == NULL && md_tun_env_text("MULTIDEV_CONFIG", &path, md_log_say_error) < 0) ||
+        (name == NULL && md_tun_env_text("MULTIDEV_NODE", &name, md_log_say_error) < 0))
+        return MD_ERR_CONFIG;
     if (name != NULL && *name != '\0')
         snprintf(md->node_name, MD_NAME_MAX, "%s", name);
     if (path == NULL || *path == '\0')
@@ -139,9 +142,46 @@ static void md_teardown(md_t *md)
     free(md);
 }
 
+/* What md_init reads of the environment itself (the other parts read
+ * theirs in their set-up): MD_OK, or MD_ERR_CONFIG after an error line. */
+static int md_init_env(md_t *md, const md_init_params_t *p, const char **module_path)
+{
+    long long stats;
+
+    if (md_log_init(md->rank) != 0 ||
+        md_tun_env_num("MULTIDEV_STATS", &stats, md_log_say_error) < 0)
+        return MD_ERR_CONFIG;
+    md->print_stats = (int)stats;
+    *module_path = p->module_path;
+    if (*module_path == NULL &&
+        md_tun_env_text("MULTIDEV_MODULE_PATH", module_path, md_log_say_error) < 0)
+        return MD_ERR_CONFIG;
+    /* a misspelt variable would change nothing: say so, once per job */
+    if (md->rank == 0)
+        md_tun_check_environ(md_log_say_warning);
+    return MD_OK;
+}
+
+/* A failed md_init leaves nothing behind: its subdevices' finalize removes
+ * what their init made (shm segments, the NIC firmware it started, its own
+ * firmware's files).  When every rank knows of the failure (an agreement
+ * failed), none returns before all have done so: a launcher kills the
+ * whole job as soon as the first rank exits, and a rank killed before its
+ * teardown would leave its shm segment in /dev/shm.  A failure of this rank
+ * alone returns at once (the others went on and will not come). */
+static void md_init_abandon(md_t *md)
+{
+    md_bootstrap_t bs = md->bootstrap;
+    int everywhere = md->failed_everywhere;
+
+    md_teardown(md);
+    if (everywhere && bs.barrier != NULL && bs.barrier(bs.ctx) != 0)
+        md_log_warn("the launcher's barrier after a failed start-up failed");
+}
+
 int md_init(const md_init_params_t *p, md_t **md_p)
 {
-    const char *module_path;
+    const char *module_path = NULL;
     md_t *md;
     int rc, local;
 
@@ -158,11 +198,10 @@ int md_init(const md_init_params_t *p, md_t **md_p)
     md->fwd_index = -1;
     md_copy_name(md->job_id, p->job_id ? p->job_id : "job");
     md_host_setup(md);
-    md_log_init(md->rank);
-    md->print_stats = getenv("MULTIDEV_STATS") && atoi(getenv("MULTIDEV_STATS")) > 0;
-    module_path = p->module_path ? p->module_path : getenv("MULTIDEV_MODULE_PATH");
 
-    local = md_config_load(md, p);
+    local = md_init_env(md, p, &module_path);
+    if (local == MD_OK)
+        local = md_config_load(md, p);
     rc = md_nodes_setup(md, p);
     rc = md_agree(md, &md->bootstrap, local != MD_OK ? local : rc,
                   "reading the node configuration");
@@ -200,7 +239,7 @@ int md_init(const md_init_params_t *p, md_t **md_p)
     return MD_OK;
 
 err:
-    md_teardown(md);
+    md_init_abandon(md);
     return rc;
 }
 

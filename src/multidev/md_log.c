@@ -1,12 +1,11 @@
 /* md_log.c - level-filtered logging to stderr. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "md_log.h"
+#include "md_tun.h"
 
 int md_log_current_level = MD_LOG_WARN;
 static int md_log_rank = -1;
@@ -16,21 +15,26 @@ static const char *const md_log_names[] = {
     [MD_LOG_DEBUG] = "debug", [MD_LOG_TRACE] = "trace",
 };
 
-void md_log_init(int world_rank)
+int md_log_init(int world_rank)
 {
-    const char *env = getenv("MULTIDEV_LOG_LEVEL");
+    long long level;
 
     md_log_rank = world_rank;
-    if (env == NULL)
-        return;
-    for (int l = MD_LOG_ERROR; l <= MD_LOG_TRACE; l++) {
-        if (strcasecmp(env, md_log_names[l]) == 0) {
-            md_log_current_level = l;
-            return;
-        }
-    }
-    md_log_emit(MD_LOG_WARN, "MULTIDEV_LOG_LEVEL='%s' is not one of "
-                "error, warn, info, debug, trace; keeping warn", env);
+    /* the words of MULTIDEV_LOG_LEVEL are the levels, in order */
+    if (md_tun_env_num("MULTIDEV_LOG_LEVEL", &level, md_log_say_error) < 0)
+        return -1;
+    md_log_current_level = (int)level;
+    return 0;
+}
+
+void md_log_say_error(const char *line)
+{
+    md_log_error("%s", line);
+}
+
+void md_log_say_warning(const char *line)
+{
+    md_log_warn("%s", line);
 }
 
 void md_log_emit(int level, const char *fmt, ...)

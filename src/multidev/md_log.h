@@ -16,8 +16,13 @@ enum md_log_level {
 
 extern int md_log_current_level;
 
-/* Reads MULTIDEV_LOG_LEVEL; called by md_init, safe to call again. */
-void md_log_init(int world_rank);
+/* Reads MULTIDEV_LOG_LEVEL; called by md_init, safe to call again.  0, or
+ * -1 after an error line if the variable holds no level. */
+int md_log_init(int world_rank);
+/* An error line, and a warning, for the readers of tunables
+ * (md_tun_say_fn). */
+void md_log_say_error(const char *line);
+void md_log_say_warning(const char *line);
 void md_log_emit(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "md_ipv4.h"
+#include "md_log.h"
 #include "md_nic_addr.h"
+#include "md_tun.h"
 
 /* "node <node>, network <net>: <text>" at error level (the host's logger
  * puts the subdevice's name in front). */
@@ -161,16 +163,24 @@ static int from_default(md_subdev_t *sd, const md_subdev_init_args_t *args,
     return MD_OK;
 }
 
-/* MULTIDEV_<SUBDEV>_<KEY>; an empty value counts as unset. */
+/* The environment's value of an address variable (declared in the table
+ * of tunables as text: what it must be is decided here, against this
+ * host); NULL when unset or empty. */
+static const char *env_text(const char *name)
+{
+    const char *v = NULL;
+
+    md_tun_env_text(name, &v, md_log_say_error);
+    return v;
+}
+
+/* MULTIDEV_<SUBDEV>_<KEY>, its name written into name. */
 static const char *env_value(const char *subdev, const char *key, char *name, size_t len)
 {
-    const char *v;
-
     snprintf(name, len, "MULTIDEV_%s_%s", subdev, key);
     for (char *c = name; *c != '\0'; c++)
         *c = (char)toupper((unsigned char)*c);
-    v = getenv(name);
-    return v != NULL && v[0] != '\0' ? v : NULL;
+    return env_text(name);
 }
 
 static const char *param_value(const md_subdev_init_args_t *args, const char *key)
@@ -198,7 +208,7 @@ int md_nic_addr_choose_from(md_subdev_t *sd, const md_subdev_init_args_t *args,
      * writing the description again. */
     if ((v = env_value(subdev, "ADDR", env_addr, sizeof(env_addr))) != NULL)
         rc = from_addr(sd, args, out, v, env_addr, ifs, n);
-    else if ((v = getenv("MULTIDEV_NIC_ADDR")) != NULL && v[0] != '\0')
+    else if ((v = env_text("MULTIDEV_NIC_ADDR")) != NULL)
         rc = from_addr(sd, args, out, v, "MULTIDEV_NIC_ADDR", ifs, n);
     else if ((v = env_value(subdev, "IFACE", env_iface, sizeof(env_iface))) != NULL)
         rc = from_iface(sd, args, out, v, env_iface, ifs, n);

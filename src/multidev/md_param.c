@@ -1,127 +1,124 @@
-/* md_param.c - parameters of a device line, with environment overrides. */
-#include <ctype.h>
-#include <errno.h>
+/* md_param.c - a subdevice's parameters (its device line, with environment
+ * overrides) and libmultidev's readers of the environment, all through
+ * the table of tunables (src/tunables/md_tun.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "md_core.h"
 #include "md_firmware.h"
-#include "md_sdi.h"
 #include "md_log.h"
-#include "md_size.h"
+#include "md_sdi.h"
+#include "md_tun.h"
 
 const char *md_param_get(const md_subdev_init_args_t *args, const char *key)
 {
-    for (size_t i = 0; i < args->num_params; i++)
+    for (size_t i = 0; args != NULL && i < args->num_params; i++)
         if (strcmp(args->params[i].key, key) == 0)
             return args->params[i].value;
     return NULL;
 }
 
-/* MULTIDEV_<SUBDEV>_<KEY> (upper case), then the device line; NULL if
- * neither gives the parameter. */
-static const char *param_text(const md_subdev_init_args_t *args, const char *subdev,
-                              const char *key)
+/* The parameter as md_tun_param reads it: 1 given, 0 default (or none),
+ * MD_ERR_CONFIG (said). */
+static int param_read(const md_subdev_init_args_t *args, const char *subdev, const char *key,
+                      md_tun_value_t *v)
 {
-    char env_name[128];
-    const char *text;
+    int origin = md_tun_param(subdev, key, md_param_get(args, key), v, md_log_say_error);
 
-    snprintf(env_name, sizeof(env_name), "MULTIDEV_%s_%s", subdev, key);
-    for (char *c = env_name; *c != '\0'; c++)
-        *c = (*c == '-' || *c == '.') ? '_' : (char)toupper((unsigned char)*c);
-
-    text = getenv(env_name);
-    if (text == NULL && args != NULL)
-        text = md_param_get(args, key);
-    return text;
-}
-
-int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
-                  const char *key, size_t def, size_t *value)
-{
-    const char *text = param_text(args, subdev, key);
-    size_t parsed;
-
-    if (text == NULL) {
-        *value = def;
-        return MD_OK;
-    }
-    if (md_parse_size(text, &parsed) != 0) {
-        md_log_error("%s: parameter %s='%s' is not a size (bytes with an "
-                     "optional k/m/g suffix)", subdev, key, text);
+    if (origin < 0)
         return MD_ERR_CONFIG;
-    }
-    *value = parsed;
-    return MD_OK;
+    return origin >= MD_TUN_FALLBACK;
 }
 
-int md_param_str(const md_subdev_init_args_t *args, const char *subdev,
-                 const char *key, const char *def, char *out, size_t len)
+int md_param_value(const md_subdev_init_args_t *args, const char *subdev, const char *key,
+                   size_t *value)
 {
-    const char *text = param_text(args, subdev, key);
+    md_tun_value_t v;
+    int rc = param_read(args, subdev, key, &v);
 
-    snprintf(out, len, "%s", text != NULL ? text : def);
-    return text != NULL;
+    /* declared ranges of parameters start at 0 or above */
+    if (rc >= 0 && v.text != NULL)
+        *value = (size_t)v.num;
+    return rc;
+}
+
+int md_param_text(const md_subdev_init_args_t *args, const char *subdev, const char *key,
+                  char *out, size_t len)
+{
+    md_tun_value_t v;
+    int rc = param_read(args, subdev, key, &v);
+    const md_tun_t *t = md_tun_find_key(subdev, key);
+
+    if (rc < 0)
+        return rc;
+    if (t->type == MD_TUN_CHOICE && v.text != NULL)
+        md_tun_word(t, v.num, out, len);    /* "HPLAM" is read as hplam */
+    else
+        snprintf(out, len, "%s", v.text != NULL ? v.text : "");
+    return rc;
 }
 
 int md_param_firmware(const md_subdev_init_args_t *args, const char *subdev)
 {
-    const char *all = getenv("MULTIDEV_NIC_FIRMWARE");
-    char mode[16];
+    enum { AUTO, THREAD, NICD };    /* the words of MULTIDEV_<SUBDEV>_FIRMWARE */
+    size_t mode;
     int32_t on_node = 0;
 
-    md_param_str(args, subdev, "firmware", all != NULL ? all : "auto", mode, sizeof(mode));
+    if (md_param_value(args, subdev, "firmware", &mode) < 0)
+        return MD_ERR_CONFIG;
     for (int32_t r = 0; r < args->world_size; r++)
         on_node += args->node_of_rank[r] == args->my_node;
-    if (strcmp(mode, "nicd") == 0)
+    if (mode == NICD)
         return MD_FW_NICD;
-    if (strcmp(mode, "thread") == 0)
+    if (mode == THREAD)
         return on_node == 1 ? MD_FW_OWN_THREAD : MD_FW_THREAD;
-    if (strcmp(mode, "auto") != 0) {
-        md_log_error("%s: parameter firmware='%s' is not auto, thread or nicd", subdev, mode);
-        return MD_ERR_CONFIG;
-    }
     return on_node == 1 ? MD_FW_OWN_THREAD : MD_FW_NICD;
+}
+
+/* md_env_count and md_env_choice serve readers that still pass their own
+ * default and range (md_fwd.c): the declaration decides, and a caller
+ * whose default or range has drifted from it is told so, once, rather
+ * than two values living on side by side. */
+static int md_env_matches(const md_tun_t *t, const char *name, long long def, long long lo,
+                          long long hi)
+{
+    md_tun_value_t v;
+    char why[MD_TUN_ERR_MAX];
+
+    if (t != NULL && t->def != NULL && md_tun_parse(t, t->def, &v, why, sizeof(why)) == 0 &&
+        v.num == def && (t->type == MD_TUN_CHOICE || (t->min == lo && t->max == hi)))
+        return 1;
+    md_log_error("%s: the default %lld or range %lld..%lld its reader passes is not its "
+                 "declaration's (src/tunables/md_tun_table.c)", name, def, lo, hi);
+    return 0;
 }
 
 int md_env_count(const char *name, long long def, long long lo, long long hi,
                  long long *value)
 {
-    const char *text = getenv(name);
-    char *end = NULL;
-
-    *value = def;
-    if (text == NULL)
-        return MD_OK;
-    errno = 0;
-    *value = strtoll(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || *value < lo || *value > hi) {
-        md_log_error("%s='%s': expected a whole number from %lld to %lld", name, text, lo, hi);
+    if (!md_env_matches(md_tun_find(name), name, def, lo, hi))
         return MD_ERR_CONFIG;
-    }
-    return MD_OK;
+    return md_tun_env_num(name, value, md_log_say_error) < 0 ? MD_ERR_CONFIG : MD_OK;
 }
 
 int md_env_choice(const char *name, const char *const *words, int n, int def, int *value)
 {
-    const char *text = getenv(name);
-    char expected[256] = "";
+    const md_tun_t *t = md_tun_find(name);
+    char joined[256] = "";
     size_t used = 0;
+    long long index;
 
-    *value = def;
-    if (text == NULL)
-        return MD_OK;
-    for (int i = 0; i < n; i++) {
-        if (strcasecmp(text, words[i]) == 0) {
-            *value = i;
-            return MD_OK;
-        }
-        if (used < sizeof(expected))
-            used += (size_t)snprintf(expected + used, sizeof(expected) - used, "%s%s",
-                                     i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+    for (int i = 0; i < n && used < sizeof(joined); i++)
+        used += (size_t)snprintf(joined + used, sizeof(joined) - used, "%s%s", i ? "|" : "",
+                                 words[i]);
+    if (!md_env_matches(t, name, def, 0, n - 1))
+        return MD_ERR_CONFIG;
+    if (t->words == NULL || strcmp(t->words, joined) != 0) {
+        md_log_error("%s: its reader's words %s are not its declaration's", name, joined);
+        return MD_ERR_CONFIG;
     }
-    md_log_error("%s='%s': expected %s", name, text, expected);
-    return MD_ERR_CONFIG;
+    if (md_tun_env_num(name, &index, md_log_say_error) < 0)
+        return MD_ERR_CONFIG;
+    *value = (int)index;
+    return MD_OK;
 }

@@ -47,7 +47,7 @@
 extern "C" {
 #endif
 
-#define MD_SDI_ABI_VERSION 3
+#define MD_SDI_ABI_VERSION 4
 
 /* ------------------------------------------------------------------ */
 /* Status codes                                                        */
@@ -435,17 +435,22 @@ typedef int (*md_load_device_ptr_fn)(md_subdev_ops_t *ops);
 
 /* Looks up a parameter of the device line ("key=value"); NULL if absent. */
 const char *md_param_get(const md_subdev_init_args_t *args, const char *key);
-/* Parameter with environment override and default.  The environment
- * variable MULTIDEV_<SUBDEV>_<KEY> (upper case) wins over the device line,
- * which wins over def.  Returns MD_ERR_CONFIG on a malformed size value;
- * sizes accept suffixes k, m, g (powers of 1024). */
-int md_param_size(const md_subdev_init_args_t *args, const char *subdev,
-                  const char *key, size_t def, size_t *value);
-/* String parameter, looked up the same way: copies it, or def, into out
- * (len bytes, truncated); returns 1 if the environment or the device line
- * gave it, 0 if def was used. */
-int md_param_str(const md_subdev_init_args_t *args, const char *subdev,
-                 const char *key, const char *def, char *out, size_t len);
+/* A subdevice's declared parameter (src/tunables/md_tun_table.c holds its
+ * type, range, default and doc): the environment variable
+ * MULTIDEV_<SUBDEV>_<KEY> wins over the device line's key=, which wins
+ * over the declared default.  Returns 1 if the environment or the device
+ * line gave it, 0 for the default, MD_ERR_CONFIG after an error line naming
+ * the variable (or key), its value and what is allowed.  A parameter
+ * declared without a default that nobody gave leaves *value (out)
+ * untouched and returns 0: the subdevice computes it.
+ *   md_param_value: counts, sizes, times, booleans; a choice's word as its
+ *                   index among the declared words
+ *   md_param_text:  names and lists, and a choice's word as written;
+ *                   copied into out (len bytes, "" when there is none) */
+int md_param_value(const md_subdev_init_args_t *args, const char *subdev,
+                   const char *key, size_t *value);
+int md_param_text(const md_subdev_init_args_t *args, const char *subdev,
+                  const char *key, char *out, size_t len);
 
 #ifdef __cplusplus
 }

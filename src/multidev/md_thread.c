@@ -6,7 +6,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "md_log.h"
 #include "md_sysmsg.h"
 #include "md_thread.h"
+#include "md_tun.h"
 
 /* Idle pause of a thread without wait descriptors: doubles from 20 us up
  * to 2 ms, back to the start on any event. */
@@ -22,21 +22,12 @@
 
 int md_thread_setup(md_t *md)
 {
-    const char *mode = getenv("MULTIDEV_PROGRESS_THREAD");
-    int on;
+    enum { AUTO, ON, OFF };     /* the words of MULTIDEV_PROGRESS_THREAD */
+    long long mode;
 
-    if (mode == NULL || strcasecmp(mode, "auto") == 0) {
-        on = md->num_nodes > 1;
-    } else if (strcasecmp(mode, "on") == 0 || strcmp(mode, "1") == 0) {
-        on = 1;
-    } else if (strcasecmp(mode, "off") == 0 || strcmp(mode, "0") == 0) {
-        on = 0;
-    } else {
-        md_log_error("MULTIDEV_PROGRESS_THREAD='%s': expected auto, on or off",
-                     mode);
+    if (md_tun_env_num("MULTIDEV_PROGRESS_THREAD", &mode, md_log_say_error) < 0)
         return MD_ERR_CONFIG;
-    }
-    md->thr.enabled = on;
+    md->thr.enabled = mode == ON || (mode == AUTO && md->num_nodes > 1);
     return MD_OK;
 }
 

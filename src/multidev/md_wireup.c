@@ -38,6 +38,7 @@ int md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc, const char *what)
                          r, md_status_string(all[r]));
     }
     free(all);
+    md->failed_everywhere |= rc != MD_OK;
     return rc;
 }
 

@@ -126,6 +126,7 @@ typedef struct myri_ctx {
     md_awaited_t        awaited;   /* peers requests wait on (liveness probes) */
     char                nic_name[32];
     int                 fw_thread;      /* MD_FW_*: where the firmware runs */
+    int                 ready;          /* the job's start-up is over */
     myri_card_t         card;
     size_t              credits, sq, flush_us;
     char                sw[32], links[512], timing[16];

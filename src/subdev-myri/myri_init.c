@@ -13,46 +13,34 @@
 #include "myri/myri_timing.h"
 #include "myri_impl.h"
 
+/* Ranges, defaults and docs of the parameters: src/tunables/md_tun_table.c
+ * (eager_limit up to MYRI_PAGE, one Myrinet packet; test/tunables checks
+ * that the two agree). */
 static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
-    size_t port;
+    size_t port = (size_t)args->my_node;    /* declared default: the node's index */
     int rc;
 
-    if ((rc = md_param_size(args, "myri", "eager_limit", 4096, &ctx->eager_limit)) != MD_OK ||
-        (rc = md_param_size(args, "myri", "credits", 32, &ctx->credits)) != MD_OK ||
-        (rc = md_param_size(args, "myri", "sq", 256, &ctx->sq)) != MD_OK ||
-        (rc = md_param_size(args, "myri", "flush_us", 20, &ctx->flush_us)) != MD_OK ||
-        (rc = md_param_size(args, "myri", "port", (size_t)-1, &port)) != MD_OK)
+    if ((rc = md_param_value(args, "myri", "eager_limit", &ctx->eager_limit)) < 0 ||
+        (rc = md_param_value(args, "myri", "credits", &ctx->credits)) < 0 ||
+        (rc = md_param_value(args, "myri", "sq", &ctx->sq)) < 0 ||
+        (rc = md_param_value(args, "myri", "flush_us", &ctx->flush_us)) < 0 ||
+        (rc = md_param_value(args, "myri", "port", &port)) < 0 ||
+        (rc = md_param_text(args, "myri", "switch", ctx->sw, sizeof(ctx->sw))) < 0 ||
+        (rc = md_param_text(args, "myri", "links", ctx->links, sizeof(ctx->links))) < 0 ||
+        (rc = md_param_text(args, "myri", "nic", ctx->nic_name, sizeof(ctx->nic_name))) < 0 ||
+        (rc = md_param_text(args, "myri", "timing", ctx->timing, sizeof(ctx->timing))) < 0)
         return rc;
-    if (ctx->eager_limit > MYRI_PAGE) {
-        MYRI_LOG(ctx, 0, "myri: eager_limit %zu is larger than one Myrinet packet (%u bytes)",
-                 ctx->eager_limit, MYRI_PAGE);
-        return MD_ERR_CONFIG;
-    }
-    if (ctx->credits == 0 || ctx->credits > 4096) {
-        MYRI_LOG(ctx, 0, "myri: credits %zu out of range 1..4096", ctx->credits);
-        return MD_ERR_CONFIG;
-    }
-    ctx->port = port == (size_t)-1 ? (size_t)args->my_node : port;
+    ctx->port = port;
     if (ctx->port >= MYRI_SWITCH_PORTS) {
         MYRI_LOG(ctx, 0, "myri: switch port %zu of node %s is beyond the %d ports of a "
                  "crossbar (set port= and switch= on the device line)", ctx->port,
                  args->node_name, MYRI_SWITCH_PORTS);
         return MD_ERR_CONFIG;
     }
-    md_param_str(args, "myri", "switch", "sw0", ctx->sw, sizeof(ctx->sw));
-    md_param_str(args, "myri", "links", "", ctx->links, sizeof(ctx->links));
-    md_param_str(args, "myri", "nic", "myri0", ctx->nic_name, sizeof(ctx->nic_name));
     if ((ctx->fw_thread = md_param_firmware(args, "myri")) < 0)
         return ctx->fw_thread;
-    if ((rc = md_nic_addr_choose(ctx->sd, args, "myri", &ctx->addr)) != MD_OK)
-        return rc;
-    md_param_str(args, "myri", "timing", "off", ctx->timing, sizeof(ctx->timing));
-    if (strcmp(ctx->timing, "off") != 0 && myri_timing_profile(ctx->timing, NULL, NULL) != 0) {
-        MYRI_LOG(ctx, 0, "myri: unknown timing model '%s' (off or hplam)", ctx->timing);
-        return MD_ERR_CONFIG;
-    }
-    return MD_OK;
+    return md_nic_addr_choose(ctx->sd, args, "myri", &ctx->addr);
 }
 
 static void myri_nic_log(void *arg, int level, const char *text)
@@ -165,6 +153,13 @@ int myri_connect(md_subdev_t *sd, const md_card_table_t *cards)
     return MD_OK;
 }
 
+/* From here a finalize is the job's end, not a failed start-up. */
+static int myri_ready(md_subdev_t *sd)
+{
+    ((myri_ctx_t *)sd->priv)->ready = 1;
+    return MD_OK;
+}
+
 int myri_finalize(md_subdev_t *sd)
 {
     myri_ctx_t *ctx = sd->priv;
@@ -185,6 +180,8 @@ int myri_finalize(md_subdev_t *sd)
         }
         myri_gam_close(ctx->gam);
     }
+    if (ctx->nic != NULL && !ctx->ready)
+        nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
     nic_log_set_sink(NULL, NULL);
@@ -220,6 +217,7 @@ MD_LOAD_DEVICE_PTR(myri)
     ops->name = "myri";
     ops->init = myri_init;
     ops->connect = myri_connect;
+    ops->ready = myri_ready;
     ops->finalize = myri_finalize;
     ops->isend = myri_isend;
     ops->irecv = myri_irecv;

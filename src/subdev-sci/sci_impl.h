@@ -155,6 +155,7 @@ typedef struct sci_ctx {
     char                 nic_name[32], timing[16];
     md_nic_addr_t        addr;           /* what the bridge binds (md_nic_addr.h) */
     int                  fw_thread;      /* MD_FW_*: where the firmware runs */
+    int                  ready;          /* the job's start-up is over */
     size_t               sq_entries, cq_entries;
     sci_card_t           card;
 } sci_ctx_t;

@@ -14,27 +14,30 @@
 #include "sci/sci_timing.h"
 #include "sci_impl.h"
 
+/* Ranges, defaults and docs of the parameters: src/tunables/md_tun_table.c;
+ * what depends on two of them is checked here. */
 static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_params_t *pp)
 {
     size_t inl, eager, ring, nmsg, nrdv, chunk, nchunk, nstage;
     int rc;
 
-    if ((rc = md_param_size(args, "sci", "inline_max", 560, &inl)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "eager_limit", 128 * 1024, &eager)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "ring_size", 256 * 1024, &ring)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "nmsg", 64, &nmsg)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "nrdv", 64, &nrdv)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "dma_chunk", 128 * 1024, &chunk)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "dma_chunks", 2, &nchunk)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "stage_chunks", 4, &nstage)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "sq", 8192, &ctx->sq_entries)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "cq", 1024, &ctx->cq_entries)) != MD_OK ||
-        (rc = md_param_size(args, "sci", "peer_check_ms", 1000, &ctx->check_ms)) != MD_OK)
+    if ((rc = md_param_value(args, "sci", "inline_max", &inl)) < 0 ||
+        (rc = md_param_value(args, "sci", "eager_limit", &eager)) < 0 ||
+        (rc = md_param_value(args, "sci", "ring_size", &ring)) < 0 ||
+        (rc = md_param_value(args, "sci", "nmsg", &nmsg)) < 0 ||
+        (rc = md_param_value(args, "sci", "nrdv", &nrdv)) < 0 ||
+        (rc = md_param_value(args, "sci", "dma_chunk", &chunk)) < 0 ||
+        (rc = md_param_value(args, "sci", "dma_chunks", &nchunk)) < 0 ||
+        (rc = md_param_value(args, "sci", "stage_chunks", &nstage)) < 0 ||
+        (rc = md_param_value(args, "sci", "sq", &ctx->sq_entries)) < 0 ||
+        (rc = md_param_value(args, "sci", "cq", &ctx->cq_entries)) < 0 ||
+        (rc = md_param_value(args, "sci", "peer_check_ms", &ctx->check_ms)) < 0 ||
+        (rc = md_param_text(args, "sci", "nic", ctx->nic_name, sizeof(ctx->nic_name))) < 0 ||
+        (rc = md_param_text(args, "sci", "timing", ctx->timing, sizeof(ctx->timing))) < 0)
         return rc;
-    if (inl > eager || eager > ring || ring > (1u << 30) || chunk > (64u << 20) ||
-        nstage > 32) {
-        SCI_LOG(ctx, 0, "sci: need inline_max (%zu) <= eager_limit (%zu) <= ring_size (%zu) "
-                "<= 1g, dma_chunk <= 64m and stage_chunks <= 32", inl, eager, ring);
+    if (inl > eager || eager > ring) {
+        SCI_LOG(ctx, 0, "sci: need inline_max (%zu) <= eager_limit (%zu) <= ring_size (%zu)",
+                inl, eager, ring);
         return MD_ERR_CONFIG;
     }
     if ((ctx->sq_entries & (ctx->sq_entries - 1)) != 0 ||
@@ -60,17 +63,9 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     pp->nchunk = (uint32_t)nchunk;
     pp->nstage = (uint32_t)nstage;
     pp->world_size = (uint32_t)args->world_size;
-    md_param_str(args, "sci", "nic", "sci0", ctx->nic_name, sizeof(ctx->nic_name));
     if ((ctx->fw_thread = md_param_firmware(args, "sci")) < 0)
         return ctx->fw_thread;
-    if ((rc = md_nic_addr_choose(ctx->sd, args, "sci", &ctx->addr)) != MD_OK)
-        return rc;
-    md_param_str(args, "sci", "timing", "off", ctx->timing, sizeof(ctx->timing));
-    if (strcmp(ctx->timing, "off") != 0 && sci_timing_profile(ctx->timing, NULL) != 0) {
-        SCI_LOG(ctx, 0, "sci: unknown timing model '%s' (off or d310)", ctx->timing);
-        return MD_ERR_CONFIG;
-    }
-    return MD_OK;
+    return md_nic_addr_choose(ctx->sd, args, "sci", &ctx->addr);
 }
 
 static void sci_nic_log(void *arg, int level, const char *text)
@@ -264,6 +259,13 @@ static void sci_drain(sci_ctx_t *ctx)
     }
 }
 
+/* From here a finalize is the job's end, not a failed start-up. */
+static int sci_ready(md_subdev_t *sd)
+{
+    ((sci_ctx_t *)sd->priv)->ready = 1;
+    return MD_OK;
+}
+
 int sci_finalize(md_subdev_t *sd)
 {
     sci_ctx_t *ctx = sd->priv;
@@ -277,6 +279,8 @@ int sci_finalize(md_subdev_t *sd)
             nic_mr_free(ctx->dev->ep, &ctx->mr);
         sci_close(ctx->dev);
     }
+    if (ctx->nic != NULL && !ctx->ready)
+        nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
     nic_log_set_sink(NULL, NULL);
@@ -317,6 +321,7 @@ MD_LOAD_DEVICE_PTR(sci)
     ops->name = "sci";
     ops->init = sci_init;
     ops->connect = sci_connect;
+    ops->ready = sci_ready;
     ops->finalize = sci_finalize;
     ops->isend = sci_isend;
     ops->irecv = sci_irecv;

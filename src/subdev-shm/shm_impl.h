@@ -33,7 +33,9 @@
 /* ---------------------------------------------------------------- tunables */
 
 /* Defaults picked with test/shm/shm_bench (doc/shm.md, "Choosing the
- * defaults"); doc/environment.md ("shm") says what each one does.
+ * defaults"), declared with the parameters in the table of tunables
+ * (src/tunables/md_tun_table.c, which doc/environment.md is written from),
+ * except the two computed here when not given:
  * ring_size: 256 KiB per sender up to 16 local ranks, then halved as the
  * node fills so that a segment stays near SHM_SEGMENT_BUDGET, never below
  * 64 KiB.  eager_limit: 32 KiB, less if the ring cannot take it. */
@@ -42,11 +44,6 @@
 #define SHM_RING_SIZE_MAX_AUTO    (256u * 1024)
 #define SHM_RING_SIZE_MIN_AUTO    (64u * 1024)
 #define SHM_SEGMENT_BUDGET        (4u << 20)
-#define SHM_DEFAULT_FRAG_SIZE     (32u * 1024)
-#define SHM_DEFAULT_CMA           1
-#define SHM_DEFAULT_PEER_CHECK_MS 500
-#define SHM_DEFAULT_NUMA_BIND     1
-#define SHM_DEFAULT_POLL_BUDGET   16
 
 typedef struct shm_tunables {
     size_t eager_limit;     /**< largest message sent eagerly (payload) */
@@ -221,6 +218,9 @@ typedef struct shm_ctx {
     size_t               seg_len;
     shm_seg_hdr_t       *seg_hdr;
     int                  seg_linked;      /**< name still in /dev/shm */
+    char                *job_id;          /**< the init args', for the names */
+    char                *node_name;       /**< of the local peers' segments */
+    int                  ready;           /**< start-up is over (ready ran) */
 
     shm_reqlist_t        posted;
     shm_unexp_queue_t    unexp;
@@ -350,6 +350,7 @@ int shm_segment_create(shm_ctx_t *ctx, const char *job_id,
 int shm_segment_map_peer(shm_ctx_t *ctx, shm_peer_t *peer,
                          const shm_card_t *card);
 void shm_segment_unlink(shm_ctx_t *ctx);
+void shm_segment_unlink_local(shm_ctx_t *ctx);
 void shm_segment_destroy(shm_ctx_t *ctx);
 
 #endif /* SHM_IMPL_H */

@@ -32,26 +32,27 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
     static const struct {
         const char *key;
-        size_t      def;
         size_t      offset;
-    } table[] = {
-        { "eager_limit",   SHM_AUTO,                  offsetof(shm_tunables_t, eager_limit) },
-        { "ring_size",     SHM_AUTO,                  offsetof(shm_tunables_t, ring_size) },
-        { "frag_size",     SHM_DEFAULT_FRAG_SIZE,     offsetof(shm_tunables_t, frag_size) },
-        { "cma",           SHM_DEFAULT_CMA,           offsetof(shm_tunables_t, cma) },
-        { "peer_check_ms", SHM_DEFAULT_PEER_CHECK_MS, offsetof(shm_tunables_t, peer_check_ms) },
-        { "numa_bind",     SHM_DEFAULT_NUMA_BIND,     offsetof(shm_tunables_t, numa_bind) },
-        { "poll_budget",   SHM_DEFAULT_POLL_BUDGET,   offsetof(shm_tunables_t, poll_budget) },
+    } fields[] = {
+        { "eager_limit",   offsetof(shm_tunables_t, eager_limit) },
+        { "ring_size",     offsetof(shm_tunables_t, ring_size) },
+        { "frag_size",     offsetof(shm_tunables_t, frag_size) },
+        { "cma",           offsetof(shm_tunables_t, cma) },
+        { "peer_check_ms", offsetof(shm_tunables_t, peer_check_ms) },
+        { "numa_bind",     offsetof(shm_tunables_t, numa_bind) },
+        { "poll_budget",   offsetof(shm_tunables_t, poll_budget) },
     };
     shm_tunables_t *t = &ctx->tun;
     size_t max_rec, ring;
     int eager_auto;
 
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-        size_t *slot = (size_t *)((uint8_t *)t + table[i].offset);
-        int rc = md_param_size(args, "shm", table[i].key, table[i].def, slot);
+    /* declared without a default: computed below unless given */
+    t->eager_limit = t->ring_size = SHM_AUTO;
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        size_t *slot = (size_t *)((uint8_t *)t + fields[i].offset);
+        int rc = md_param_value(args, "shm", fields[i].key, slot);
 
-        if (rc != MD_OK)
+        if (rc < 0)
             return rc;
     }
 
@@ -65,12 +66,7 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
     if (eager_auto)
         t->eager_limit = SHM_DEFAULT_EAGER_LIMIT;
 
-    /* ring_size: a power of two, 4 KiB .. 1 GiB */
-    if (t->ring_size < 4096 || t->ring_size > ((size_t)1 << 30)) {
-        SHM_ERROR(ctx, "ring_size %zu is out of range (4k .. 1g)",
-                  t->ring_size);
-        return MD_ERR_CONFIG;
-    }
+    /* ring_size: a power of two (its declared range is 4k .. 1g) */
     for (ring = 4096; ring < t->ring_size; ring <<= 1)
         ;
     if (ring != t->ring_size)
@@ -93,8 +89,6 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
                  "using %zu", t->frag_size, t->ring_size, fixed);
         t->frag_size = fixed;
     }
-    if (t->poll_budget == 0)
-        t->poll_budget = 1;
     return MD_OK;
 }
 
@@ -144,7 +138,7 @@ static void shm_fill_attr(shm_ctx_t *ctx)
     a->max_msg_size = SIZE_MAX;
 }
 
-static int shm_finalize(md_subdev_t *sd);
+static void shm_release(md_subdev_t *sd);
 
 static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
                     void *card_out, size_t *card_len)
@@ -166,8 +160,12 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     ctx->world_rank = args->world_rank;
     ctx->world_size = args->world_size;
     ctx->my_node = args->my_node;
+    ctx->job_id = strdup(args->job_id);
+    ctx->node_name = strdup(args->node_name);
 
-    rc = shm_pick_peers(ctx, args);     /* the automatic ring size needs nlocal */
+    rc = ctx->job_id != NULL && ctx->node_name != NULL ? MD_OK : MD_ERR_NO_MEMORY;
+    if (rc == MD_OK)
+        rc = shm_pick_peers(ctx, args);     /* the automatic ring size needs nlocal */
     if (rc == MD_OK)
         rc = shm_read_tunables(ctx, args);
     if (rc == MD_OK &&
@@ -181,7 +179,7 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     if (rc == MD_OK)
         rc = shm_wake_open(ctx);
     if (rc != MD_OK) {
-        shm_finalize(sd);
+        shm_release(sd);      /* only what is ours: a name taken may be another's */
         return rc;
     }
 
@@ -315,16 +313,21 @@ static int shm_connect(md_subdev_t *sd, const md_card_table_t *cards)
 
 static int shm_ready(md_subdev_t *sd)
 {
-    shm_segment_unlink(shm_ctx(sd));
+    shm_ctx_t *ctx = shm_ctx(sd);
+
+    shm_segment_unlink(ctx);
+    ctx->ready = 1;
     return MD_OK;
 }
 
-static int shm_finalize(md_subdev_t *sd)
+/* Everything this rank holds: its segment (marked finalized, its name
+ * removed if still there), the peers' mappings, pools, sockets. */
+static void shm_release(md_subdev_t *sd)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
 
     if (ctx == NULL)
-        return MD_OK;
+        return;
     /* Abandoned internal receives of large system messages are ours. */
     for (int32_t i = 0; ctx->peers != NULL && i < ctx->nlocal; i++) {
         md_request_t *req = ctx->peers[i].rndv_recvs.head;
@@ -348,8 +351,22 @@ static int shm_finalize(md_subdev_t *sd)
     shm_pool_fini(&ctx->ctrl_pool);
     free(ctx->peers);
     free(ctx->local_of_world);
+    free(ctx->job_id);
+    free(ctx->node_name);
     free(ctx);
     sd->priv = NULL;
+}
+
+/* Finalize before ready: the job's start-up failed, on every rank (the
+ * multidevice finalizes after an agreement; job ids are unique, so every
+ * local name is this job's). */
+static int shm_finalize(md_subdev_t *sd)
+{
+    shm_ctx_t *ctx = shm_ctx(sd);
+
+    if (ctx != NULL && !ctx->ready)
+        shm_segment_unlink_local(ctx);
+    shm_release(sd);
     return MD_OK;
 }
 

@@ -305,6 +305,26 @@ void shm_segment_unlink(shm_ctx_t *ctx)
     ctx->seg_linked = 0;
 }
 
+/* A start-up that failed: no rank of this job maps a segment any more, and
+ * a local peer that was killed during it cannot remove its own.  The
+ * first local rank to finalize removes every local peer's name (one that
+ * is gone already is no error), so that /dev/shm is left as it was. */
+void shm_segment_unlink_local(shm_ctx_t *ctx)
+{
+    char name[SHM_SEG_NAME_MAX];
+
+    for (int32_t i = 0; ctx->peers != NULL && i < ctx->nlocal; i++) {
+        if (ctx->peers[i].is_self ||
+            shm_segment_name(name, sizeof(name), ctx->job_id, ctx->node_name,
+                             ctx->peers[i].world) != 0)
+            continue;
+        if (shm_unlink(name) == 0)
+            SHM_INFO(ctx, "start-up failed: removed segment %s of rank %d", name,
+                     (int)ctx->peers[i].world);
+    }
+    shm_segment_unlink(ctx);
+}
+
 void shm_segment_destroy(shm_ctx_t *ctx)
 {
     for (int32_t i = 0; ctx->peers != NULL && i < ctx->nlocal; i++) {

@@ -206,6 +206,7 @@ typedef struct vsd_ctx {
     char                 nic_name[32], timing[16];
     md_nic_addr_t        addr;           /* what the NIC binds (md_nic_addr.h) */
     int                  fw_thread;      /* MD_FW_*: where the firmware runs */
+    int                  ready;          /* the job's start-up is over */
     via_card_t           card;
 } vsd_ctx_t;
 

@@ -20,56 +20,32 @@ static size_t pow2_ceil(size_t v)
     return p;
 }
 
+/* Ranges, defaults and docs of the parameters: src/tunables/md_tun_table.c
+ * (eager_limit up to 64k, eight frames of VIA_PAYLOAD_MAX). */
 static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
-    char level[16], completion[16];
+    enum { POLL, BLOCK };                       /* the words of completion= */
+    enum { RELIABLE_DELIVERY, RELIABLE_RECEPTION };   /* and of level= */
+    size_t level, completion;
     int rc;
 
-    if ((rc = md_param_size(args, "via", "eager_limit", 8192, &ctx->eager_limit)) != MD_OK ||
-        (rc = md_param_size(args, "via", "credits", 16, &ctx->credits)) != MD_OK ||
-        (rc = md_param_size(args, "via", "reg_cache", 256u << 20, &ctx->reg_cache)) != MD_OK ||
-        (rc = md_param_size(args, "via", "connect_ms", 30000, &ctx->connect_ms)) != MD_OK)
+    if ((rc = md_param_value(args, "via", "eager_limit", &ctx->eager_limit)) < 0 ||
+        (rc = md_param_value(args, "via", "credits", &ctx->credits)) < 0 ||
+        (rc = md_param_value(args, "via", "reg_cache", &ctx->reg_cache)) < 0 ||
+        (rc = md_param_value(args, "via", "connect_ms", &ctx->connect_ms)) < 0 ||
+        (rc = md_param_value(args, "via", "level", &level)) < 0 ||
+        (rc = md_param_value(args, "via", "completion", &completion)) < 0 ||
+        (rc = md_param_text(args, "via", "nic", ctx->nic_name, sizeof(ctx->nic_name))) < 0 ||
+        (rc = md_param_text(args, "via", "timing", ctx->timing, sizeof(ctx->timing))) < 0)
         return rc;
-    if (ctx->eager_limit > VIA_PAYLOAD_MAX * 8u) {
-        VSD_LOG(ctx, 0, "via: eager_limit %zu is above 64k", ctx->eager_limit);
-        return MD_ERR_CONFIG;
-    }
-    if (ctx->credits < 2 || ctx->credits > 1024) {
-        VSD_LOG(ctx, 0, "via: credits %zu out of range 2..1024", ctx->credits);
-        return MD_ERR_CONFIG;
-    }
     ctx->credits = pow2_ceil(ctx->credits);
     ctx->sdepth = pow2_ceil(ctx->credits + 8);
     ctx->slot = (VIA_HDR_BYTES + ctx->eager_limit + 63) & ~(size_t)63;
-    md_param_str(args, "via", "level", "rd", level, sizeof(level));
-    if (strcmp(level, "rd") == 0) {
-        ctx->level = VIA_RELIABLE_DELIVERY;
-    } else if (strcmp(level, "rr") == 0) {
-        ctx->level = VIA_RELIABLE_RECEPTION;
-    } else {
-        VSD_LOG(ctx, 0, "via: level '%s' is not rd (reliable delivery) or rr (reliable "
-                "reception); MPI needs one of them", level);
-        return MD_ERR_CONFIG;
-    }
-    md_param_str(args, "via", "completion", "poll", completion, sizeof(completion));
-    if (strcmp(completion, "poll") == 0 || strcmp(completion, "block") == 0) {
-        ctx->block = completion[0] == 'b';
-    } else {
-        VSD_LOG(ctx, 0, "via: completion '%s' is not poll (read the completion queue) or "
-                "block (wait for it as MPI/Pro's waiting mode)", completion);
-        return MD_ERR_CONFIG;
-    }
-    md_param_str(args, "via", "nic", "via0", ctx->nic_name, sizeof(ctx->nic_name));
+    ctx->level = level == RELIABLE_RECEPTION ? VIA_RELIABLE_RECEPTION : VIA_RELIABLE_DELIVERY;
+    ctx->block = completion == BLOCK;
     if ((ctx->fw_thread = md_param_firmware(args, "via")) < 0)
         return ctx->fw_thread;
-    if ((rc = md_nic_addr_choose(ctx->sd, args, "via", &ctx->addr)) != MD_OK)
-        return rc;
-    md_param_str(args, "via", "timing", "off", ctx->timing, sizeof(ctx->timing));
-    if (strcmp(ctx->timing, "off") != 0 && via_timing_profile(ctx->timing, NULL, NULL) != 0) {
-        VSD_LOG(ctx, 0, "via: unknown timing model '%s' (off, lanai7 or clan)", ctx->timing);
-        return MD_ERR_CONFIG;
-    }
-    return MD_OK;
+    return md_nic_addr_choose(ctx->sd, args, "via", &ctx->addr);
 }
 
 static void vsd_nic_log(void *arg, int level, const char *text)
@@ -213,6 +189,13 @@ static void drain_sends(vsd_ctx_t *ctx)
     }
 }
 
+/* From here a finalize is the job's end, not a failed start-up. */
+static int vsd_ready(md_subdev_t *sd)
+{
+    ((vsd_ctx_t *)sd->priv)->ready = 1;
+    return MD_OK;
+}
+
 int vsd_finalize(md_subdev_t *sd)
 {
     vsd_ctx_t *ctx = sd->priv;
@@ -242,6 +225,8 @@ int vsd_finalize(md_subdev_t *sd)
         via_rc_fini(&ctx->rc);
         if (ctx->cq != NULL)
             vipl_destroy_cq(ctx->cq);
+        if (!ctx->ready)
+            vipl_nic_start_failed(ctx->nic);    /* a nicd started for it goes too */
         vipl_close_nic(ctx->nic);
     }
     nic_log_set_sink(NULL, NULL);
@@ -265,6 +250,7 @@ MD_LOAD_DEVICE_PTR(via)
     ops->name = "via";
     ops->init = vsd_init;
     ops->connect = vsd_connect;
+    ops->ready = vsd_ready;
     ops->finalize = vsd_finalize;
     ops->isend = vsd_isend;
     ops->irecv = vsd_irecv;

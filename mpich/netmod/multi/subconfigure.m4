@@ -54,9 +54,9 @@ AM_COND_IF([BUILD_CH4_NETMOD_MULTI],[
         [AC_MSG_ERROR([multidev.h not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
     AC_CHECK_LIB([multidev], [md_status_string], [],
         [AC_MSG_ERROR([libmultidev not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
-    AC_MSG_CHECKING([whether libmultidev speaks SDI ABI 3 and API 2])
+    AC_MSG_CHECKING([whether libmultidev speaks SDI ABI 4 and API 2])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([#include <multidev.h>], [
-        #if MD_API_VERSION != 2 || MD_SDI_ABI_VERSION != 3
+        #if MD_API_VERSION != 2 || MD_SDI_ABI_VERSION != 4
         #error version mismatch
         #endif
         return 0;])], [AC_MSG_RESULT([yes])],

@@ -17,4 +17,8 @@ static inline int md_parse_size(const char *text, size_t *value)
     return md_parse_size_ex(text, 0, value);
 }
 
+/* Writes value as md_parse_size reads it, with the largest suffix that
+ * keeps it whole ("4096" is "4k", "1000" stays "1000"). */
+void md_size_format(size_t value, char *out, size_t len);
+
 #endif /* MD_SIZE_H */

@@ -1,5 +1,6 @@
-/* md_size.c - parse "4096", "8k", "1m", "inf". */
+/* md_size.c - parse and write "4096", "8k", "1m", "inf". */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "md_size.h"
@@ -36,4 +37,18 @@ int md_parse_size_ex(const char *text, int allow_inf, size_t *value)
         return -1;
     *value = v * mult;
     return 0;
+}
+
+void md_size_format(size_t value, char *out, size_t len)
+{
+    static const char suffix[] = "gmk";
+
+    for (int i = 0; i < 3; i++) {
+        size_t unit = (size_t)1 << (10 * (3 - i));
+        if (value != 0 && value % unit == 0) {
+            snprintf(out, len, "%zu%c", value / unit, suffix[i]);
+            return;
+        }
+    }
+    snprintf(out, len, "%zu", value);
 }
