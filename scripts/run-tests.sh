@@ -8,8 +8,11 @@
 #     emulated nodes (shm+myri, forwarding through a relay, sci/via split,
 #     the OSCAR cluster: test/mpi/emulated.sh), and across three hosts of
 #     a namespace test cluster, launched through hydra's ssh launcher, with
-#     a link cut under a running job (test/mpi/hosts.sh; the cluster is
-#     torn down whatever happens),
+#     a link cut under a running job and a stranger writing into one
+#     (test/mpi/hosts.sh; the cluster is torn down whatever happens), and
+#     under failures (frames dropped, a firmware killed or stopped, a relay
+#     killed or stopped: errors, never wrong results or hangs;
+#     test/mpi/faults.sh),
 #   - MPICH's own test/mpi/pt2pt suite against our build (one node, and two
 #     emulated nodes), with Debian's MPICH as the judge of any failure,
 #   - the fuzz targets for a bounded time.
@@ -65,6 +68,7 @@ md_step "unit tests"                         unit_tests _build
 md_step "MPI tests, one node (shm)"          "$MD_ROOT/test/mpi/run.sh"
 md_step "MPI tests, emulated nodes"          "$MD_ROOT/test/mpi/emulated.sh"
 md_step "MPI tests, namespace hosts"         "$MD_ROOT/test/mpi/hosts.sh"
+md_step "MPI tests, failures"                "$MD_ROOT/test/mpi/faults.sh"
 md_step "MPICH test/mpi/pt2pt suite"         pt2pt_suite
 md_step "unit tests, ASan+UBSan"             unit_tests _build-asan --enable-sanitizer=address,undefined
 md_step "unit tests, TSan"                   unit_tests _build-tsan --enable-sanitizer=thread
