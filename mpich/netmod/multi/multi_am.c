@@ -24,7 +24,9 @@ static void am_send_complete(md_request_t * mdr)
     int handler_id = s->handler_id;
 
     if (mdr->status.error != MD_OK)
-        MPIDI_MULTI_global_error(MPIDI_MULTI_md_error(mdr->status.error, "active message send"));
+        MPIDI_MULTI_global_error(MPIDI_MULTI_md_peer_error(mdr->status.error,
+                                                           "active message send",
+                                                           mdr->env.dst_world));
     if (sreq) {
         MPIDI_MULTI_AMREQ(sreq).send = NULL;
         int mpi_errno = MPIDIG_global.origin_cbs[handler_id] (sreq);
@@ -102,7 +104,8 @@ int MPIDI_MULTI_am_send(MPIR_Comm * comm, int rank, int handler_id, const void *
         if (sreq)
             MPIDI_MULTI_AMREQ(sreq).send = NULL;
         MPL_free(s);
-        mpi_errno = MPIDI_MULTI_md_error(rc, "active message send (RMA/partitioned)");
+        mpi_errno = MPIDI_MULTI_md_peer_error(rc, "active message send (RMA/partitioned)",
+                                              dst_world);
         goto fn_fail;
     }
 
