@@ -41,14 +41,20 @@ static int rank;
 static char host[MPI_MAX_PROCESSOR_NAME];
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line, written whole: hydra merges the ranks' output as it reads it,
+ * and a line written in pieces can come out interleaved with another
+ * rank's (which the test's parsing of these lines cannot take). */
 static void say(const char *fmt, ...)
 {
+    char line[8192];
+    int n = snprintf(line, sizeof(line), "cutlink: rank %d on %s: ", rank, host);
     va_list ap;
-    printf("cutlink: rank %d on %s: ", rank, host);
+
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    if (n > 0 && (size_t)n < sizeof(line))
+        vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
     va_end(ap);
-    putchar('\n');
+    fprintf(stdout, "%s\n", line);
     fflush(stdout);
 }
 
