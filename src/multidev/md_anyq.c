@@ -96,7 +96,7 @@ static void md_anyreq_queue_cancel(md_t *md, md_anyreq_t *a)
     md->any_cancel = a;
 }
 
-int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask)
+int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask, const md_comm_t *comm)
 {
     md_anyreq_t *a = md_anyreq_get(md);
     int rc = MD_OK;
@@ -104,6 +104,7 @@ int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask)
     if (a == NULL)
         return MD_ERR_NO_MEMORY;
     a->orig = req;
+    a->comm = comm;
     req->subdev = -1;
     md_req_anyreq(req) = a;
     md_anyreq_live(md, a);
@@ -246,6 +247,30 @@ void md_anyq_fail_source(md_t *md, int32_t rank, int status)
             md_anyreq_unlive(md, a);
             md_anyreq_queue_cancel(md, a);
             orig->status.error = status;
+            md_request_done(md, orig);
+        }
+        a = next;
+    }
+    md_anyq_drain_cancels(md);
+}
+
+void md_anyq_fail_wildcards(md_t *md, int32_t rank, int status)
+{
+    md_anyreq_t *a = md->any_live;
+
+    while (a != NULL) {
+        md_anyreq_t *next = a->live_next;
+        md_request_t *orig = a->orig;
+        int32_t unclaimed = -1;
+
+        if (orig != NULL && orig->match.src_rank == MD_ANY_SOURCE && md_comm_has(a->comm, rank) &&
+            atomic_compare_exchange_strong(&a->claim.owner, &unclaimed, MD_CLAIM_BY_CANCEL)) {
+            a->orig = NULL;
+            md_anyreq_unlive(md, a);
+            md_anyreq_queue_cancel(md, a);
+            orig->status.error = status;
+            orig->status.src_world = rank;
+            orig->status.src_rank = MD_ANY_SOURCE;
             md_request_done(md, orig);
         }
         a = next;

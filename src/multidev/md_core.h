@@ -58,6 +58,7 @@ typedef struct md_anyreq {
     int               num_unresolved;   /**< dups not yet completed/cancelled */
     struct md_anyreq *next;             /**< free list / cancel queue */
     struct md_anyreq *live_prev, *live_next;  /**< md->any_live, while orig waits */
+    const struct md_comm *comm;         /**< the receive's communicator (NULL: all) */
 } md_anyreq_t;
 
 typedef struct md_failure md_failure_t;
@@ -102,7 +103,17 @@ typedef struct md_thread_state {
 
 struct md_comm {
     uint32_t subdev_mask;               /**< union of members' arrive masks */
+    uint8_t *members;                   /**< bit r: world rank r is a member */
 };
+
+/* A wildcard receive posted on one subdevice, while it waits (md_wild.c). */
+typedef struct md_wild {
+    md_request_t    *req;
+    const md_comm_t *comm;
+} md_wild_t;
+
+/* md_flags of a request the multidevice keeps in its wildcard table */
+#define MD_REQ_F_WILD 0x2u
 
 struct md {
     int32_t        rank, size;
@@ -155,6 +166,8 @@ struct md {
     uint8_t       *rank_failed;         /**< [size] 1: failed */
     struct md_failure *failures;        /**< why, per failed rank */
     int            fail_pending;        /**< failures whose consequences wait */
+    md_wild_t     *wild;                /**< waiting wildcard receives of one subdevice */
+    int            nwild, wild_cap;
 
     md_thread_state_t thr;
     int            idle_mode;           /**< md_idle_mode_t */
@@ -210,7 +223,16 @@ int  md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc,
 void md_host_setup(md_t *md);
 
 /* md_anyq.c: receives posted on several subdevices */
-int  md_anyq_post(md_t *md, md_request_t *req, uint32_t mask);
+int  md_anyq_post(md_t *md, md_request_t *req, uint32_t mask, const md_comm_t *comm);
+
+/* md_wild.c: wildcard receives and failed ranks */
+int     md_comm_has(const md_comm_t *comm, int32_t rank);
+/* A failed member of comm (NULL: of the job), or -1. */
+int32_t md_comm_failed_member(const md_t *md, const md_comm_t *comm);
+int     md_wild_track(md_t *md, md_request_t *req, const md_comm_t *comm);
+void    md_wild_untrack(md_t *md, md_request_t *req);
+/* Wildcard receives of communicators that hold rank fail (rank failed). */
+void    md_wild_fail(md_t *md, int32_t rank, int status);
 void md_anyq_dup_complete(md_t *md, md_request_t *dup);
 int  md_anyq_cancel(md_t *md, md_request_t *req);
 void md_anyq_drain_cancels(md_t *md);

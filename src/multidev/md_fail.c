@@ -124,6 +124,14 @@ static void md_fail_note(md_t *md, int32_t rank, int status, const char *fmt, ..
     md_log_warn("%s; what needs it fails", f->why);
 }
 
+int32_t md_comm_failed_member(const md_t *md, const md_comm_t *comm)
+{
+    for (const md_failure_t *f = md->failures; f != NULL; f = f->next)
+        if (md_comm_has(comm, f->rank))
+            return f->rank;
+    return -1;
+}
+
 void md_fail_peer_reported(md_t *md, md_subdev_t *sd, int32_t rank, int status)
 {
     md_fail_note(md, rank, status, "is unreachable over %s: %s", sd->name,
@@ -170,6 +178,7 @@ static void md_fail_apply(md_t *md, md_failure_t *f)
 
     md_fwd_fail_rank(md, f->rank, f->status);
     md_anyq_fail_source(md, f->rank, f->status);
+    md_wild_fail(md, f->rank, f->status);
     md_pending_fail(md, f->rank, f->status);
     /* Ranks whose messages went through it, if it relayed. */
     if (md->node_relay_rank[node] == f->rank)

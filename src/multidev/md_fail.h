@@ -26,8 +26,10 @@ int  md_fail_progress(md_t *md);
 void md_fwd_fail_rank(md_t *md, int32_t rank, int status);
 /* md_fwd.c: tells rank to that failed cannot be reached from here. */
 void md_fwd_send_unreach(md_t *md, int32_t to, int32_t failed, int status);
-/* md_anyq.c: receives from it posted on several subdevices fail. */
+/* md_anyq.c: receives from it posted on several subdevices fail; and the
+ * wildcard ones of communicators that hold it (md_wild.c). */
 void md_anyq_fail_source(md_t *md, int32_t rank, int status);
+void md_anyq_fail_wildcards(md_t *md, int32_t rank, int status);
 /* md_pending.c: sends to it held back by back-pressure fail. */
 void md_pending_fail(md_t *md, int32_t rank, int status);
 

@@ -23,6 +23,8 @@ static void md_host_complete(md_subdev_t *sd, md_request_t *req)
 {
     if (req->kind != MD_REQ_SEND)
         req->status.subdev = sd->index;
+    if (req->md_flags & MD_REQ_F_WILD)
+        md_wild_untrack(md_of(sd), req);
     if (req->internal)
         md_anyq_dup_complete(md_of(sd), req);
     else

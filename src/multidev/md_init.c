@@ -128,6 +128,7 @@ static void md_teardown(md_t *md)
     md_anyq_free_all(md);
     md_fwd_free(md);
     md_fail_free(md);
+    free(md->wild);
     md_pool_drain();
     md_devlist_unload(md);
     if (md->conf != NULL)
@@ -271,14 +272,18 @@ int md_comm_create(md_t *md, int32_t size, const int32_t *world_ranks,
 {
     md_comm_t *comm = calloc(1, sizeof(*comm));
 
-    if (comm == NULL)
+    if (comm == NULL || (comm->members = calloc((size_t)(md->size + 7) / 8, 1)) == NULL) {
+        free(comm);
         return MD_ERR_NO_MEMORY;
+    }
     for (int32_t i = 0; i < size; i++) {
         if (world_ranks[i] < 0 || world_ranks[i] >= md->size) {
+            free(comm->members);
             free(comm);
             return MD_ERR_INVALID;
         }
         comm->subdev_mask |= md_conntab_arrive_mask(md, world_ranks[i]);
+        comm->members[world_ranks[i] / 8] |= (uint8_t)(1u << (world_ranks[i] % 8));
     }
     *comm_p = comm;
     return MD_OK;
@@ -287,5 +292,7 @@ int md_comm_create(md_t *md, int32_t size, const int32_t *world_ranks,
 void md_comm_free(md_t *md, md_comm_t *comm)
 {
     (void)md;
+    if (comm != NULL)
+        free(comm->members);
     free(comm);
 }

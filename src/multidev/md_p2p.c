@@ -240,15 +240,24 @@ static int md_irecv_locked(md_t *md, md_request_t *req, void *buf, size_t len,
     if (src_rank != MD_ANY_SOURCE && md_rank_failed(md, src_world) != MD_OK &&
         md_probe_earliest(md, mask, &req->match, &st, &exact) < 0)
         return md_rank_failed(md, src_world);   /* nothing of it here, and none will come */
+    /* a wildcard whose communicator lost a member: only what is here (ULFM) */
+    if (src_rank == MD_ANY_SOURCE && md->failures != NULL &&
+        md_comm_failed_member(md, comm) >= 0 &&
+        md_probe_earliest(md, mask, &req->match, &st, &exact) < 0)
+        return MD_ERR_PEER_FAILED;
     if (md_mask_single(mask)) {
+        int rc;
         target = __builtin_ctz(mask);
         req->subdev = target;
-        return md_sd(md, target)->ops->irecv(md_sd(md, target), req);
+        rc = md_sd(md, target)->ops->irecv(md_sd(md, target), req);
+        if (rc == MD_OK && src_rank == MD_ANY_SOURCE && !md_request_is_complete(req))
+            rc = md_wild_track(md, req, comm);
+        return rc;
     }
     /* P1 §3.3.4 step 1: a message already here is taken directly */
     target = md_probe_earliest(md, mask, &req->match, &st, &exact);
     if (target < 0)
-        return md_anyq_post(md, req, mask);
+        return md_anyq_post(md, req, mask, comm);
     return md_recv_chosen(md, req, target, &exact);
 }
 
@@ -317,6 +326,8 @@ static int md_cancel_recv_locked(md_t *md, md_request_t *req)
     sd = md_sd(md, req->subdev);
     rc = sd->ops->recv_cancel(sd, req);
     if (rc == MD_OK) {
+        if (req->md_flags & MD_REQ_F_WILD)
+            md_wild_untrack(md, req);
         req->status.cancelled = 1;
         md_request_done(md, req);
     }

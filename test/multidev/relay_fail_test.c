@@ -11,6 +11,8 @@
  *     passes a chunk on, and tells the origin (FWD_UNREACH), whose receive
  *     from the destination fails although it never talked to it directly.
  *
+ * A wildcard receive fails when a member fails (see the end).
+ *
  * The job has lost a rank, so the survivors leave without md_finalize (as
  * MPI_Abort would), after their checks.
  */
@@ -133,4 +135,67 @@ static int destination_dies(md_t *md, int rank, int size, forkjob_shared_t *sh, 
 Test(relay_failure, a_relay_that_cannot_reach_the_destination_tells_the_origin, .timeout = 60)
 {
     cr_assert_eq(forkjob_run(3, chain3_nodes, chain3, destination_dies, NULL, 40), 0);
+}
+
+/* MPI_ANY_SOURCE: a wildcard receive posted before a member of the job
+ * failed fails (it might have waited for that member's message), naming a
+ * failed rank; one posted after fails at once; whether it waited on one
+ * subdevice (pair2: tnet alone) or on several (chain3: tnet and the
+ * forwarding receiver, the AnyQueue). */
+static const char *const pair2_nodes[] = { "n0", "n1" };
+static const char *const pair2[][2] = {
+    { "n0", "multidev-node-config 1\nnode n0\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n" },
+    { "n1", "multidev-node-config 1\nnode n1\ndevice tnet\n"
+            "route n0 0 inf tnet -\nroute n1 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+static int wildcard_fails(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    md_request_t w = { 0 }, s = { 0 }, w2 = { 0 };
+    int v = 0, last = size - 1, rc = 0;
+
+    (void)arg;
+    if (rank == last) {
+        atomic_store(&sh->counters[GONE], 1);
+        fflush(NULL);
+        _exit(0);
+    }
+    while (atomic_load(&sh->counters[GONE]) == 0)
+        sched_yield();
+    if (rank != 0) {                      /* the relay of chain3: it only serves */
+        while (atomic_load(&sh->counters[DONE]) == 0)
+            if (md_progress(md) == 0)
+                sched_yield();
+        fflush(NULL);
+        _exit(0);
+    }
+    if (md_irecv(md, &w, &v, sizeof(v), -1, MD_ANY_SOURCE, 9, CTX, NULL) != MD_OK)
+        rc = 40;
+    usleep(100 * 1000);
+    /* a send to the dead rank finds it (refused, or the relay's notice) */
+    if (rc == 0 && md_isend(md, &s, &v, sizeof(v), last, 0, 7, CTX, 0) == MD_OK)
+        wait_error(md, &s);
+    if (rc == 0 && wait_error(md, &w) != MD_ERR_PEER_FAILED)
+        rc = 41;
+    else if (rc == 0 && (w.status.src_world < 1 || w.status.src_world > last))
+        rc = 42;                          /* it names a failed rank */
+    if (rc == 0 && md_irecv(md, &w2, &v, sizeof(v), -1, MD_ANY_SOURCE, 10, CTX, NULL) !=
+                   MD_ERR_PEER_FAILED)
+        rc = 43;
+    atomic_store(&sh->counters[DONE], 1);
+    fflush(NULL);
+    _exit(rc);
+}
+
+Test(wildcard, a_waiting_any_source_receive_fails_when_a_member_fails_on_one_subdevice,
+     .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(2, pair2_nodes, pair2, wildcard_fails, NULL, 40), 0);
+}
+
+Test(wildcard, a_waiting_any_source_receive_fails_when_a_member_fails_on_several, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(3, chain3_nodes, chain3, wildcard_fails, NULL, 40), 0);
 }

@@ -21,8 +21,12 @@ int MPIDI_MULTI_md_peer_error(int md_rc, const char *what, int peer_world)
 {
     const char *why;
 
-    if ((md_rc != MD_ERR_PEER_FAILED && md_rc != MD_ERR_NOT_FOUND) || peer_world < 0)
+    if (md_rc != MD_ERR_PEER_FAILED && md_rc != MD_ERR_NOT_FOUND)
         return MPIDI_MULTI_md_error(md_rc, what);
+    if (peer_world < 0)              /* MPI_ANY_SOURCE, and a member failed */
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPIX_ERR_PROC_FAILED, "**multi_procfail_any",
+                                    "**multi_procfail_any %s", what);
     why = md_rank_failure(MPIDI_MULTI_global.md, peer_world);
     if (why == NULL)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
