@@ -230,7 +230,19 @@ void md_anyq_drain_cancels(md_t *md)
     }
 }
 
-void md_anyq_fail_source(md_t *md, int32_t rank, int status)
+/* Whether rank's failure ends the waiting receive orig: one naming rank
+ * (wild 0), or a wildcard one of a communicator that holds it (wild 1). */
+static int md_anyq_ended_by(const md_anyreq_t *a, const md_request_t *orig, int32_t rank,
+                            int wild)
+{
+    if (wild)
+        return orig->match.src_rank == MD_ANY_SOURCE && md_comm_has(a->comm, rank);
+    return orig->match.src_rank != MD_ANY_SOURCE && orig->peer_world == rank;
+}
+
+/* The waiting receives that rank's failure ends fail (one that a subdevice
+ * has claimed already gets its message), their duplicates are cancelled. */
+static void md_anyq_fail(md_t *md, int32_t rank, int status, int wild)
 {
     md_anyreq_t *a = md->any_live;
 
@@ -239,14 +251,15 @@ void md_anyq_fail_source(md_t *md, int32_t rank, int status)
         md_request_t *orig = a->orig;
         int32_t unclaimed = -1;
 
-        /* A receive naming the rank, not MPI_ANY_SOURCE; one that a
-         * subdevice claimed already gets its message. */
-        if (orig != NULL && orig->match.src_rank != MD_ANY_SOURCE && orig->peer_world == rank &&
+        if (orig != NULL && md_anyq_ended_by(a, orig, rank, wild) &&
             atomic_compare_exchange_strong(&a->claim.owner, &unclaimed, MD_CLAIM_BY_CANCEL)) {
             a->orig = NULL;
             md_anyreq_unlive(md, a);
             md_anyreq_queue_cancel(md, a);
             orig->status.error = status;
+            orig->status.src_world = rank;   /* a wildcard's failure names it too */
+            if (wild)
+                orig->status.src_rank = MD_ANY_SOURCE;
             md_request_done(md, orig);
         }
         a = next;
@@ -254,28 +267,14 @@ void md_anyq_fail_source(md_t *md, int32_t rank, int status)
     md_anyq_drain_cancels(md);
 }
 
+void md_anyq_fail_source(md_t *md, int32_t rank, int status)
+{
+    md_anyq_fail(md, rank, status, 0);
+}
+
 void md_anyq_fail_wildcards(md_t *md, int32_t rank, int status)
 {
-    md_anyreq_t *a = md->any_live;
-
-    while (a != NULL) {
-        md_anyreq_t *next = a->live_next;
-        md_request_t *orig = a->orig;
-        int32_t unclaimed = -1;
-
-        if (orig != NULL && orig->match.src_rank == MD_ANY_SOURCE && md_comm_has(a->comm, rank) &&
-            atomic_compare_exchange_strong(&a->claim.owner, &unclaimed, MD_CLAIM_BY_CANCEL)) {
-            a->orig = NULL;
-            md_anyreq_unlive(md, a);
-            md_anyreq_queue_cancel(md, a);
-            orig->status.error = status;
-            orig->status.src_world = rank;
-            orig->status.src_rank = MD_ANY_SOURCE;
-            md_request_done(md, orig);
-        }
-        a = next;
-    }
-    md_anyq_drain_cancels(md);
+    md_anyq_fail(md, rank, status, 1);
 }
 
 void md_anyq_free_all(md_t *md)

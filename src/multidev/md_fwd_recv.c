@@ -154,6 +154,24 @@ static void md_fwd_in_arrive(md_subdev_t *sd, md_fwd_in_t *in)
     md_fwd_in_maybe_finish(sd, in);
 }
 
+/* Takes in off the held list. */
+static void md_fwd_in_unhold(md_fwd_recv_t *fr, md_fwd_in_t *in)
+{
+    md_fwd_in_t *prev = NULL;
+
+    for (md_fwd_in_t *h = fr->held_head; h != NULL; prev = h, h = h->held_next) {
+        if (h != in)
+            continue;
+        if (prev != NULL)
+            prev->held_next = in->held_next;
+        else
+            fr->held_head = in->held_next;
+        if (fr->held_tail == in)
+            fr->held_tail = prev;
+        return;
+    }
+}
+
 /* Lets held arrivals in once their predecessors have arrived. */
 static int md_fwd_release_held(md_subdev_t *sd)
 {
@@ -161,17 +179,11 @@ static int md_fwd_release_held(md_subdev_t *sd)
     int released = 0, progress = 1;
 
     while (progress) {
-        md_fwd_in_t *prev = NULL;
         progress = 0;
-        for (md_fwd_in_t *in = fr->held_head; in != NULL; prev = in, in = in->held_next) {
+        for (md_fwd_in_t *in = fr->held_head; in != NULL; in = in->held_next) {
             if (!sd->host->arrival_ok(sd, &in->mq.env))
                 continue;
-            if (prev != NULL)
-                prev->held_next = in->held_next;
-            else
-                fr->held_head = in->held_next;
-            if (fr->held_tail == in)
-                fr->held_tail = prev;
+            md_fwd_in_unhold(fr, in);
             md_fwd_in_arrive(sd, in);
             released++;
             progress = 1;
@@ -261,22 +273,6 @@ void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
         md_fwd_in_maybe_finish(sd, in);
 }
 
-static void md_fwd_in_unhold(md_fwd_recv_t *fr, md_fwd_in_t *in)
-{
-    md_fwd_in_t *prev = NULL;
-
-    for (md_fwd_in_t *h = fr->held_head; h != NULL; prev = h, h = h->held_next) {
-        if (h != in)
-            continue;
-        if (prev != NULL)
-            prev->held_next = in->held_next;
-        else
-            fr->held_head = in->held_next;
-        if (fr->held_tail == in)
-            fr->held_tail = prev;
-        return;
-    }
-}
 
 typedef struct md_fwd_fail_ctx {
     md_subdev_t *sd;
