@@ -227,18 +227,20 @@ static void window_take(nic_wire_sender_t *s, uint64_t counter)
 }
 
 /* A drop of a kind not seen before on this wire is worth a line (it means
- * a stranger, a damaged link or a misconfigured job); later ones are only
- * counted (nicctl status). */
+ * a stranger, a damaged link or a misconfigured job: a warning); later ones
+ * are only counted (nicctl status).  Frames of a job with no endpoint here
+ * are expected where jobs end (a peer's last acknowledgements and BYEs
+ * cross the end of the job here), so they are said only at info level. */
 static void drop_note(nic_wire_t *w, const uint64_t *counter, const struct sockaddr_in *from,
-                      const char *what)
+                      int level, const char *what)
 {
     char a[64], me[64];
 
-    if (*counter != 1)
+    if (*counter != 1 || level > nic_log_level)
         return;
     nic_addr_format(from, a, sizeof(a));
     nic_addr_format(&w->addr, me, sizeof(me));
-    nic_log_warn("wire %s: dropped a datagram from %s: %s; further ones are counted "
+    nic_log_emit(level, "wire %s: dropped a datagram from %s: %s; further ones are counted "
                  "(nicctl status, 'auth:')", me, a, what);
 }
 
@@ -258,18 +260,18 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
 
     if (len < NIC_WIRE_OVERHEAD) {
         w->st.rx_garbage++;
-        drop_note(w, &w->st.rx_garbage, from, "too short for our envelope");
+        drop_note(w, &w->st.rx_garbage, from, NIC_LOG_WARN, "too short for our envelope");
         return NULL;
     }
     memcpy(&env, dgram, sizeof(env));
     if (env.magic != NIC_WIRE_MAGIC || env.reserved != 0 || env.sender == 0) {
         w->st.rx_garbage++;
-        drop_note(w, &w->st.rx_garbage, from, "not our envelope");
+        drop_note(w, &w->st.rx_garbage, from, NIC_LOG_WARN, "not our envelope");
         return NULL;
     }
     if ((k = key_find(w, env.job)) == NULL) {
         w->st.rx_no_key++;
-        drop_note(w, &w->st.rx_no_key, from, "of a job with no endpoint here");
+        drop_note(w, &w->st.rx_no_key, from, NIC_LOG_INFO, "of a job with no endpoint here");
         return NULL;
     }
     body.iov_base = dgram + sizeof(env);
@@ -277,19 +279,21 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
     wire_mac(k->key, &env, &body, 1, mac);
     if (crypto_verify_16(mac, dgram + len - NIC_WIRE_MAC_LEN) != 0) {
         w->st.rx_bad_mac++;
-        drop_note(w, &w->st.rx_bad_mac, from, "its MAC is not its job's (forged or damaged)");
+        drop_note(w, &w->st.rx_bad_mac, from, NIC_LOG_WARN,
+                  "its MAC is not its job's (forged or damaged)");
         return NULL;
     }
     /* Authentic: only now may it touch state. */
     s = sender_find(w, env.job, env.sender, &slot);
     if (s != NULL && !same_addr(&s->addr, from)) {
         w->st.rx_moved++;          /* a copy sent from elsewhere */
-        drop_note(w, &w->st.rx_moved, from, "its sender sends from another address");
+        drop_note(w, &w->st.rx_moved, from, NIC_LOG_WARN, "its sender sends from another address");
         return NULL;
     }
     if (s != NULL && !window_test(s, env.counter)) {
         w->st.rx_replayed++;
-        drop_note(w, &w->st.rx_replayed, from, "replayed (or duplicated on the way)");
+        drop_note(w, &w->st.rx_replayed, from, NIC_LOG_WARN,
+                  "replayed (or duplicated on the way)");
         return NULL;
     }
     if (s == NULL) {

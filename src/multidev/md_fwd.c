@@ -150,7 +150,8 @@ md_fwd_send_t *md_fwd_chunk_new(md_t *md, const md_fwd_hdr_t *hdr, const void *d
         return NULL;
     memset(s, 0, sizeof(*s));
     md_fwd_hdr_pack(hdr, s->buf);
-    memcpy(s->buf + hlen, data, hdr->len);
+    if (hdr->len > 0)                 /* a route probe has no bytes (and no data pointer) */
+        memcpy(s->buf + hlen, data, hdr->len);
     s->md = md;
     s->len = hlen + hdr->len;
     s->req.on_complete = on_complete;
