@@ -1,11 +1,19 @@
 /* nic_wire_auth.c - the wire's envelope: job keys, the MAC over every
  * datagram, and the replay windows of the senders (see nic_wire.h).
  *
- * The MAC is Poly1305 with a one-time key: the first 32 bytes of the
- * XChaCha20 key stream under the job's wire key and the 24-byte nonce
- * sender | counter | 0.  That is the construction of ChaCha20-Poly1305
- * without the encryption (the frames are not secret, only authentic), and
- * it takes the frame in pieces, as the send paths have it. */
+ * NIC_WIRE_MAC_POLY1305: Poly1305 with a one-time key, the first 32 bytes
+ * of the XChaCha20 key stream under the job's wire key and the 24-byte
+ * nonce sender | counter | 0 - ChaCha20-Poly1305 without the encryption
+ * (the frames are not secret, only authentic) - over envelope and frame.
+ *
+ * NIC_WIRE_MAC_AESGCM: AES-256-GCM with the frame as associated data and no
+ * plaintext (GMAC), under the sender's key BLAKE2b(job's wire key, sender
+ * id) and the 12-byte nonce counter | 0.  A key per sender makes the
+ * 96-bit nonce unique with no chance involved (senders' ids are random),
+ * and binds the sender; the job is bound by the key, the counter by the
+ * nonce.  The sender's key schedule is made once per job (at
+ * nic_wire_job_add) and the receiver's once per sender, stored with its
+ * replay window only after a frame of it passed. */
 #include "config.h"
 
 #include <sodium.h>
@@ -18,6 +26,30 @@
 
 #define NIC_WIRE_WINDOW (64u * NIC_WIRE_REPLAY_WORDS)
 #define NIC_WIRE_PROBE  16u       /* sender slots looked at per lookup */
+
+_Static_assert(sizeof(crypto_aead_aes256gcm_state) <= NIC_WIRE_GCM_STATE,
+               "room for libsodium's AES-GCM state");
+
+static const uint8_t NIC_WIRE_GCM_CONTEXT[8] = { 'm', 'd', 'g', 'c', 'm', '0', '0', '1' };
+
+/* The AES-GCM key schedule of sender under the job's wire key. */
+static void gcm_sender_state(const uint8_t job_key[NIC_JOB_KEY_LEN], uint64_t sender,
+                             uint8_t state[NIC_WIRE_GCM_STATE])
+{
+    uint8_t in[16], key[crypto_aead_aes256gcm_KEYBYTES];
+
+    memcpy(in, NIC_WIRE_GCM_CONTEXT, 8);
+    memcpy(in + 8, &sender, 8);
+    crypto_generichash(key, sizeof(key), in, sizeof(in), job_key, NIC_JOB_KEY_LEN);
+    crypto_aead_aes256gcm_beforenm((crypto_aead_aes256gcm_state *)(void *)state, key);
+    sodium_memzero(key, sizeof(key));
+}
+
+static void gcm_nonce(uint64_t counter, uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES])
+{
+    memset(nonce, 0, crypto_aead_aes256gcm_NPUBBYTES);
+    memcpy(nonce, &counter, sizeof(counter));
+}
 
 _Static_assert((NIC_WIRE_MAX_SENDERS & (NIC_WIRE_MAX_SENDERS - 1)) == 0,
                "the sender table is indexed by a mask");
@@ -35,12 +67,31 @@ int nic_wire_auth_init(nic_wire_t *w)
         randombytes_buf(&w->sender_id, sizeof(w->sender_id));
     } while (w->sender_id == 0);
     w->tx_counter = 0;
+    w->have_aesgcm = crypto_aead_aes256gcm_is_available();
+    w->mac = w->have_aesgcm ? NIC_WIRE_MAC_AESGCM : NIC_WIRE_MAC_POLY1305;
+    return NIC_OK;
+}
+
+int nic_wire_set_mac(nic_wire_t *w, int mac)
+{
+    if (mac == 0) {
+        w->mac = w->have_aesgcm ? NIC_WIRE_MAC_AESGCM : NIC_WIRE_MAC_POLY1305;
+        return NIC_OK;
+    }
+    if (mac == NIC_WIRE_MAC_AESGCM && !w->have_aesgcm) {
+        nic_log_error("wire: MULTIDEV_NIC_MAC=aesgcm, but this CPU has no AES-NI (libsodium "
+                      "computes AES-GCM only with it): use poly1305 on every host of the job");
+        return NIC_ERR_CONFIG;
+    }
+    w->mac = mac;
     return NIC_OK;
 }
 
 void nic_wire_auth_fini(nic_wire_t *w)
 {
     sodium_memzero(w->keys, sizeof(w->keys));
+    if (w->senders != NULL)       /* the senders' AES-GCM states are key material */
+        sodium_memzero(w->senders, NIC_WIRE_MAX_SENDERS * sizeof(*w->senders));
     free(w->senders);
     w->senders = NULL;
     w->last_key = NULL;
@@ -73,6 +124,8 @@ int nic_wire_job_add(nic_wire_t *w, const nic_job_t *job)
             k->tag = job->tag;
             k->refs = 1;
             nic_job_wire_key(job, k->key);
+            if (w->have_aesgcm)
+                gcm_sender_state(k->key, w->sender_id, k->tx_gcm);
             return NIC_OK;
         }
     nic_log_warn("wire: %u jobs have endpoints here already; job %016llx refused",
@@ -139,6 +192,36 @@ static void wire_mac(const uint8_t key[NIC_JOB_KEY_LEN], const nic_wire_env_t *e
     sodium_memzero(one_time, sizeof(one_time));
 }
 
+/* GMAC of a frame given in pieces: AES-GCM takes its associated data in
+ * one piece, so several are copied together first (no send path uses more
+ * than one today). */
+static void gcm_mac(const uint8_t state[NIC_WIRE_GCM_STATE], uint64_t counter,
+                    const struct iovec *iov, int iovcnt, uint8_t mac[NIC_WIRE_MAC_LEN])
+{
+    static _Thread_local uint8_t flat[NIC_WIRE_MTU];
+    uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES];
+    const uint8_t *ad = iov[0].iov_base;
+    size_t len = iov[0].iov_len;
+    uint8_t no_ciphertext[1];
+
+    if (iovcnt > 1) {
+        len = 0;
+        for (int i = 0; i < iovcnt && len + iov[i].iov_len <= sizeof(flat); i++) {
+            memcpy(flat + len, iov[i].iov_base, iov[i].iov_len);
+            len += iov[i].iov_len;
+        }
+        ad = flat;
+    }
+    gcm_nonce(counter, nonce);
+    /* Everything is additional data: the cipher text is empty, but libsodium
+     * declares its output pointer non-null. */
+    crypto_aead_aes256gcm_encrypt_detached_afternm(no_ciphertext, mac, NULL, NULL, 0, ad, len,
+                                                   NULL,
+                                                   nonce,
+                                                   (const crypto_aead_aes256gcm_state *)
+                                                       (const void *)state);
+}
+
 int nic_wire_auth_seal(nic_wire_t *w, uint64_t job, nic_wire_env_t *env,
                        const struct iovec *iov, int iovcnt, uint8_t mac[NIC_WIRE_MAC_LEN])
 {
@@ -148,12 +231,16 @@ int nic_wire_auth_seal(nic_wire_t *w, uint64_t job, nic_wire_env_t *env,
         w->st.tx_no_key++;
         return NIC_ERR_PROTECTION;
     }
+    memset(env, 0, sizeof(*env));
     env->magic = NIC_WIRE_MAGIC;
-    env->reserved = 0;
+    env->mac = (uint8_t)w->mac;
     env->job = job;
     env->sender = w->sender_id;
     env->counter = ++w->tx_counter;
-    wire_mac(k->key, env, iov, iovcnt, mac);
+    if (w->mac == NIC_WIRE_MAC_AESGCM)
+        gcm_mac(k->tx_gcm, env->counter, iov, iovcnt, mac);
+    else
+        wire_mac(k->key, env, iov, iovcnt, mac);
     return NIC_OK;
 }
 
@@ -249,14 +336,44 @@ static int same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
     return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
 }
 
+/* Whether the frame's MAC is its job's.  s: the sender's record, if it has
+ * one; gcm: where the sender's AES-GCM key schedule is made when it has
+ * none yet (kept only if the frame passes). */
+static int mac_ok(nic_wire_t *w, const nic_wire_key_t *k, const nic_wire_env_t *env,
+                  const nic_wire_sender_t *s, const struct iovec *body, const uint8_t *mac_in,
+                  uint8_t gcm[NIC_WIRE_GCM_STATE], int *gcm_made)
+{
+    uint8_t mac[NIC_WIRE_MAC_LEN], nonce[crypto_aead_aes256gcm_NPUBBYTES];
+    static const uint8_t no_ciphertext[1];
+    uint8_t no_plaintext[1];
+    const uint8_t *state;
+
+    if (env->mac == NIC_WIRE_MAC_POLY1305) {
+        wire_mac(k->key, env, body, 1, mac);
+        return crypto_verify_16(mac, mac_in) == 0;
+    }
+    if (s != NULL && s->has_gcm) {
+        state = s->gcm;
+    } else {
+        gcm_sender_state(k->key, env->sender, gcm);
+        *gcm_made = 1;
+        state = gcm;
+    }
+    gcm_nonce(env->counter, nonce);
+    return crypto_aead_aes256gcm_decrypt_detached_afternm(
+               no_plaintext, NULL, no_ciphertext, 0, mac_in, body->iov_base, body->iov_len, nonce,
+               (const crypto_aead_aes256gcm_state *)(const void *)state) == 0;
+}
+
 uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8_t *dgram,
                             size_t len, uint64_t *job, size_t *frame_len)
 {
+    _Alignas(16) uint8_t gcm[NIC_WIRE_GCM_STATE];
     nic_wire_env_t env;
     nic_wire_key_t *k;
     nic_wire_sender_t *s, *slot = NULL;
-    uint8_t mac[NIC_WIRE_MAC_LEN];
     struct iovec body;
+    int gcm_made = 0;
 
     if (len < NIC_WIRE_OVERHEAD) {
         w->st.rx_garbage++;
@@ -264,7 +381,9 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
         return NULL;
     }
     memcpy(&env, dgram, sizeof(env));
-    if (env.magic != NIC_WIRE_MAGIC || env.reserved != 0 || env.sender == 0) {
+    if (env.magic != NIC_WIRE_MAGIC || env.reserved[0] != 0 || env.reserved[1] != 0 ||
+        env.reserved[2] != 0 || env.sender == 0 ||
+        (env.mac != NIC_WIRE_MAC_POLY1305 && env.mac != NIC_WIRE_MAC_AESGCM)) {
         w->st.rx_garbage++;
         drop_note(w, &w->st.rx_garbage, from, NIC_LOG_WARN, "not our envelope");
         return NULL;
@@ -274,17 +393,23 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
         drop_note(w, &w->st.rx_no_key, from, NIC_LOG_INFO, "of a job with no endpoint here");
         return NULL;
     }
+    if (env.mac == NIC_WIRE_MAC_AESGCM && !w->have_aesgcm) {
+        w->st.rx_no_aesgcm++;
+        drop_note(w, &w->st.rx_no_aesgcm, from, NIC_LOG_ERROR,
+                  "it is authenticated with AES-GCM, which this CPU cannot compute (no "
+                  "AES-NI): set MULTIDEV_NIC_MAC=poly1305 on every host of the job");
+        return NULL;
+    }
     body.iov_base = dgram + sizeof(env);
     body.iov_len = len - NIC_WIRE_OVERHEAD;
-    wire_mac(k->key, &env, &body, 1, mac);
-    if (crypto_verify_16(mac, dgram + len - NIC_WIRE_MAC_LEN) != 0) {
+    s = sender_find(w, env.job, env.sender, &slot);
+    if (!mac_ok(w, k, &env, s, &body, dgram + len - NIC_WIRE_MAC_LEN, gcm, &gcm_made)) {
         w->st.rx_bad_mac++;
         drop_note(w, &w->st.rx_bad_mac, from, NIC_LOG_WARN,
                   "its MAC is not its job's (forged or damaged)");
         return NULL;
     }
     /* Authentic: only now may it touch state. */
-    s = sender_find(w, env.job, env.sender, &slot);
     if (s != NULL && !same_addr(&s->addr, from)) {
         w->st.rx_moved++;          /* a copy sent from elsewhere */
         drop_note(w, &w->st.rx_moved, from, NIC_LOG_WARN, "its sender sends from another address");
@@ -306,6 +431,10 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
         s->addr = *from;
         s->top = env.counter;
         w->last_sender = s;
+    }
+    if (gcm_made) {
+        memcpy(s->gcm, gcm, sizeof(s->gcm));
+        s->has_gcm = 1;
     }
     window_take(s, env.counter);
     s->used = ++w->rx_clock;

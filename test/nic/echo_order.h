@@ -4,10 +4,28 @@
 #ifndef TEST_NIC_ECHO_ORDER_H
 #define TEST_NIC_ECHO_ORDER_H
 
+#include <ftw.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/nic_host.h"
+
+static inline int remove_entry(const char *path, const struct stat *st, int type,
+                               struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* The smoke program's run directory goes (lock files and all) when it ends. */
+static inline void remove_rundir(const char *dir)
+{
+    if (nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS) != 0)
+        perror(dir);
+}
 
 /* idle(arg, got) runs whenever the completion queue is empty, received
  * (arg, got) (if not NULL) after each entry reaped.  Returns the number of

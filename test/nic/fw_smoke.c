@@ -52,6 +52,7 @@ int main(void)
     nic_ep_close(ep);
     nic_host_detach(h);
     nic_fw_thread_stop(thr);
+    remove_rundir(dir);
     printf("fw_smoke: %u entries echoed in order\n", got);
     return 0;
 }

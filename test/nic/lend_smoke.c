@@ -84,6 +84,7 @@ int main(void)
         return 4;
     nic_ep_close(ep);
     nic_host_detach(h);
+    remove_rundir(dir);
     printf("lend_smoke: %u entries echoed in order, %ld of them in lent turns\n", got,
            atomic_load(&lent));
     return atomic_load(&lent) > 0 ? 0 : 5;

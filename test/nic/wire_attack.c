@@ -239,8 +239,8 @@ static size_t myri_packet(uint8_t *buf, uint8_t kind, uint64_t job_key, uint32_t
 static size_t enveloped(uint8_t *out, uint64_t tag, uint64_t sender, const uint8_t *frame,
                         size_t len)
 {
-    nic_wire_env_t env = { .magic = NIC_WIRE_MAGIC, .job = tag, .sender = sender,
-                           .counter = 1u << 30 };
+    nic_wire_env_t env = { .magic = NIC_WIRE_MAGIC, .mac = NIC_WIRE_MAC_AESGCM, .job = tag,
+                           .sender = sender, .counter = 1u << 30 };
     memcpy(out, &env, sizeof(env));
     memcpy(out + sizeof(env), frame, len);
     for (unsigned i = 0; i < NIC_WIRE_MAC_LEN; i++)
