@@ -27,6 +27,20 @@
  * batches: a long burst settled at 17-19 us a message, or at 9.  Lending
  * in a request's PIO writes made every request of a burst pay a turn: o_s
  * 3.7 us against P2's 2.9.  2026-11-26.) */
+/* A running mean of how long a turn (or a yield) takes, to which one
+ * sample adds at most four times the mean: a turn the kernel preempted for
+ * milliseconds (a loaded or sanitized run) would otherwise make every stall
+ * shorter than it look too short to lend in, and, no turn being lent any
+ * more, the mean would never come down again. */
+static uint64_t turn_mean(uint64_t mean, uint64_t sample)
+{
+    uint64_t most = 4 * mean + 1000;   /* (+1 us: a mean near 0 may still grow) */
+
+    if (sample > most)
+        sample = most;
+    return (mean * 7 + sample) / 8;
+}
+
 int gam_lend(myri_gam_t *g)
 {
     if (!g->lends)
@@ -34,7 +48,7 @@ int gam_lend(myri_gam_t *g)
     uint64_t t0 = nic_now_ns();
     int events = nic_host_lend(g->ep->host);
     if (events > 0)
-        g->turn_ns = (g->turn_ns * 7 + (nic_now_ns() - t0) / (uint64_t)events) / 8;
+        g->turn_ns = turn_mean(g->turn_ns, (nic_now_ns() - t0) / (uint64_t)events);
     return events;
 }
 
@@ -48,7 +62,7 @@ void gam_wait_until(myri_gam_t *g, uint64_t end, int lend)
                 g->st.stall_turns++;
         } else if (end - now > g->yield_ns) {
             sched_yield();
-            g->yield_ns = (g->yield_ns * 7 + (nic_now_ns() - now)) / 8;
+            g->yield_ns = turn_mean(g->yield_ns, nic_now_ns() - now);
         }
     }
 }
