@@ -54,7 +54,8 @@ static inline int test_send_forged(uint64_t tag, const struct sockaddr_in *to, c
                                    size_t len, uint8_t mac_byte)
 {
     static uint8_t buf[NIC_WIRE_DGRAM_MAX];
-    nic_wire_env_t env = { .magic = NIC_WIRE_MAGIC, .mac = NIC_WIRE_MAC_POLY1305, .job = tag,
+    nic_wire_env_t env = { .magic = NIC_WIRE_MAGIC, .version = NIC_WIRE_VERSION,
+                           .mac = NIC_WIRE_MAC_POLY1305, .pieces = 1, .job = tag,
                            .sender = 0x5eed, .counter = 1 };
 
     if (len > NIC_WIRE_MTU)

@@ -31,7 +31,7 @@ uint64_t nic_fw_random(nic_fw_t *fw)
 
 int nic_fw_config_defaults(nic_fw_config_t *cfg)
 {
-    long long port, idle_ms, spin_us, offload, seed, mac;
+    long long port, idle_ms, spin_us, offload, seed, mac, mtu;
     const char *addr = NULL;
 
     memset(cfg, 0, sizeof(*cfg));
@@ -46,6 +46,7 @@ int nic_fw_config_defaults(nic_fw_config_t *cfg)
         md_tun_env_num("MULTIDEV_NIC_SPIN_US", &spin_us, nic_log_say_error) < 0 ||
         md_tun_env_num("MULTIDEV_NIC_OFFLOAD", &offload, nic_log_say_error) < 0 ||
         md_tun_env_num("MULTIDEV_NIC_MAC", &mac, nic_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_NIC_MTU", &mtu, nic_log_say_error) < 0 ||
         md_tun_env_prob("MULTIDEV_NIC_FAULT_DROP", &cfg->fault.drop, nic_log_say_error) < 0 ||
         md_tun_env_prob("MULTIDEV_NIC_FAULT_DUP", &cfg->fault.dup, nic_log_say_error) < 0 ||
         md_tun_env_prob("MULTIDEV_NIC_FAULT_REORDER", &cfg->fault.reorder,
@@ -61,6 +62,7 @@ int nic_fw_config_defaults(nic_fw_config_t *cfg)
     cfg->offload = (int)offload;
     /* the words' order: auto, poly1305, aesgcm = 0, NIC_WIRE_MAC_POLY1305, _AESGCM */
     cfg->mac = (int)mac;
+    cfg->mtu = (unsigned)mtu;
     cfg->fault.seed = (uint64_t)seed;
     return NIC_OK;
 }
@@ -150,7 +152,8 @@ int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
     if ((rc = nic_wire_open(&fw->wire, cfg->bind_ip, cfg->bind_port, &cfg->fault)) != NIC_OK)
         goto err;
     nic_wire_set_offload(&fw->wire, cfg->offload);
-    if ((rc = nic_wire_set_mac(&fw->wire, cfg->mac)) != NIC_OK)
+    if ((rc = nic_wire_set_mac(&fw->wire, cfg->mac)) != NIC_OK ||
+        (rc = nic_wire_set_mtu(&fw->wire, cfg->mtu)) != NIC_OK)
         goto err;
     if ((rc = fw->pers->fw_init(fw, &fw->pers_state)) != NIC_OK)
         goto err;

@@ -67,6 +67,7 @@ typedef struct nic_fw_config {
     int         spin_us;       /* busy-poll this long before blocking */
     int         offload;       /* UDP GSO/GRO where the kernel has them */
     int         mac;           /* 0 auto, else NIC_WIRE_MAC_* (MULTIDEV_NIC_MAC) */
+    unsigned    mtu;           /* the link's MTU; 0 finds it (MULTIDEV_NIC_MTU) */
     int         on_demand;     /* started by a host to attach to (nicd
                                   --ready-fd), not by hand: it ends with a
                                   failed start-up (NIC_CTL_START_FAILED) */

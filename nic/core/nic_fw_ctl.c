@@ -305,6 +305,12 @@ void nic_fw_status_text(nic_fw_t *fw, char *buf, size_t len)
     fprintf(f, "offload: gso %s (%llu trains sent), gro %s (%llu trains received)\n",
             fw->wire.gso ? "on" : "off", (unsigned long long)fw->wire.st.tx_trains,
             fw->wire.gro ? "on" : "off", (unsigned long long)fw->wire.st.rx_trains);
+    fprintf(f, "mtu %u (%zu frame bytes a datagram): frames cut %llu, joined %llu, "
+               "given up %llu, bad pieces %llu\n",
+            fw->wire.mtu, fw->wire.piece_max, (unsigned long long)fw->wire.st.tx_cut,
+            (unsigned long long)fw->wire.st.rx_joined,
+            (unsigned long long)fw->wire.st.rx_given_up,
+            (unsigned long long)fw->wire.st.rx_bad_piece);
     fprintf(f, "faults: drop %llu dup %llu reorder %llu corrupt %llu\n",
             (unsigned long long)fw->wire.st.fault_drop, (unsigned long long)fw->wire.st.fault_dup,
             (unsigned long long)fw->wire.st.fault_reorder,

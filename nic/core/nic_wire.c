@@ -66,6 +66,12 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
         close(w->fd);
         return NIC_ERR_IO;
     }
+    if (nic_wire_reasm_init(w) != NIC_OK) {
+        nic_wire_auth_fini(w);
+        close(w->fd);
+        return NIC_ERR_NO_MEMORY;
+    }
+    nic_wire_set_mtu(w, 0);
     w->held_buf = malloc(NIC_WIRE_DGRAM_MAX);
     w->rx_bufs = malloc((size_t)NIC_WIRE_RX_BUF * NIC_WIRE_RX_BATCH);
     w->rx_align = malloc((size_t)NIC_WIRE_RX_BUF * NIC_WIRE_RX_BATCH);
@@ -73,6 +79,7 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
         free(w->held_buf);
         free(w->rx_bufs);
         free(w->rx_align);
+        nic_wire_reasm_fini(w);
         nic_wire_auth_fini(w);
         close(w->fd);
         return NIC_ERR_NO_MEMORY;
@@ -91,6 +98,7 @@ void nic_wire_close(nic_wire_t *w)
     w->held_buf = NULL;
     w->rx_bufs = NULL;
     w->rx_align = NULL;
+    nic_wire_reasm_fini(w);
     nic_wire_auth_fini(w);
 }
 
@@ -200,33 +208,58 @@ static int wire_faults_on(const nic_wire_t *w)
     return f->drop > 0 || f->dup > 0 || f->reorder > 0 || f->corrupt > 0;
 }
 
-int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
-                  const struct iovec *iov, int iovcnt)
+/* One datagram of a frame: sealed, then sent (faults applied). */
+static int wire_send_one(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
+                         const nic_wire_cut_t *cut, const struct iovec *iov, int iovcnt)
 {
     nic_wire_env_t env;
     uint8_t mac[NIC_WIRE_MAC_LEN];
     int rc;
 
-    if ((rc = nic_wire_auth_seal(w, job, &env, iov, iovcnt, mac)) != NIC_OK)
+    if ((rc = nic_wire_auth_seal(w, job, cut, &env, iov, iovcnt, mac)) != NIC_OK)
         return rc;
     if (wire_faults_on(w))
         return wire_send_faulty(w, to, &env, iov, iovcnt, mac);
     return wire_sendmsg_sealed(w, to, &env, iov, iovcnt, mac);
 }
 
-int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
-                         const void *buf, size_t len)
+int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
+                  const struct iovec *iov, int iovcnt)
+{
+    size_t len = 0, piece_len;
+    nic_wire_cut_t cut;
+    unsigned pieces;
+
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if ((pieces = nic_wire_cut_plan(w, len, &piece_len)) == 1)
+        return wire_send_one(w, to, job, NULL, iov, iovcnt);
+    w->st.tx_cut++;
+    cut.pieces = pieces;
+    for (cut.piece = 0; cut.piece < pieces; cut.piece++) {
+        struct iovec part[6];
+        int n, rc;
+
+        cut.off = cut.piece * piece_len;
+        n = nic_wire_iov_slice(iov, iovcnt, cut.off,
+                               len - cut.off < piece_len ? len - cut.off : piece_len, part, 6);
+        if (n < 0)
+            return NIC_ERR_INVALID;
+        if ((rc = wire_send_one(w, to, job, &cut, part, n)) != NIC_OK)
+            return rc;
+    }
+    return NIC_OK;
+}
+
+/* Queue one datagram of a stable frame. */
+static int wire_queue(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
+                      const nic_wire_cut_t *cut, const void *buf, size_t len)
 {
     struct iovec iov = { (void *)buf, len };
-    unsigned i;
+    unsigned i = w->tx_n;
     int rc;
 
-    if (wire_faults_on(w))
-        return nic_wire_send(w, to, job, &iov, 1);   /* faults decide per frame */
-    if (w->tx_n == NIC_WIRE_TX_BATCH)
-        nic_wire_flush_tx(w);
-    i = w->tx_n;
-    if ((rc = nic_wire_auth_seal(w, job, &w->tx_env[i], &iov, 1, w->tx_mac[i])) != NIC_OK)
+    if ((rc = nic_wire_auth_seal(w, job, cut, &w->tx_env[i], &iov, 1, w->tx_mac[i])) != NIC_OK)
         return rc;
     w->tx_to[i] = *to;
     w->tx_iov[i] = iov;
@@ -234,6 +267,34 @@ int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t j
     w->tx_parts[3 * i + 1] = iov;
     w->tx_parts[3 * i + 2] = (struct iovec){ w->tx_mac[i], NIC_WIRE_MAC_LEN };
     w->tx_n++;
+    return NIC_OK;
+}
+
+int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
+                         const void *buf, size_t len)
+{
+    struct iovec iov = { (void *)buf, len };
+    size_t piece_len;
+    unsigned pieces = nic_wire_cut_plan(w, len, &piece_len);
+    nic_wire_cut_t cut = { .pieces = pieces };
+
+    if (wire_faults_on(w))
+        return nic_wire_send(w, to, job, &iov, 1);   /* faults decide per datagram */
+    _Static_assert(NIC_WIRE_TX_BATCH >= NIC_WIRE_MAX_PIECES, "a frame's pieces fit the queue");
+    if (w->tx_n + pieces > NIC_WIRE_TX_BATCH)
+        nic_wire_flush_tx(w);
+    if (pieces == 1)
+        return wire_queue(w, to, job, NULL, buf, len);
+    w->st.tx_cut++;
+    for (cut.piece = 0; cut.piece < pieces; cut.piece++) {
+        int rc;
+
+        cut.off = cut.piece * piece_len;
+        rc = wire_queue(w, to, job, &cut, (const uint8_t *)buf + cut.off,
+                        len - cut.off < piece_len ? len - cut.off : piece_len);
+        if (rc != NIC_OK)
+            return rc;
+    }
     return NIC_OK;
 }
 

@@ -13,10 +13,24 @@
  * (gso size above the path MTU, no UDP_SEGMENT) turns it off for good, and
  * MULTIDEV_NIC_OFFLOAD=0 never uses it.
  *
+ * Path MTU: a frame larger than what one datagram carries on the link
+ * (the bound interface's MTU, or MULTIDEV_NIC_MTU, less the IPv4 and UDP
+ * headers and our envelope) leaves in pieces, each a datagram of its own
+ * with its own envelope and MAC, never as IP fragments: the kernel would
+ * cut it without segmentation offload, and one lost fragment would lose the
+ * frame without a trace.  The pieces of a frame are about equal (so that
+ * they leave as one GSO train) and carry consecutive counters; the
+ * receiver puts them together (nic_wire_reasm.c) after each passed its MAC,
+ * and hands up whole frames only.  A frame with a piece lost is given up
+ * when newer ones need its place: the personality's reliability resends
+ * it.  Frames that fit one datagram (all of them on loopback) are not
+ * touched.
+ *
  * Authentication: no datagram from outside a job reaches a personality.
  * Every frame leaves inside an envelope
  *
- *     nic_wire_env_t (32 bytes) | the personality's frame | MAC (16 bytes)
+ *     nic_wire_env_t (32 bytes) | the personality's frame (or a piece
+ *                                 of it) | MAC (16 bytes)
  *
  * The envelope names the job by its public tag, which selects the key
  * among the jobs whose endpoints this firmware has open
@@ -28,8 +42,8 @@
  *
  *   NIC_WIRE_MAC_AESGCM  GMAC (AES-256-GCM with no plaintext) of the frame
  *     under the sender's own key, derived from the job's wire key and the
- *     sender id, with the counter as nonce: the tag, the sender and the
- *     counter are bound by key and nonce.  With AES-NI: about 45 ns a
+ *     sender id, with the counter and the piece fields as nonce: the tag,
+ *     the sender, the counter and the piece are bound by key and nonce.  With AES-NI: about 45 ns a
  *     small frame, 5 GB/s.  The default where the CPU has AES-NI.
  *   NIC_WIRE_MAC_POLY1305  Poly1305 over envelope and frame, with a
  *     one-time key from XChaCha20 under the job's wire key and the nonce
@@ -56,24 +70,31 @@
 #define NIC_WIRE_MTU 9000u     /* largest frame a personality may send */
 #define NIC_WIRE_RX_BATCH 32   /* datagrams (or GRO trains) per receive call */
 #define NIC_WIRE_RX_BUF 65536u /* one receive buffer: a datagram or a train */
-#define NIC_WIRE_TX_BATCH 64   /* frames handed over per send call */
+#define NIC_WIRE_TX_BATCH 64   /* datagrams handed over per send call */
 #define NIC_WIRE_GSO_MAX_SEGS 64u      /* frames in one GSO super-datagram */
 #define NIC_WIRE_GSO_MAX_BYTES 65000u  /* it is one IP datagram until cut */
 
-#define NIC_WIRE_MAGIC   0x3157444du   /* "MDW1" read as a little-endian word */
+#define NIC_WIRE_MAGIC   0x444du       /* "MD" read as a little-endian word */
+#define NIC_WIRE_VERSION 2u            /* 2: frames in pieces to the path MTU */
+#define NIC_WIRE_MAX_PIECES 64u        /* pieces of one frame (a bit each) */
+#define NIC_WIRE_REASM_SLOTS 32u       /* frames being put together at once */
+#define NIC_WIRE_IP_UDP_HDR 28u        /* IPv4 + UDP headers in the link's MTU */
 enum { NIC_WIRE_MAC_POLY1305 = 1, NIC_WIRE_MAC_AESGCM = 2 };
 #define NIC_WIRE_GCM_STATE 512u        /* >= libsodium's crypto_aead_aes256gcm_state */
 #define NIC_WIRE_MAC_LEN 16u
 #define NIC_WIRE_MAX_JOBS 64u          /* jobs with endpoints on one firmware */
 #define NIC_WIRE_MAX_SENDERS 1024u     /* senders whose replay windows are kept */
-#define NIC_WIRE_REPLAY_WORDS 4u       /* window: 256 counters below the highest */
+#define NIC_WIRE_REPLAY_WORDS 16u      /* window: 1024 counters below the highest */
 
 /* In front of every frame on the wire (host byte order: the emulation runs
  * on little-endian hosts, as nic_abi.h says). */
 typedef struct nic_wire_env {
-    uint32_t magic;       /* NIC_WIRE_MAGIC */
+    uint16_t magic;       /* NIC_WIRE_MAGIC */
+    uint8_t  version;     /* NIC_WIRE_VERSION */
     uint8_t  mac;         /* NIC_WIRE_MAC_* */
-    uint8_t  reserved[3]; /* 0 */
+    uint8_t  piece;       /* which piece of the frame this is: 0 .. pieces - 1 */
+    uint8_t  pieces;      /* the frame's pieces: 1 (a whole frame) .. NIC_WIRE_MAX_PIECES */
+    uint16_t piece_off;   /* where the piece starts in the frame */
     uint64_t job;         /* the job's tag: which key */
     uint64_t sender;      /* the sending wire (random, never 0) */
     uint64_t counter;     /* per sender, one more per datagram */
@@ -107,6 +128,11 @@ typedef struct nic_wire_stats {
     uint64_t tx_no_key;       /* a frame of a job we hold no key for: not sent */
     uint64_t senders_evicted; /* replay windows given up for newer senders */
     uint64_t rx_no_aesgcm;    /* AES-GCM frames this CPU cannot check */
+    /* frames in pieces */
+    uint64_t tx_cut;          /* frames sent in pieces */
+    uint64_t rx_joined;       /* frames put together */
+    uint64_t rx_bad_piece;    /* authentic pieces that do not fit their frame */
+    uint64_t rx_given_up;     /* frames with a piece missing, given up for newer ones */
 } nic_wire_stats_t;
 
 /* The key of one job, while endpoints of it are open here. */
@@ -130,6 +156,20 @@ typedef struct nic_wire_sender {
     uint64_t           used;          /* rx_clock when last heard (eviction) */
 } nic_wire_sender_t;
 
+/* A frame being put together from its pieces (nic_wire_reasm.c). */
+typedef struct nic_wire_partial {
+    uint64_t           job, sender;   /* job 0: free slot */
+    uint64_t           first;         /* the counter of piece 0 */
+    uint64_t           have;          /* bit i: piece i is in */
+    unsigned           pieces;
+    size_t             len;           /* the frame's length (0 until the last piece) */
+    size_t             reach;         /* the furthest byte a piece wrote */
+    int                handed_up;     /* whole, up to the personality: kept until the
+                                         receive call ends */
+    uint64_t           used;          /* rx_clock when a piece came (eviction) */
+    uint8_t           *buf;           /* NIC_WIRE_MTU bytes, in reasm_mem */
+} nic_wire_partial_t;
+
 typedef struct nic_wire {
     int                fd;
     struct sockaddr_in addr;        /* bound address */
@@ -145,9 +185,14 @@ typedef struct nic_wire {
     uint8_t           *rx_align;        /* as large: 8-byte aligned copies of the
                                            frames a GRO train holds at odd offsets */
     int                gso, gro;        /* segmentation offloads in use */
-    /* frames queued by nic_wire_send_stable, sent by nic_wire_flush_tx:
-     * tx_iov[i] is the frame, tx_parts[3i..3i+2] its envelope, the frame
-     * and its MAC */
+    unsigned           mtu;             /* the link's, as found or configured */
+    size_t             piece_max;       /* the most frame bytes one datagram carries */
+    nic_wire_partial_t reasm[NIC_WIRE_REASM_SLOTS];
+    uint8_t           *reasm_mem;       /* NIC_WIRE_REASM_SLOTS x NIC_WIRE_MTU */
+    unsigned           reasm_handed;    /* slots handed up in this receive call */
+    /* datagrams queued by nic_wire_send_stable, sent by nic_wire_flush_tx:
+     * tx_iov[i] is the frame (or its piece), tx_parts[3i..3i+2] its
+     * envelope, the frame and its MAC */
     struct sockaddr_in tx_to[NIC_WIRE_TX_BATCH];
     struct iovec       tx_iov[NIC_WIRE_TX_BATCH];
     nic_wire_env_t     tx_env[NIC_WIRE_TX_BATCH];
@@ -194,6 +239,11 @@ int  nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t 
 /* Send what nic_wire_send_stable queued (the firmware loop calls it at the
  * end of every turn). */
 int  nic_wire_flush_tx(nic_wire_t *w);
+/* The link's MTU: 0 finds it (the interface of the bound address; 65536
+ * on loopback, 1500 where no interface has it), else the value given
+ * (576 .. 65536; NIC_ERR_CONFIG otherwise).  Frames larger than a datagram
+ * then carries leave in pieces. */
+int  nic_wire_set_mtu(nic_wire_t *w, unsigned mtu);
 /* Use GSO/GRO where the kernel offers them (on: the default) or never. */
 void nic_wire_set_offload(nic_wire_t *w, int on);
 /* The number of queued frames from index i on that can leave as one GSO
@@ -214,7 +264,8 @@ typedef void (*nic_wire_rx_fn)(void *arg, const struct sockaddr_in *from, uint64
 typedef void (*nic_wire_rx_done_fn)(void *arg);
 int  nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn done,
                    void *arg);
-/* Whether p points into the wire's receive buffers. */
+/* Whether p points into the wire's receive buffers (frames put together
+ * from pieces included). */
 int  nic_wire_rx_holds(const nic_wire_t *w, const void *p);
 
 /* --- nic_wire_auth.c, for the wire's own files and its tests --- */
@@ -225,14 +276,45 @@ int  nic_wire_auth_init(nic_wire_t *w);
  * AES-GCM on a CPU without it. */
 int  nic_wire_set_mac(nic_wire_t *w, int mac);
 void nic_wire_auth_fini(nic_wire_t *w);
+/* Where a datagram's bytes are in their frame (NULL: the whole frame). */
+typedef struct nic_wire_cut {
+    unsigned piece, pieces;
+    size_t   off;
+} nic_wire_cut_t;
 /* Fill env for the next datagram of job and the MAC over env and the
- * frame's pieces.  NIC_ERR_PROTECTION (counted) when the job has no key. */
-int  nic_wire_auth_seal(nic_wire_t *w, uint64_t job, nic_wire_env_t *env,
-                        const struct iovec *iov, int iovcnt, uint8_t mac[NIC_WIRE_MAC_LEN]);
-/* Check one received datagram: the frame inside it (*job, *len set), or
- * NULL when it must be dropped (counted). */
+ * datagram's bytes of the frame, given as iov.  NIC_ERR_PROTECTION
+ * (counted) when the job has no key. */
+int  nic_wire_auth_seal(nic_wire_t *w, uint64_t job, const nic_wire_cut_t *cut,
+                        nic_wire_env_t *env, const struct iovec *iov, int iovcnt,
+                        uint8_t mac[NIC_WIRE_MAC_LEN]);
+/* Check one received datagram: the frame (or piece) inside it, its length
+ * and *env, or NULL when it must be dropped (counted). */
 uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8_t *dgram,
-                            size_t len, uint64_t *job, size_t *frame_len);
+                            size_t len, nic_wire_env_t *env, size_t *frame_len);
+
+/* --- nic_wire_mtu.c --- */
+/* How a frame of len bytes leaves: the number of pieces, each *piece_len
+ * bytes but the last (1 and len: whole). */
+unsigned nic_wire_cut_plan(const nic_wire_t *w, size_t len, size_t *piece_len);
+/* The bytes off .. off+len of a frame given as iov, as at most max iovecs
+ * in out: their number, or -1 (too many, or the frame is shorter). */
+int      nic_wire_iov_slice(const struct iovec *iov, int iovcnt, size_t off, size_t len,
+                            struct iovec *out, int max);
+
+/* --- nic_wire_reasm.c: frames put together from their pieces --- */
+int      nic_wire_reasm_init(nic_wire_t *w);
+void     nic_wire_reasm_fini(nic_wire_t *w);
+/* An authentic piece (env as opened): the whole frame (*len set) when this
+ * was its last missing piece, else NULL.  The frame stays in place until
+ * nic_wire_reasm_release. */
+uint8_t *nic_wire_reasm_add(nic_wire_t *w, const nic_wire_env_t *env, const uint8_t *piece,
+                            size_t piece_len, size_t *len);
+/* The frames handed up during a receive call are done with. */
+void     nic_wire_reasm_release(nic_wire_t *w);
+/* The job's key is gone: so are its partial frames. */
+void     nic_wire_reasm_forget_job(nic_wire_t *w, uint64_t job);
+/* Whether p points into a frame put together here. */
+int      nic_wire_reasm_holds(const nic_wire_t *w, const void *p);
 
 /* "ip:port" <-> sockaddr_in */
 int  nic_addr_parse(const char *text, struct sockaddr_in *sa);

@@ -8,7 +8,7 @@
  *
  * NIC_WIRE_MAC_AESGCM: AES-256-GCM with the frame as associated data and no
  * plaintext (GMAC), under the sender's key BLAKE2b(job's wire key, sender
- * id) and the 12-byte nonce counter | 0.  A key per sender makes the
+ * id) and the 12-byte nonce counter | piece | pieces | piece offset.  A key per sender makes the
  * 96-bit nonce unique with no chance involved (senders' ids are random),
  * and binds the sender; the job is bound by the key, the counter by the
  * nonce.  The sender's key schedule is made once per job (at
@@ -45,10 +45,14 @@ static void gcm_sender_state(const uint8_t job_key[NIC_JOB_KEY_LEN], uint64_t se
     sodium_memzero(key, sizeof(key));
 }
 
-static void gcm_nonce(uint64_t counter, uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES])
+/* The envelope's counter and piece fields, which make the 12 bytes. */
+static void gcm_nonce(const nic_wire_env_t *env, uint8_t nonce[crypto_aead_aes256gcm_NPUBBYTES])
 {
-    memset(nonce, 0, crypto_aead_aes256gcm_NPUBBYTES);
-    memcpy(nonce, &counter, sizeof(counter));
+    _Static_assert(crypto_aead_aes256gcm_NPUBBYTES == 12, "the nonce's layout");
+    memcpy(nonce, &env->counter, 8);
+    nonce[8] = env->piece;
+    nonce[9] = env->pieces;
+    memcpy(nonce + 10, &env->piece_off, 2);
 }
 
 _Static_assert((NIC_WIRE_MAX_SENDERS & (NIC_WIRE_MAX_SENDERS - 1)) == 0,
@@ -145,6 +149,7 @@ void nic_wire_job_drop(nic_wire_t *w, uint64_t tag)
         if (w->senders[i].job == tag)
             memset(&w->senders[i], 0, sizeof(w->senders[i]));
     w->last_sender = NULL;
+    nic_wire_reasm_forget_job(w, tag);
 }
 
 unsigned nic_wire_job_refs(const nic_wire_t *w, uint64_t tag)
@@ -195,7 +200,7 @@ static void wire_mac(const uint8_t key[NIC_JOB_KEY_LEN], const nic_wire_env_t *e
 /* GMAC of a frame given in pieces: AES-GCM takes its associated data in
  * one piece, so several are copied together first (no send path uses more
  * than one today). */
-static void gcm_mac(const uint8_t state[NIC_WIRE_GCM_STATE], uint64_t counter,
+static void gcm_mac(const uint8_t state[NIC_WIRE_GCM_STATE], const nic_wire_env_t *env,
                     const struct iovec *iov, int iovcnt, uint8_t mac[NIC_WIRE_MAC_LEN])
 {
     static _Thread_local uint8_t flat[NIC_WIRE_MTU];
@@ -212,7 +217,7 @@ static void gcm_mac(const uint8_t state[NIC_WIRE_GCM_STATE], uint64_t counter,
         }
         ad = flat;
     }
-    gcm_nonce(counter, nonce);
+    gcm_nonce(env, nonce);
     /* Everything is additional data: the cipher text is empty, but libsodium
      * declares its output pointer non-null. */
     crypto_aead_aes256gcm_encrypt_detached_afternm(no_ciphertext, mac, NULL, NULL, 0, ad, len,
@@ -222,8 +227,9 @@ static void gcm_mac(const uint8_t state[NIC_WIRE_GCM_STATE], uint64_t counter,
                                                        (const void *)state);
 }
 
-int nic_wire_auth_seal(nic_wire_t *w, uint64_t job, nic_wire_env_t *env,
-                       const struct iovec *iov, int iovcnt, uint8_t mac[NIC_WIRE_MAC_LEN])
+int nic_wire_auth_seal(nic_wire_t *w, uint64_t job, const nic_wire_cut_t *cut,
+                       nic_wire_env_t *env, const struct iovec *iov, int iovcnt,
+                       uint8_t mac[NIC_WIRE_MAC_LEN])
 {
     nic_wire_key_t *k = key_find(w, job);
 
@@ -233,12 +239,16 @@ int nic_wire_auth_seal(nic_wire_t *w, uint64_t job, nic_wire_env_t *env,
     }
     memset(env, 0, sizeof(*env));
     env->magic = NIC_WIRE_MAGIC;
+    env->version = NIC_WIRE_VERSION;
     env->mac = (uint8_t)w->mac;
+    env->piece = cut != NULL ? (uint8_t)cut->piece : 0;
+    env->pieces = cut != NULL ? (uint8_t)cut->pieces : 1;
+    env->piece_off = cut != NULL ? (uint16_t)cut->off : 0;
     env->job = job;
     env->sender = w->sender_id;
     env->counter = ++w->tx_counter;
     if (w->mac == NIC_WIRE_MAC_AESGCM)
-        gcm_mac(k->tx_gcm, env->counter, iov, iovcnt, mac);
+        gcm_mac(k->tx_gcm, env, iov, iovcnt, mac);
     else
         wire_mac(k->key, env, iov, iovcnt, mac);
     return NIC_OK;
@@ -359,14 +369,14 @@ static int mac_ok(nic_wire_t *w, const nic_wire_key_t *k, const nic_wire_env_t *
         *gcm_made = 1;
         state = gcm;
     }
-    gcm_nonce(env->counter, nonce);
+    gcm_nonce(env, nonce);
     return crypto_aead_aes256gcm_decrypt_detached_afternm(
                no_plaintext, NULL, no_ciphertext, 0, mac_in, body->iov_base, body->iov_len, nonce,
                (const crypto_aead_aes256gcm_state *)(const void *)state) == 0;
 }
 
 uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8_t *dgram,
-                            size_t len, uint64_t *job, size_t *frame_len)
+                            size_t len, nic_wire_env_t *env_out, size_t *frame_len)
 {
     _Alignas(16) uint8_t gcm[NIC_WIRE_GCM_STATE];
     nic_wire_env_t env;
@@ -381,9 +391,9 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
         return NULL;
     }
     memcpy(&env, dgram, sizeof(env));
-    if (env.magic != NIC_WIRE_MAGIC || env.reserved[0] != 0 || env.reserved[1] != 0 ||
-        env.reserved[2] != 0 || env.sender == 0 ||
-        (env.mac != NIC_WIRE_MAC_POLY1305 && env.mac != NIC_WIRE_MAC_AESGCM)) {
+    if (env.magic != NIC_WIRE_MAGIC || env.version != NIC_WIRE_VERSION || env.sender == 0 ||
+        (env.mac != NIC_WIRE_MAC_POLY1305 && env.mac != NIC_WIRE_MAC_AESGCM) ||
+        env.pieces == 0 || (env.pieces == 1 && (env.piece != 0 || env.piece_off != 0))) {
         w->st.rx_garbage++;
         drop_note(w, &w->st.rx_garbage, from, NIC_LOG_WARN, "not our envelope");
         return NULL;
@@ -438,7 +448,7 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
     }
     window_take(s, env.counter);
     s->used = ++w->rx_clock;
-    *job = env.job;
+    *env_out = env;
     *frame_len = body.iov_len;
     return body.iov_base;
 }

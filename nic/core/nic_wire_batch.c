@@ -164,6 +164,21 @@ static uint8_t *wire_aligned(nic_wire_t *w, uint8_t *frame, size_t len, size_t *
     return to;
 }
 
+/* A piece to its frame: the frame when it is whole.  Frames handed up
+ * keep their slots until the personality is done with them; when half the
+ * slots are so held (many frames in one receive call), it is told to be
+ * done early, so that the partial frames always have room. */
+static uint8_t *wire_join(nic_wire_t *w, const nic_wire_env_t *env, const uint8_t *piece,
+                          size_t *len, nic_wire_rx_done_fn done, void *arg)
+{
+    if (w->reasm_handed >= NIC_WIRE_REASM_SLOTS / 2) {
+        if (done != NULL)
+            done(arg);
+        nic_wire_reasm_release(w);
+    }
+    return nic_wire_reasm_add(w, env, piece, *len, len);
+}
+
 int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn done, void *arg)
 {
     struct mmsghdr msgs[NIC_WIRE_RX_BATCH];
@@ -203,18 +218,21 @@ int nic_wire_recv(nic_wire_t *w, int max, nic_wire_rx_fn fn, nic_wire_rx_done_fn
             w->st.rx_bytes += len;
             for (size_t off = 0; off < len; off += seg) {
                 size_t dlen = len - off < seg ? len - off : seg, flen;
-                uint64_t job;
+                nic_wire_env_t env;
                 uint8_t *frame = nic_wire_auth_open(w, &from[i],
                                                     wire_aligned(w, buf + off, dlen, &cursor),
-                                                    dlen, &job, &flen);
+                                                    dlen, &env, &flen);
+                if (frame != NULL && env.pieces > 1)
+                    frame = wire_join(w, &env, frame, &flen, done, arg);
                 if (frame == NULL)
                     continue;
                 w->st.rx_frames++;
-                fn(arg, &from[i], job, frame, flen);
+                fn(arg, &from[i], env.job, frame, flen);
             }
         }
         if (done != NULL)
             done(arg);
+        nic_wire_reasm_release(w);
         total += n;
         if (n < want)
             break;
@@ -227,5 +245,6 @@ int nic_wire_rx_holds(const nic_wire_t *w, const void *p)
     const uint8_t *b = p;
     const size_t size = (size_t)NIC_WIRE_RX_BATCH * NIC_WIRE_RX_BUF;
     return (w->rx_bufs != NULL && b >= w->rx_bufs && b < w->rx_bufs + size) ||
-           (w->rx_align != NULL && b >= w->rx_align && b < w->rx_align + size);
+           (w->rx_align != NULL && b >= w->rx_align && b < w->rx_align + size) ||
+           nic_wire_reasm_holds(w, p);
 }

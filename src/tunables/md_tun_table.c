@@ -209,6 +209,12 @@ static const md_tun_t md_tun_table[] = {
              "(`UDP_GRO`); the datagrams on the wire are the same. 0: one system-call slot "
              "per frame. A route that refuses a train (segment above the path MTU) turns it "
              "off by itself" },
+    { .name = "MULTIDEV_NIC_MTU", .section = "nic", .type = MD_TUN_COUNT, .min = 0,
+      .max = 65536, .def = "0",
+      .doc = "the MTU of the link a firmware's wire rides on (576 .. 65536); frames larger than "
+             "one datagram then carries leave in pieces, each authenticated, never as IP "
+             "fragments. 0: the MTU of the interface of the bound address (65536 on loopback; "
+             "with no address bound, the smallest of the interfaces that are up)" },
     { .name = "MULTIDEV_NIC_WATCHDOG_MS", .section = "nic", .type = MD_TUN_TIME, .unit = "ms",
       .min = 1, .max = 3600000, .def = "100",
       .doc = "how often a host checks, while it polls, that its firmware is alive" },

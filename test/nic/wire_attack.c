@@ -32,6 +32,7 @@
 #include <netinet/ip.h>
 #include <netinet/udp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +110,7 @@ static int cmd_capture(const opts_t *o)
         memcpy(&udp, pkt + off, sizeof(udp));
         size_t plen = (size_t)len - off - sizeof(udp);
         const uint8_t *payload = pkt + off + sizeof(udp);
-        uint32_t magic;
+        uint16_t magic;
         if ((port != 0 && ntohs(udp.dest) != port) || plen < NIC_WIRE_OVERHEAD ||
             plen > NIC_WIRE_DGRAM_MAX)
             continue;
@@ -239,7 +240,8 @@ static size_t myri_packet(uint8_t *buf, uint8_t kind, uint64_t job_key, uint32_t
 static size_t enveloped(uint8_t *out, uint64_t tag, uint64_t sender, const uint8_t *frame,
                         size_t len)
 {
-    nic_wire_env_t env = { .magic = NIC_WIRE_MAGIC, .mac = NIC_WIRE_MAC_AESGCM, .job = tag,
+    nic_wire_env_t env = { .magic = NIC_WIRE_MAGIC, .version = NIC_WIRE_VERSION,
+                           .mac = NIC_WIRE_MAC_AESGCM, .pieces = 1, .job = tag,
                            .sender = sender, .counter = 1u << 30 };
     memcpy(out, &env, sizeof(env));
     memcpy(out + sizeof(env), frame, len);
@@ -281,9 +283,10 @@ static int cmd_garbage(const opts_t *o)
         size_t len = 1 + (size_t)rand() % sizeof(buf);
         for (size_t k = 0; k < len; k++)
             buf[k] = (uint8_t)rand();
-        if (i % 3 == 0 && len >= sizeof(uint32_t)) {
-            uint32_t m = NIC_WIRE_MAGIC;      /* looks like ours at first sight */
+        if (i % 3 == 0 && len >= sizeof(nic_wire_env_t)) {
+            uint16_t m = NIC_WIRE_MAGIC;      /* looks like ours at first sight */
             memcpy(buf, &m, sizeof(m));
+            buf[offsetof(nic_wire_env_t, version)] = NIC_WIRE_VERSION;
         }
         bad += send_from_new_port(&o->to, buf, len) != 0;
     }
