@@ -137,9 +137,9 @@ static int wire_sendmsg_sealed(nic_wire_t *w, const struct sockaddr_in *to,
                                const nic_wire_env_t *env, const struct iovec *iov, int iovcnt,
                                const uint8_t *mac)
 {
-    struct iovec parts[8];
+    struct iovec parts[10];
 
-    if (iovcnt > 6)
+    if (iovcnt > 8)
         return NIC_ERR_INVALID;
     parts[0] = (struct iovec){ (void *)env, sizeof(*env) };
     for (int i = 0; i < iovcnt; i++)
@@ -223,6 +223,18 @@ static int wire_send_one(nic_wire_t *w, const struct sockaddr_in *to, uint64_t j
     return wire_sendmsg_sealed(w, to, &env, iov, iovcnt, mac);
 }
 
+/* The padding of last pieces (see nic_wire.h, "Path MTU"). */
+static const uint8_t wire_zero_pad[NIC_WIRE_PAD_MAX];
+
+/* Bytes of piece k of a frame of len bytes in pieces of piece_len, and the
+ * padding that makes it piece_len long. */
+static size_t piece_bytes(size_t len, size_t piece_len, unsigned k, size_t *pad)
+{
+    size_t off = k * piece_len, n = len - off < piece_len ? len - off : piece_len;
+    *pad = piece_len - n;
+    return n;
+}
+
 int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
                   const struct iovec *iov, int iovcnt)
 {
@@ -236,36 +248,41 @@ int nic_wire_send(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
         return wire_send_one(w, to, job, NULL, iov, iovcnt);
     w->st.tx_cut++;
     cut.pieces = pieces;
+    cut.frame_len = len;
     for (cut.piece = 0; cut.piece < pieces; cut.piece++) {
-        struct iovec part[6];
-        int n, rc;
+        struct iovec part[7];
+        size_t pad, n_bytes = piece_bytes(len, piece_len, cut.piece, &pad);
+        int n = nic_wire_iov_slice(iov, iovcnt, cut.piece * piece_len, n_bytes, part, 6), rc;
 
-        cut.off = cut.piece * piece_len;
-        n = nic_wire_iov_slice(iov, iovcnt, cut.off,
-                               len - cut.off < piece_len ? len - cut.off : piece_len, part, 6);
         if (n < 0)
             return NIC_ERR_INVALID;
+        if (pad > 0)
+            part[n++] = (struct iovec){ (void *)wire_zero_pad, pad };
         if ((rc = wire_send_one(w, to, job, &cut, part, n)) != NIC_OK)
             return rc;
     }
     return NIC_OK;
 }
 
-/* Queue one datagram of a stable frame. */
+/* Queue one datagram of a stable frame: len bytes at buf, then pad bytes
+ * of padding. */
 static int wire_queue(nic_wire_t *w, const struct sockaddr_in *to, uint64_t job,
-                      const nic_wire_cut_t *cut, const void *buf, size_t len)
+                      const nic_wire_cut_t *cut, const void *buf, size_t len, size_t pad)
 {
-    struct iovec iov = { (void *)buf, len };
+    struct iovec body[2] = { { (void *)buf, len }, { (void *)wire_zero_pad, pad } };
+    struct iovec *parts = &w->tx_parts[NIC_WIRE_TX_PARTS * w->tx_n];
     unsigned i = w->tx_n;
     int rc;
 
-    if ((rc = nic_wire_auth_seal(w, job, cut, &w->tx_env[i], &iov, 1, w->tx_mac[i])) != NIC_OK)
+    rc = nic_wire_auth_seal(w, job, cut, &w->tx_env[i], body, pad > 0 ? 2 : 1, w->tx_mac[i]);
+    if (rc != NIC_OK)
         return rc;
     w->tx_to[i] = *to;
-    w->tx_iov[i] = iov;
-    w->tx_parts[3 * i] = (struct iovec){ &w->tx_env[i], sizeof(w->tx_env[i]) };
-    w->tx_parts[3 * i + 1] = iov;
-    w->tx_parts[3 * i + 2] = (struct iovec){ w->tx_mac[i], NIC_WIRE_MAC_LEN };
+    w->tx_iov[i] = (struct iovec){ (void *)buf, len + pad };
+    parts[0] = (struct iovec){ &w->tx_env[i], sizeof(w->tx_env[i]) };
+    parts[1] = body[0];
+    parts[2] = body[1];
+    parts[3] = (struct iovec){ w->tx_mac[i], NIC_WIRE_MAC_LEN };
     w->tx_n++;
     return NIC_OK;
 }
@@ -276,7 +293,7 @@ int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t j
     struct iovec iov = { (void *)buf, len };
     size_t piece_len;
     unsigned pieces = nic_wire_cut_plan(w, len, &piece_len);
-    nic_wire_cut_t cut = { .pieces = pieces };
+    nic_wire_cut_t cut = { .pieces = pieces, .frame_len = len };
 
     if (wire_faults_on(w))
         return nic_wire_send(w, to, job, &iov, 1);   /* faults decide per datagram */
@@ -284,14 +301,12 @@ int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t j
     if (w->tx_n + pieces > NIC_WIRE_TX_BATCH)
         nic_wire_flush_tx(w);
     if (pieces == 1)
-        return wire_queue(w, to, job, NULL, buf, len);
+        return wire_queue(w, to, job, NULL, buf, len, 0);
     w->st.tx_cut++;
     for (cut.piece = 0; cut.piece < pieces; cut.piece++) {
-        int rc;
-
-        cut.off = cut.piece * piece_len;
-        rc = wire_queue(w, to, job, &cut, (const uint8_t *)buf + cut.off,
-                        len - cut.off < piece_len ? len - cut.off : piece_len);
+        size_t pad, n = piece_bytes(len, piece_len, cut.piece, &pad);
+        int rc = wire_queue(w, to, job, &cut, (const uint8_t *)buf + cut.piece * piece_len, n,
+                            pad);
         if (rc != NIC_OK)
             return rc;
     }

@@ -18,10 +18,12 @@
  * headers and our envelope) leaves in pieces, each a datagram of its own
  * with its own envelope and MAC, never as IP fragments: the kernel would
  * cut it without segmentation offload, and one lost fragment would lose the
- * frame without a trace.  The pieces of a frame are about equal (so that
- * they leave as one GSO train) and carry consecutive counters; the
- * receiver puts them together (nic_wire_reasm.c) after each passed its MAC,
- * and hands up whole frames only.  A frame with a piece lost is given up
+ * frame without a trace.  A frame's pieces carry consecutive counters and
+ * are all of one length, nic_wire_piece_len(frame_len, pieces), the last
+ * padded (at most 8 bytes a piece): so the pieces of a run of frames of one
+ * size are all alike and leave as long GSO trains.  The receiver puts them
+ * together (nic_wire_reasm.c) after each passed its MAC, and hands up whole
+ * frames only.  A frame with a piece lost is given up
  * when newer ones need its place: the personality's reliability resends
  * it.  Frames that fit one datagram (all of them on loopback) are not
  * touched.
@@ -79,6 +81,7 @@
 #define NIC_WIRE_MAX_PIECES 64u        /* pieces of one frame (a bit each) */
 #define NIC_WIRE_REASM_SLOTS 32u       /* frames being put together at once */
 #define NIC_WIRE_IP_UDP_HDR 28u        /* IPv4 + UDP headers in the link's MTU */
+#define NIC_WIRE_TX_PARTS 4            /* envelope, frame bytes, padding, MAC */
 enum { NIC_WIRE_MAC_POLY1305 = 1, NIC_WIRE_MAC_AESGCM = 2 };
 #define NIC_WIRE_GCM_STATE 512u        /* >= libsodium's crypto_aead_aes256gcm_state */
 #define NIC_WIRE_MAC_LEN 16u
@@ -94,7 +97,7 @@ typedef struct nic_wire_env {
     uint8_t  mac;         /* NIC_WIRE_MAC_* */
     uint8_t  piece;       /* which piece of the frame this is: 0 .. pieces - 1 */
     uint8_t  pieces;      /* the frame's pieces: 1 (a whole frame) .. NIC_WIRE_MAX_PIECES */
-    uint16_t piece_off;   /* where the piece starts in the frame */
+    uint16_t frame_len;   /* in pieces: the whole frame's length (0 when whole) */
     uint64_t job;         /* the job's tag: which key */
     uint64_t sender;      /* the sending wire (random, never 0) */
     uint64_t counter;     /* per sender, one more per datagram */
@@ -162,8 +165,7 @@ typedef struct nic_wire_partial {
     uint64_t           first;         /* the counter of piece 0 */
     uint64_t           have;          /* bit i: piece i is in */
     unsigned           pieces;
-    size_t             len;           /* the frame's length (0 until the last piece) */
-    size_t             reach;         /* the furthest byte a piece wrote */
+    size_t             len;           /* the frame's length */
     int                handed_up;     /* whole, up to the personality: kept until the
                                          receive call ends */
     uint64_t           used;          /* rx_clock when a piece came (eviction) */
@@ -191,13 +193,13 @@ typedef struct nic_wire {
     uint8_t           *reasm_mem;       /* NIC_WIRE_REASM_SLOTS x NIC_WIRE_MTU */
     unsigned           reasm_handed;    /* slots handed up in this receive call */
     /* datagrams queued by nic_wire_send_stable, sent by nic_wire_flush_tx:
-     * tx_iov[i] is the frame (or its piece), tx_parts[3i..3i+2] its
-     * envelope, the frame and its MAC */
+     * tx_iov[i] is the frame (or its piece) with its padding,
+     * tx_parts[4i..4i+3] the envelope, the frame's bytes, padding and MAC */
     struct sockaddr_in tx_to[NIC_WIRE_TX_BATCH];
     struct iovec       tx_iov[NIC_WIRE_TX_BATCH];
     nic_wire_env_t     tx_env[NIC_WIRE_TX_BATCH];
     uint8_t            tx_mac[NIC_WIRE_TX_BATCH][NIC_WIRE_MAC_LEN];
-    struct iovec       tx_parts[3 * NIC_WIRE_TX_BATCH];
+    struct iovec       tx_parts[NIC_WIRE_TX_PARTS * NIC_WIRE_TX_BATCH];
     unsigned           tx_n;
     /* authentication (nic_wire_auth.c) */
     int                mac;             /* NIC_WIRE_MAC_* this wire sends with */
@@ -276,10 +278,10 @@ int  nic_wire_auth_init(nic_wire_t *w);
  * AES-GCM on a CPU without it. */
 int  nic_wire_set_mac(nic_wire_t *w, int mac);
 void nic_wire_auth_fini(nic_wire_t *w);
-/* Where a datagram's bytes are in their frame (NULL: the whole frame). */
+/* Which piece of its frame a datagram carries (NULL: the whole frame). */
 typedef struct nic_wire_cut {
     unsigned piece, pieces;
-    size_t   off;
+    size_t   frame_len;
 } nic_wire_cut_t;
 /* Fill env for the next datagram of job and the MAC over env and the
  * datagram's bytes of the frame, given as iov.  NIC_ERR_PROTECTION
@@ -294,8 +296,15 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
 
 /* --- nic_wire_mtu.c --- */
 /* How a frame of len bytes leaves: the number of pieces, each *piece_len
- * bytes but the last (1 and len: whole). */
+ * bytes (the last padded), or 1 and len: whole. */
 unsigned nic_wire_cut_plan(const nic_wire_t *w, size_t len, size_t *piece_len);
+/* The length of every piece of a frame of frame_len bytes in pieces. */
+static inline size_t nic_wire_piece_len(size_t frame_len, unsigned pieces)
+{
+    return ((frame_len + pieces - 1) / pieces + 7) & ~(size_t)7;
+}
+/* At most this much padding ends a frame's last piece: pieces x 8. */
+#define NIC_WIRE_PAD_MAX (8u * NIC_WIRE_MAX_PIECES)
 /* The bytes off .. off+len of a frame given as iov, as at most max iovecs
  * in out: their number, or -1 (too many, or the frame is shorter). */
 int      nic_wire_iov_slice(const struct iovec *iov, int iovcnt, size_t off, size_t len,

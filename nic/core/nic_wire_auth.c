@@ -8,7 +8,7 @@
  *
  * NIC_WIRE_MAC_AESGCM: AES-256-GCM with the frame as associated data and no
  * plaintext (GMAC), under the sender's key BLAKE2b(job's wire key, sender
- * id) and the 12-byte nonce counter | piece | pieces | piece offset.  A key per sender makes the
+ * id) and the 12-byte nonce counter | piece | pieces | frame length.  A key per sender makes the
  * 96-bit nonce unique with no chance involved (senders' ids are random),
  * and binds the sender; the job is bound by the key, the counter by the
  * nonce.  The sender's key schedule is made once per job (at
@@ -52,7 +52,7 @@ static void gcm_nonce(const nic_wire_env_t *env, uint8_t nonce[crypto_aead_aes25
     memcpy(nonce, &env->counter, 8);
     nonce[8] = env->piece;
     nonce[9] = env->pieces;
-    memcpy(nonce + 10, &env->piece_off, 2);
+    memcpy(nonce + 10, &env->frame_len, 2);
 }
 
 _Static_assert((NIC_WIRE_MAX_SENDERS & (NIC_WIRE_MAX_SENDERS - 1)) == 0,
@@ -243,7 +243,7 @@ int nic_wire_auth_seal(nic_wire_t *w, uint64_t job, const nic_wire_cut_t *cut,
     env->mac = (uint8_t)w->mac;
     env->piece = cut != NULL ? (uint8_t)cut->piece : 0;
     env->pieces = cut != NULL ? (uint8_t)cut->pieces : 1;
-    env->piece_off = cut != NULL ? (uint16_t)cut->off : 0;
+    env->frame_len = cut != NULL ? (uint16_t)cut->frame_len : 0;
     env->job = job;
     env->sender = w->sender_id;
     env->counter = ++w->tx_counter;
@@ -393,7 +393,7 @@ uint8_t *nic_wire_auth_open(nic_wire_t *w, const struct sockaddr_in *from, uint8
     memcpy(&env, dgram, sizeof(env));
     if (env.magic != NIC_WIRE_MAGIC || env.version != NIC_WIRE_VERSION || env.sender == 0 ||
         (env.mac != NIC_WIRE_MAC_POLY1305 && env.mac != NIC_WIRE_MAC_AESGCM) ||
-        env.pieces == 0 || (env.pieces == 1 && (env.piece != 0 || env.piece_off != 0))) {
+        env.pieces == 0 || (env.pieces == 1 && (env.piece != 0 || env.frame_len != 0))) {
         w->st.rx_garbage++;
         drop_note(w, &w->st.rx_garbage, from, NIC_LOG_WARN, "not our envelope");
         return NULL;

@@ -3,9 +3,9 @@
  * UDP GSO super-datagrams; receives take up to NIC_WIRE_RX_BATCH datagrams
  * per recvmmsg, a GRO train (several datagrams in one buffer) split again,
  * and every datagram's envelope checked (nic_wire_auth.c) before its frame
- * goes up.  A datagram is envelope, frame and MAC, gathered from three
- * pieces: the kernel cuts a train by bytes, so the pieces of consecutive
- * datagrams simply follow each other. */
+ * goes up.  A datagram is envelope, frame (or a piece of it), padding and
+ * MAC, gathered from four parts: the kernel cuts a train by bytes, so the
+ * parts of consecutive datagrams simply follow each other. */
 #include "config.h"
 
 #include <errno.h>
@@ -69,8 +69,8 @@ static unsigned wire_build_tx(nic_wire_t *w, unsigned first, struct mmsghdr *msg
         memset(h, 0, sizeof(*h));
         h->msg_name = &w->tx_to[i];
         h->msg_namelen = sizeof(w->tx_to[i]);
-        h->msg_iov = &w->tx_parts[3 * i];
-        h->msg_iovlen = 3 * (size_t)k;
+        h->msg_iov = &w->tx_parts[NIC_WIRE_TX_PARTS * i];
+        h->msg_iovlen = NIC_WIRE_TX_PARTS * (size_t)k;
         if (k > 1) {
             struct cmsghdr *c;
             h->msg_control = ctl[m].buf;

@@ -88,11 +88,12 @@ unsigned nic_wire_cut_plan(const nic_wire_t *w, size_t len, size_t *piece_len)
         *piece_len = len;
         return 1;
     }
-    /* As few pieces as the MTU allows, about equal (all but the last of
-     * one length, so that they leave as one GSO train). */
+    /* As few pieces as the MTU allows, all of one length (the last
+     * padded): the least MTU and the largest frame leave every piece some
+     * bytes of the frame (19 pieces of 480 for 9000 bytes at 576). */
     pieces = (unsigned)((len + w->piece_max - 1) / w->piece_max);
-    *piece_len = ((len + pieces - 1) / pieces + 7) & ~(size_t)7;
-    return (unsigned)((len + *piece_len - 1) / *piece_len);
+    *piece_len = nic_wire_piece_len(len, pieces);
+    return pieces;
 }
 
 int nic_wire_iov_slice(const struct iovec *iov, int iovcnt, size_t off, size_t len,

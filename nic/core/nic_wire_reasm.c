@@ -73,6 +73,7 @@ static nic_wire_partial_t *slot_for(nic_wire_t *w, const nic_wire_env_t *env, ui
     victim->sender = env->sender;
     victim->first = first;
     victim->pieces = env->pieces;
+    victim->len = env->frame_len;
     return victim;
 }
 
@@ -80,14 +81,14 @@ uint8_t *nic_wire_reasm_add(nic_wire_t *w, const nic_wire_env_t *env, const uint
                             size_t piece_len, size_t *len)
 {
     nic_wire_partial_t *p;
-    size_t end = (size_t)env->piece_off + piece_len;
-    int last = env->piece + 1u == env->pieces;
+    size_t frame_len = env->frame_len, off, bytes;
 
     /* The sender's own business, but a bug there must not write past a
-     * slot: a piece inside the largest frame, of a frame of a sane size,
-     * only the last one short. */
+     * slot: a frame no larger than the largest, cut as nic_wire_cut_plan
+     * cuts (every piece of one length, each holding some of the frame). */
     if (env->pieces < 2 || env->pieces > NIC_WIRE_MAX_PIECES || env->piece >= env->pieces ||
-        end > NIC_WIRE_MTU || piece_len == 0 || env->counter < env->piece) {
+        frame_len > NIC_WIRE_MTU || piece_len != nic_wire_piece_len(frame_len, env->pieces) ||
+        (off = env->piece * piece_len) >= frame_len || env->counter < env->piece) {
         w->st.rx_bad_piece++;
         return NULL;
     }
@@ -96,19 +97,15 @@ uint8_t *nic_wire_reasm_add(nic_wire_t *w, const nic_wire_env_t *env, const uint
         w->st.rx_given_up++;        /* this piece's frame, then */
         return NULL;
     }
-    if (p->pieces != env->pieces || (p->len != 0 && end > p->len) ||
-        (last && p->reach > end)) {
+    if (p->pieces != env->pieces || p->len != frame_len) {
         w->st.rx_bad_piece++;
         slot_free(p);
         return NULL;
     }
-    memcpy(p->buf + env->piece_off, piece, piece_len);
+    bytes = frame_len - off < piece_len ? frame_len - off : piece_len;
+    memcpy(p->buf + off, piece, bytes);
     p->have |= 1ull << env->piece;
     p->used = ++w->rx_clock;
-    if (end > p->reach)
-        p->reach = end;
-    if (last)
-        p->len = end;
     if (p->have != (env->pieces == 64 ? ~0ull : (1ull << env->pieces) - 1))
         return NULL;
     p->handed_up = 1;

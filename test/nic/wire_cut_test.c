@@ -48,10 +48,12 @@ Test(cut, a_1500_byte_link_cuts_frames_into_about_equal_pieces)
     cr_assert_eq(nic_wire_cut_plan(&w, w.piece_max, &piece), 1, "a frame that fits");
     cr_assert_eq(nic_wire_cut_plan(&w, w.piece_max + 1, &piece), 2);
     cr_assert_eq(piece % 8, 0);
-    cr_assert_lt(piece, w.piece_max, "two about equal pieces, not one full and one tiny");
+    cr_assert_lt(piece, w.piece_max, "two equal pieces, not one full and one tiny");
+    cr_assert_geq(2 * piece, w.piece_max + 1);
     cr_assert_eq(nic_wire_cut_plan(&w, NIC_WIRE_MTU, &piece), 7);
     cr_assert_leq(piece, w.piece_max);
-    cr_assert_gt(6 * piece, NIC_WIRE_MTU - piece, "the last piece is not empty");
+    cr_assert_lt(6 * piece, NIC_WIRE_MTU, "the last piece holds some of the frame");
+    cr_assert_leq(7 * piece - NIC_WIRE_MTU, 7 * 8u, "at most 8 bytes of padding a piece");
     nic_wire_close(&w);
 }
 
@@ -61,7 +63,9 @@ Test(cut, the_least_mtu_still_fits_the_largest_frame_and_bad_ones_are_refused)
     size_t piece;
 
     opened(&w, 576);
-    cr_assert_leq(nic_wire_cut_plan(&w, NIC_WIRE_MTU, &piece), NIC_WIRE_MAX_PIECES);
+    unsigned n = nic_wire_cut_plan(&w, NIC_WIRE_MTU, &piece);
+    cr_assert_leq(n, NIC_WIRE_MAX_PIECES);
+    cr_assert_lt((n - 1) * piece, NIC_WIRE_MTU, "the last piece holds some of the frame");
     cr_assert_eq(nic_wire_set_mtu(&w, 575), NIC_ERR_CONFIG);
     cr_assert_eq(nic_wire_set_mtu(&w, 65537), NIC_ERR_CONFIG);
     cr_assert_eq(w.mtu, 576u, "a refused value changes nothing");
@@ -86,27 +90,33 @@ Test(cut, slices_of_a_frame_cross_its_iovec_boundaries)
 
 /* --- reassembly, driven with envelopes as nic_wire_auth_open returns them --- */
 
-static nic_wire_env_t piece_env(uint64_t first, unsigned piece, unsigned pieces, size_t off)
+static nic_wire_env_t piece_env(uint64_t first, unsigned piece, unsigned pieces,
+                                size_t frame_len)
 {
     nic_wire_env_t e = { .magic = NIC_WIRE_MAGIC, .version = NIC_WIRE_VERSION,
                          .mac = NIC_WIRE_MAC_POLY1305, .piece = (uint8_t)piece,
-                         .pieces = (uint8_t)pieces, .piece_off = (uint16_t)off,
+                         .pieces = (uint8_t)pieces, .frame_len = (uint16_t)frame_len,
                          .job = 7, .sender = 99, .counter = first + piece };
     return e;
 }
 
-/* Adds the pieces of a 3-piece frame of 2500 bytes (1000, 1000, 500) in
- * the order given; returns the frame when whole. */
+/* A frame of 2500 bytes in 3 pieces of 840 (the last 820 and 20 of
+ * padding), as the sender cuts it. */
+enum { FRAME = 2500, PIECES = 3, PIECE = 840 };
+
+/* Adds the frame's pieces in the order given; returns the frame when
+ * whole.  padded holds the frame and the last piece's padding. */
 static uint8_t *add_pieces(nic_wire_t *w, uint64_t first, const unsigned *order, unsigned n,
-                           const uint8_t *frame, size_t *len)
+                           const uint8_t *padded, size_t *len)
 {
     uint8_t *whole = NULL;
 
+    cr_assert_eq(nic_wire_piece_len(FRAME, PIECES), PIECE);
     for (unsigned k = 0; k < n; k++) {
         unsigned p = order[k];
-        nic_wire_env_t e = piece_env(first, p, 3, p * 1000u);
+        nic_wire_env_t e = piece_env(first, p, PIECES, FRAME);
         cr_assert_null(whole, "whole before its last piece");
-        whole = nic_wire_reasm_add(w, &e, frame + p * 1000u, p < 2 ? 1000 : 500, len);
+        whole = nic_wire_reasm_add(w, &e, padded + p * PIECE, PIECE, len);
     }
     return whole;
 }
@@ -121,7 +131,7 @@ Test(reasm, pieces_in_any_order_make_the_frame_once)
 {
     static const unsigned orders[3][3] = { { 0, 1, 2 }, { 2, 0, 1 }, { 1, 2, 0 } };
     nic_wire_t w;
-    uint8_t frame[2500];
+    uint8_t frame[PIECES * PIECE];
 
     opened(&w, 1500);
     for (unsigned o = 0; o < 3; o++) {
@@ -129,7 +139,7 @@ Test(reasm, pieces_in_any_order_make_the_frame_once)
         pattern(frame, sizeof(frame), o);
         uint8_t *got = add_pieces(&w, 100 + 10 * o, orders[o], 3, frame, &len);
         cr_assert_not_null(got, "order %u", o);
-        cr_assert_eq(len, sizeof(frame));
+        cr_assert_eq(len, FRAME);
         cr_assert_eq(memcmp(got, frame, len), 0);
         cr_assert_eq((uintptr_t)got & 7, 0);
         cr_assert(nic_wire_reasm_holds(&w, got));
@@ -147,7 +157,7 @@ Test(reasm, a_frame_with_a_lost_piece_is_given_up_for_newer_ones)
 {
     static const unsigned two[2] = { 0, 2 }, all[3] = { 0, 1, 2 };
     nic_wire_t w;
-    uint8_t frame[2500];
+    uint8_t frame[PIECES * PIECE];
     size_t len;
 
     opened(&w, 1500);
@@ -164,7 +174,7 @@ Test(reasm, a_frame_with_a_lost_piece_is_given_up_for_newer_ones)
     cr_assert_null(add_pieces(&w, 10, late, 1, frame, &len));
     uint8_t *got = add_pieces(&w, 5000, all, 3, frame, &len);
     cr_assert_not_null(got);
-    cr_assert_eq(memcmp(got, frame, sizeof(frame)), 0);
+    cr_assert_eq(memcmp(got, frame, FRAME), 0);
     nic_wire_close(&w);
 }
 
@@ -175,25 +185,29 @@ Test(reasm, pieces_that_do_not_fit_their_frame_make_none)
     size_t len;
 
     opened(&w, 1500);
-    nic_wire_env_t e = piece_env(10, 0, 3, 0);
-    e.piece_off = NIC_WIRE_MTU - 10;
-    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, 100, &len), "past the largest frame");
-    e = piece_env(10, 3, 3, 0);
-    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, 100, &len), "piece beyond pieces");
-    cr_assert_eq(w.st.rx_bad_piece, 2);
-    /* the last piece says the frame ends before a piece already in */
-    e = piece_env(20, 1, 3, 1000);
-    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, 1000, &len));
-    e = piece_env(20, 2, 3, 1500);
-    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, 100, &len));
-    cr_assert_eq(w.st.rx_bad_piece, 3);
-    /* pieces of one frame that disagree on how many there are */
-    e = piece_env(30, 0, 3, 0);
-    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, 1000, &len));
-    e = piece_env(30, 1, 4, 1000);
-    e.counter = 31;
-    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, 1000, &len));
+    nic_wire_env_t e = piece_env(10, 0, PIECES, FRAME);
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, PIECE - 8, &len), "a short piece");
+    e = piece_env(10, PIECES, PIECES, FRAME);
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, PIECE, &len), "piece beyond pieces");
+    e = piece_env(10, 0, PIECES, NIC_WIRE_MTU + 8);
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, nic_wire_piece_len(NIC_WIRE_MTU + 8, PIECES),
+                                      &len), "larger than the largest frame");
+    e = piece_env(10, 3, 4, 24);
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, 8, &len), "a piece with none of the frame");
     cr_assert_eq(w.st.rx_bad_piece, 4);
+    /* pieces of one frame that disagree on its length */
+    e = piece_env(20, 0, PIECES, FRAME);
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, PIECE, &len));
+    e = piece_env(20, 1, PIECES, FRAME - 8);
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, nic_wire_piece_len(FRAME - 8, PIECES), &len));
+    cr_assert_eq(w.st.rx_bad_piece, 5);
+    /* or on how many pieces there are */
+    e = piece_env(30, 0, PIECES, FRAME);
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, PIECE, &len));
+    e = piece_env(30, 1, 4, FRAME);
+    e.counter = 31;
+    cr_assert_null(nic_wire_reasm_add(&w, &e, buf, nic_wire_piece_len(FRAME, 4), &len));
+    cr_assert_eq(w.st.rx_bad_piece, 6);
     cr_assert_eq(w.st.rx_joined, 0);
     nic_wire_close(&w);
 }
@@ -202,7 +216,7 @@ Test(reasm, a_job_that_ends_takes_its_partial_frames)
 {
     static const unsigned one[1] = { 1 };
     nic_wire_t w;
-    uint8_t frame[2500] = { 0 };
+    uint8_t frame[PIECES * PIECE] = { 0 };
     size_t len;
     unsigned taken = 0;
 
@@ -359,7 +373,7 @@ Test(cut_wire, a_forged_piece_leaves_no_partial_frame, .timeout = 30)
 {
     nic_wire_t b;
     uint8_t dgram[200] = { 0 };
-    nic_wire_env_t e = piece_env(1, 0, 3, 0);
+    nic_wire_env_t e = piece_env(1, 0, PIECES, FRAME);
     got_t g;
 
     opened(&b, 1500);
@@ -373,5 +387,38 @@ Test(cut_wire, a_forged_piece_leaves_no_partial_frame, .timeout = 30)
     cr_assert_eq(b.st.rx_bad_mac, 1);
     for (unsigned i = 0; i < NIC_WIRE_REASM_SLOTS; i++)
         cr_assert_eq(b.reasm[i].job, 0, "a forged piece took slot %u", i);
+    nic_wire_close(&b);
+}
+
+static void count_frame(void *arg, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
+                        size_t len)
+{
+    (void)from, (void)job, (void)frame;
+    ((got_t *)arg)->n += len == 4096;
+}
+
+Test(cut_wire, pieces_of_frames_of_one_size_leave_in_long_trains, .timeout = 30)
+{
+    static uint8_t frame[4096];
+    nic_wire_t a, b;
+    got_t g;
+    size_t piece;
+
+    pair(&a, &b, 1, NULL);
+    cr_assert_eq(nic_wire_cut_plan(&a, sizeof(frame), &piece), 3);
+    for (int i = 0; i < 40; i++)
+        cr_assert_eq(nic_wire_send_stable(&a, &b.addr, test_job(1).tag, frame, sizeof(frame)),
+                     NIC_OK);
+    cr_assert_geq(nic_wire_flush_tx(&a), 0);
+    cr_assert_eq(a.st.tx_frames, 120, "3 datagrams a frame");
+    cr_assert_lt(a.st.tx_trains * 3, 40u, "a train carries the pieces of several frames (%llu "
+                 "trains)", (unsigned long long)a.st.tx_trains);
+    memset(&g, 0, sizeof(g));
+    for (int idle = 0; idle < 2000 && b.st.rx_joined < 40; idle++)
+        if (nic_wire_recv(&b, 64, count_frame, NULL, &g) == 0)
+            usleep(1000);
+    cr_assert_eq(b.st.rx_joined, 40);
+    cr_assert_eq(g.n, 40);
+    nic_wire_close(&a);
     nic_wire_close(&b);
 }
