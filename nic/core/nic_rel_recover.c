@@ -148,8 +148,7 @@ void rel_tx_acked(nic_rel_t *rel, nic_rel_peer_t *p, uint32_t ack, const nic_rel
  * lone frame waits for), the newest frame not held goes again, once per
  * tail.  It recovers a lost last frame in a round trip or two instead of
  * a timeout, or its answer's SACK block shows what else is missing. */
-static int rel_probe_tail(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t rto_due,
-                          uint64_t *next)
+static int rel_probe_tail(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t rto_due)
 {
     uint64_t pto, base, due;
 
@@ -162,11 +161,8 @@ static int rel_probe_tail(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint6
     due = base + pto;
     if (due >= rto_due)
         return 0;                       /* the timeout comes first anyway */
-    if (now < due) {
-        if (due < *next)
-            *next = due;
+    if (now < due)
         return 0;
-    }
     for (uint32_t s = p->tx_next; s != p->tx_una; s--) {
         nic_rel_frame_t *f = &p->win[(s - 1) % NIC_REL_WINDOW];
         if (!f->sacked) {
@@ -184,8 +180,16 @@ int rel_tx_timers(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t *nex
     nic_rel_frame_t *oldest = &p->win[p->tx_una % NIC_REL_WINDOW];
     int events = 0;
 
+    /* The deadlines of lost frames and of the tail probe are not the
+     * firmware's to wake for: they are met by the next turn after them (a
+     * host that waits polls turns; an arrival is one; a firmware thread
+     * naps at most a millisecond while its host waits on the wire).  A
+     * deadline nearer than the firmware's sleep grain makes it poll
+     * instead of sleep, and one is pending whenever a frame is out: that
+     * would take the CPU from the ranks it shares with for every round
+     * trip.  Only the timeout, at least rto_min away, is a wake-up. */
     if (rel_seq_before(p->tx_una, p->tx_sack_hi))
-        events += rel_resend_lost(rel, p, now, next);
+        events += rel_resend_lost(rel, p, now, NULL);
     if (rel_since(now, oldest->sent_ns) >= p->rto_ns) {
         /* Nothing moved the window for a timeout: whatever has been out
          * as long and the receiver is not known to hold goes again, a
@@ -204,7 +208,7 @@ int rel_tx_timers(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t *nex
         }
         events++;
     } else {
-        events += rel_probe_tail(rel, p, now, oldest->sent_ns + p->rto_ns, next);
+        events += rel_probe_tail(rel, p, now, oldest->sent_ns + p->rto_ns);
     }
     uint64_t due = oldest->sent_ns + p->rto_ns;
     if (due < *next)
