@@ -1,7 +1,9 @@
 /* nic_rel.c - reliable ordered streams between firmwares (see nic_rel.h):
- * sequence numbers, cumulative and delayed acknowledgements, go-back-N
- * retransmission with exponential back-off, dead-peer detection.
- * Moved here from the Myrinet LCP once the VI firmware needed it too. */
+ * the table of streams, sequence numbers, transmit, acknowledgements sent
+ * alone (with their SACK block), the timers, dead-peer detection and the
+ * dispatch of received frames.  The receiver's selective repeat is in
+ * nic_rel_rx.c, the sender's loss recovery in nic_rel_recover.c.  Moved
+ * here from the Myrinet LCP once the VI firmware needed it too. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -9,47 +11,27 @@
 #include <sys/uio.h>
 
 #include "nic_log.h"
-#include "nic_rel.h"
-
-#define REL_RETX_BURST 32             /* frames resent per timer expiry */
-#define REL_ACK_EVERY  32             /* acknowledge at least every 32 frames */
-#define REL_DUPACK_NS  (100 * 1000)   /* at most one duplicate ack per 100 us */
-
-struct nic_rel {
-    nic_fw_t          *fw;
-    nic_rel_config_t   cfg;
-    nic_rel_ops_t      ops;
-    void              *arg;
-    uint32_t           my_fw;             /* incarnation */
-    nic_rel_peer_t     peer[NIC_REL_MAX_PEERS];
-    unsigned           npeer;             /* slots in use are below this */
-    nic_rel_peer_t    *last;              /* the peer found last (a cache) */
-    int                full_logged;       /* the table-full error was logged */
-    nic_rel_counters_t c;
-};
-
-static nic_rel_hdr_t *hdr_of(const nic_rel_t *rel, uint8_t *frame)
-{
-    return (nic_rel_hdr_t *)(frame + rel->cfg.hdr_off);
-}
-
-static int seq_before(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) < 0;
-}
+#include "nic_rel_internal.h"
 
 int nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops_t *ops,
                    void *arg, nic_rel_t **rel_p)
 {
+    return nic_rel_create_on_wire(nic_fw_wire(fw), cfg, ops, arg, rel_p);
+}
+
+int nic_rel_create_on_wire(nic_wire_t *wire, const nic_rel_config_t *cfg,
+                           const nic_rel_ops_t *ops, void *arg, nic_rel_t **rel_p)
+{
     nic_rel_t *rel;
 
     if (cfg->frame_max < cfg->hdr_off + sizeof(nic_rel_hdr_t) || ops->deliver == NULL ||
-        ops->ack_frame == NULL || ops->seal == NULL)
+        ops->ack_frame == NULL || ops->seal == NULL || cfg->rto_min_ns == 0 ||
+        cfg->rto_min_ns > cfg->rto_max_ns)
         return NIC_ERR_INVALID;
     rel = calloc(1, sizeof(*rel));
     if (rel == NULL)
         return NIC_ERR_NO_MEMORY;
-    rel->fw = fw;
+    rel->wire = wire;
     rel->cfg = *cfg;
     rel->ops = *ops;
     rel->arg = arg;
@@ -59,8 +41,6 @@ int nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops_
     *rel_p = rel;
     return NIC_OK;
 }
-
-static void rel_send_ctl(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t kind, uint8_t flags);
 
 void nic_rel_destroy(nic_rel_t *rel)
 {
@@ -72,6 +52,7 @@ void nic_rel_destroy(nic_rel_t *rel)
     for (unsigned i = 0; i < NIC_REL_MAX_PEERS; i++) {
         free(rel->peer[i].win);
         free(rel->peer[i].win_mem);
+        rel_rx_free(&rel->peer[i]);
     }
     free(rel);
 }
@@ -79,10 +60,41 @@ void nic_rel_destroy(nic_rel_t *rel)
 uint32_t nic_rel_incarnation(const nic_rel_t *rel) { return rel->my_fw; }
 const nic_rel_counters_t *nic_rel_counters(const nic_rel_t *rel) { return &rel->c; }
 
+void nic_rel_status(const nic_rel_t *rel, FILE *f, const char *prefix)
+{
+    const nic_rel_counters_t *c = &rel->c;
+
+    fprintf(f, "%s: stream recovery sacked %llu fast-resent %llu probes %llu timeouts %llu "
+               "kept %llu rtt-samples %llu\n", prefix,
+            (unsigned long long)c->sacked, (unsigned long long)c->fast_retransmits,
+            (unsigned long long)c->tail_probes, (unsigned long long)c->timeouts,
+            (unsigned long long)c->kept, (unsigned long long)c->rtt_samples);
+}
+
 static int rel_is(const nic_rel_peer_t *p, const struct sockaddr_in *addr, uint64_t job)
 {
     return p->used && p->job == job && p->addr.sin_addr.s_addr == addr->sin_addr.s_addr &&
            p->addr.sin_port == addr->sin_port;
+}
+
+/* A slot for a new stream; what was allocated for the slot's earlier
+ * streams (the window, the frames kept, both empty now) is kept. */
+static void rel_peer_init(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockaddr_in *addr,
+                          uint64_t job)
+{
+    nic_rel_frame_t *win = p->win;
+    uint8_t *mem = p->win_mem;
+    nic_rel_rxq_t *rxq = p->rxq;
+
+    memset(p, 0, sizeof(*p));
+    p->win = win;
+    p->win_mem = mem;
+    p->rxq = rxq;
+    p->used = 1;
+    p->addr = *addr;
+    p->job = job;
+    p->tx_next = p->tx_una = p->tx_first = p->tx_sack_hi = 1;
+    p->rto_ns = rel->cfg.rto_init_ns;
 }
 
 nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, uint64_t job,
@@ -106,7 +118,7 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, uin
     }
     /* No stream for a job without endpoints here: its frames could
      * neither leave nor be answered. */
-    if (!create || nic_wire_job_refs(nic_fw_wire(rel->fw), job) == 0)
+    if (!create || nic_wire_job_refs(rel->wire, job) == 0)
         return NULL;
     if (free_slot == NULL && rel->npeer < NIC_REL_MAX_PEERS)
         free_slot = &rel->peer[rel->npeer++];
@@ -122,16 +134,7 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, uin
         }
         return NULL;
     }
-    nic_rel_frame_t *win = free_slot->win;
-    uint8_t *mem = free_slot->win_mem;
-    memset(free_slot, 0, sizeof(*free_slot));
-    free_slot->win = win;
-    free_slot->win_mem = mem;
-    free_slot->used = 1;
-    free_slot->addr = *addr;
-    free_slot->job = job;
-    free_slot->tx_next = free_slot->tx_una = free_slot->tx_first = 1;
-    free_slot->rto_ns = rel->cfg.rto_init_ns;
+    rel_peer_init(rel, free_slot, addr, job);
     return rel->last = free_slot;
 }
 
@@ -160,18 +163,28 @@ unsigned nic_rel_peer_count(const nic_rel_t *rel)
     return n;
 }
 
-/* A frame of the module's own, without data: an ACK, or a BYE. */
-static void rel_send_ctl(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t kind, uint8_t flags)
+/* A frame of the module's own, without data: an ACK, or a BYE.  An ACK
+ * while frames are kept after a gap carries their map, inserted in front
+ * of the personality's last ack_tail bytes (still zero: seal() fills
+ * them), so that each personality's checks see a frame of its own. */
+void rel_send_ctl(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t kind, uint8_t flags)
 {
-    uint8_t buf[256];
-    size_t len;
+    uint8_t buf[256 + sizeof(nic_rel_sack_t)];
+    size_t len, tail = rel->cfg.ack_tail;
+    nic_rel_sack_t sack;
     nic_rel_hdr_t *h;
 
     memset(buf, 0, sizeof(buf));
-    len = rel->ops.ack_frame(rel->arg, buf, sizeof(buf));
-    if (len < rel->cfg.hdr_off + sizeof(nic_rel_hdr_t) || len > sizeof(buf))
+    len = rel->ops.ack_frame(rel->arg, buf, sizeof(buf) - sizeof(sack));
+    if (len < rel->cfg.hdr_off + sizeof(nic_rel_hdr_t) + tail || len > sizeof(buf) - sizeof(sack))
         return;
-    h = hdr_of(rel, buf);
+    if (kind == NIC_REL_KIND_ACK && rel_rx_sack(p, &sack)) {
+        memmove(buf + len - tail + sizeof(sack), buf + len - tail, tail);
+        memcpy(buf + len - tail, &sack, sizeof(sack));
+        len += sizeof(sack);
+        flags |= NIC_REL_F_SACK;
+    }
+    h = rel_hdr_of(rel, buf);
     h->src_fw = rel->my_fw;
     h->seq = 0;
     h->ack = p->rx_next;
@@ -179,44 +192,9 @@ static void rel_send_ctl(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t kind, uint8_
     h->flags = flags;
     rel->ops.seal(rel->arg, buf, len, nic_now_ns(), NIC_REL_SEAL_ACK);
     struct iovec iov = { buf, len };
-    nic_wire_send(nic_fw_wire(rel->fw), &p->addr, p->job, &iov, 1);
+    nic_wire_send(rel->wire, &p->addr, p->job, &iov, 1);
     p->ack_owed = 0;
     rel->c.tx_acks++;
-}
-
-static void rel_send_ack(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags)
-{
-    rel_send_ctl(rel, p, NIC_REL_KIND_ACK, flags);
-}
-
-/* The peer answered (or the window was empty until now): its silence
- * starts again. */
-static void rel_heard(nic_rel_peer_t *p, uint64_t now)
-{
-    nic_stall_timer_start(&p->silence, now);
-}
-
-/* Time from then to now; 0 when then is later (a caller's now may be
- * older than a stamp taken during the same firmware turn: unsigned
- * subtraction would make that look like an age of centuries). */
-static uint64_t rel_since(uint64_t now, uint64_t then)
-{
-    return now > then ? now - then : 0;
-}
-
-/* An acknowledgement for every frame before ack. */
-static void rel_acked(nic_rel_t *rel, nic_rel_peer_t *p, uint32_t ack, int pure_ack)
-{
-    /* Only an ack inside (una, next] moves the window. */
-    if ((int32_t)(ack - p->tx_una) <= 0 || (int32_t)(ack - p->tx_next) > 0) {
-        if (pure_ack && ack == p->tx_una && p->tx_una != p->tx_next)
-            p->dupacks++;
-        return;
-    }
-    p->tx_una = ack;
-    p->dupacks = 0;
-    rel_heard(p, nic_now_ns());
-    p->rto_ns = rel->cfg.rto_init_ns;
 }
 
 static int rel_window_alloc(nic_rel_t *rel, nic_rel_peer_t *p)
@@ -242,6 +220,7 @@ static int rel_window_alloc(nic_rel_t *rel, nic_rel_peer_t *p)
 
 unsigned nic_rel_tx_space(const nic_rel_t *rel, const nic_rel_peer_t *p)
 {
+    (void)rel;
     return NIC_REL_WINDOW - (p->tx_next - p->tx_una);
 }
 
@@ -273,7 +252,7 @@ int nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len)
     uint64_t now = nic_now_ns();
     uint32_t seq = p->tx_next;
     nic_rel_frame_t *f = &p->win[seq % NIC_REL_WINDOW];
-    nic_rel_hdr_t *h = hdr_of(rel, f->buf);
+    nic_rel_hdr_t *h = rel_hdr_of(rel, f->buf);
 
     if (len > rel->cfg.frame_max || len < rel->cfg.hdr_off + sizeof(*h))
         return NIC_ERR_INVALID;
@@ -287,13 +266,17 @@ int nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len)
     f->seq = seq;
     f->len = (uint32_t)len;
     f->sent_ns = now;
+    f->sends = 1;
+    f->sacked = 0;
+    p->probed = 0;                     /* a new tail, which may be probed again */
+    p->last_tx_ns = now;
     if (p->tx_una + 1 == p->tx_next)
         rel_heard(p, now);             /* the window was empty */
     p->ack_owed = 0;                   /* the ack rides along */
     rel->c.tx_data++;
     /* The window slot stays put until acknowledged, which is after the
      * firmware's turn has flushed it: it can go in a batch. */
-    return nic_wire_send_stable(nic_fw_wire(rel->fw), &p->addr, p->job, f->buf, len);
+    return nic_wire_send_stable(rel->wire, &p->addr, p->job, f->buf, len);
 }
 
 int nic_rel_send(nic_rel_t *rel, nic_rel_peer_t *p, const void *frame, size_t len)
@@ -306,22 +289,6 @@ int nic_rel_send(nic_rel_t *rel, nic_rel_peer_t *p, const void *frame, size_t le
         return p->win == NULL ? NIC_ERR_NO_MEMORY : NIC_ERR_NO_RESOURCE;
     memcpy(buf, frame, len);
     return nic_rel_tx_commit(rel, p, len);
-}
-
-static void rel_retransmit(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now)
-{
-    unsigned n = 0;
-    for (uint32_t s = p->tx_una; s != p->tx_next && n < REL_RETX_BURST; s++, n++) {
-        nic_rel_frame_t *f = &p->win[s % NIC_REL_WINDOW];
-        /* Refresh the piggy-backed ack (and so the checksum). */
-        hdr_of(rel, f->buf)->ack = p->rx_next;
-        rel->ops.seal(rel->arg, f->buf, f->len, now, NIC_REL_SEAL_RETRANSMIT);
-        f->sent_ns = now;
-        struct iovec iov = { f->buf, f->len };
-        nic_wire_send(nic_fw_wire(rel->fw), &p->addr, p->job, &iov, 1);
-        rel->c.retransmits++;
-    }
-    p->ack_owed = 0;
 }
 
 /* The peer is gone (status NIC_ERR_PEER_FAILED: silent for the peer
@@ -350,7 +317,7 @@ static void rel_peer_gone(nic_rel_t *rel, nic_rel_peer_t *p, int status)
         rel->c.peers_stopped++;
     }
     p->dead = status;
-    p->tx_una = p->tx_next;
+    p->tx_una = p->tx_sack_hi = p->tx_next;
     p->tx_first = p->tx_next;     /* a later stream starts with a new SYN */
     if (rel->ops.peer_gone != NULL)
         rel->ops.peer_gone(rel->arg, p, status);
@@ -366,7 +333,7 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
             continue;
         if (p->ack_owed > 0) {
             if (now >= p->ack_due_ns) {
-                rel_send_ack(rel, p, 0);
+                rel_send_ctl(rel, p, NIC_REL_KIND_ACK, 0);
                 events++;
             } else if (p->ack_due_ns < *next) {
                 *next = p->ack_due_ns;
@@ -379,18 +346,7 @@ int nic_rel_poll(nic_rel_t *rel, uint64_t now, uint64_t *next)
             events++;
             continue;
         }
-        nic_rel_frame_t *oldest = &p->win[p->tx_una % NIC_REL_WINDOW];
-        if (p->dupacks >= 3 || rel_since(now, oldest->sent_ns) >= p->rto_ns) {
-            if (p->dupacks < 3)
-                p->rto_ns = p->rto_ns * 2 < rel->cfg.rto_max_ns ? p->rto_ns * 2
-                                                                  : rel->cfg.rto_max_ns;
-            p->dupacks = 0;
-            rel_retransmit(rel, p, now);
-            events++;
-        }
-        uint64_t due = oldest->sent_ns + p->rto_ns;
-        if (due < *next)
-            *next = due;
+        events += rel_tx_timers(rel, p, now, next);
     }
     return events;
 }
@@ -401,21 +357,47 @@ void nic_rel_job_end(nic_rel_t *rel, uint64_t job)
         nic_rel_peer_t *p = &rel->peer[i];
         nic_rel_frame_t *win;
         uint8_t *mem;
+        nic_rel_rxq_t *rxq;
 
         if (!p->used || p->job != job)
             continue;
         if (!p->dead)
             rel_send_ctl(rel, p, NIC_REL_KIND_BYE, 0);
         /* Nothing of the job is left to tell about what was in flight. */
+        rel_rx_reset(p);
         win = p->win;
         mem = p->win_mem;
+        rxq = p->rxq;
         memset(p, 0, sizeof(*p));
         p->win = win;               /* kept for the slot's next stream */
         p->win_mem = mem;
+        p->rxq = rxq;
         if (rel->last == p)
             rel->last = NULL;
     }
     rel->full_logged = 0;
+}
+
+/* An ACK: its cumulative ack, and the map of what the receiver holds when
+ * it carries one (for the ack it names: one for an older ack is stale). */
+static void rel_rx_ack(nic_rel_t *rel, nic_rel_peer_t *p, const nic_rel_hdr_t *h,
+                       const uint8_t *frame, size_t len, uint64_t now)
+{
+    size_t tail = rel->cfg.ack_tail;
+    nic_rel_sack_t sack, *sp = NULL;
+
+    rel->c.rx_acks++;
+    if ((h->flags & NIC_REL_F_SACK) &&
+        len >= rel->cfg.hdr_off + sizeof(*h) + sizeof(sack) + tail) {
+        memcpy(&sack, frame + len - tail - sizeof(sack), sizeof(sack));
+        if (sack.base == h->ack)
+            sp = &sack;
+    }
+    rel_tx_acked(rel, p, h->ack, sp, now);
+    /* BUSY: its firmware is alive and its host is slow to drain: keep
+     * retransmitting (back-pressure), and do not declare it dead. */
+    if (h->flags & NIC_REL_F_BUSY)
+        rel_heard(p, now);
 }
 
 void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
@@ -434,15 +416,7 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint64_t job, ui
         return;
     now = nic_now_ns();
     if (h.kind == NIC_REL_KIND_ACK) {
-        rel->c.rx_acks++;
-        if (h.flags & NIC_REL_F_BUSY) {
-            /* Its firmware is alive and its host is slow to drain: keep
-             * retransmitting (backpressure), and do not declare it dead. */
-            rel_acked(rel, p, h.ack, 0);
-            rel_heard(p, now);
-            return;
-        }
-        rel_acked(rel, p, h.ack, 1);
+        rel_rx_ack(rel, p, &h, frame, len, now);
         return;
     }
     if (h.kind == NIC_REL_KIND_BYE) {
@@ -461,38 +435,11 @@ void nic_rel_rx(nic_rel_t *rel, const struct sockaddr_in *from, uint64_t job, ui
             rel->c.out_of_order++;
             return;
         }
+        rel_rx_reset(p);
         p->rx_src_fw = h.src_fw;
         p->rx_next = h.seq;
         p->dead = 0;
     }
-    rel_acked(rel, p, h.ack, 0);
-    if (seq_before(h.seq, p->rx_next)) {
-        rel->c.duplicates++;
-        rel_send_ack(rel, p, 0);           /* our ack may have been lost */
-        return;
-    }
-    if (h.seq != p->rx_next) {
-        rel->c.out_of_order++;
-        if (rel_since(now, p->dupack_ns) > REL_DUPACK_NS) {
-            p->dupack_ns = now;
-            rel_send_ack(rel, p, 0);       /* tells the sender where the gap is */
-        }
-        return;
-    }
-    if (rel->ops.deliver(rel->arg, p, from, frame, len) != NIC_OK) {
-        /* Not taken, so not acknowledged: it comes again.  The sender
-         * learns that we are alive, so a host that drains slowly is never
-         * mistaken for a dead node. */
-        rel->c.backpressure++;
-        if (rel_since(now, p->dupack_ns) > REL_DUPACK_NS) {
-            p->dupack_ns = now;
-            rel_send_ack(rel, p, NIC_REL_F_BUSY);
-        }
-        return;
-    }
-    p->rx_next++;
-    if (p->ack_owed++ == 0)
-        p->ack_due_ns = now + rel->cfg.ack_delay_ns;
-    if (p->ack_owed >= REL_ACK_EVERY)
-        rel_send_ack(rel, p, 0);
+    rel_tx_acked(rel, p, h.ack, NULL, now);
+    rel_rx_data(rel, p, from, &h, frame, len, now);
 }

@@ -6,16 +6,47 @@
  *
  * Per pair of firmwares and job (peers are told apart by their wire
  * address, jobs by their tag) one sequence-numbered stream, whose frames
- * the wire authenticates with that job's key: cumulative acknowledgements, piggy-backed on
- * data frames or sent alone after ack_delay (or at once every 32 frames),
- * go-back-N retransmission after a timeout that doubles up to rto_max, or
- * after three duplicate acks.  The receiver takes only the next sequence
- * number; duplicates and frames after a gap are dropped and re-acknowledged,
- * so delivery is exactly once and in order.  A frame the personality cannot
- * take now (deliver() returns NIC_ERR_NO_RESOURCE) is not acknowledged and
- * comes again: back-pressure, never loss; the receiver answers it with an
- * ack flagged BUSY, which tells the sender that its firmware is alive.  A
- * peer that answers nothing for peer_timeout is dead: every frame still
+ * the wire authenticates with that job's key.  Loss is recovered as TCP
+ * with SACK and RACK recovers it (RFC 2018, 6298, 8985), without
+ * congestion control (the window is fixed):
+ *
+ *  - Selective repeat.  The receiver delivers frames in order and exactly
+ *    once; a frame that arrives after a gap (within the window) is copied
+ *    aside (the wire's buffer is reused after the receive call) and
+ *    delivered once the gap fills.  Cost: the copies live in a buffer
+ *    allocated the first time a stream sees a gap and kept for the slot's
+ *    later streams until nic_rel_destroy, NIC_REL_WINDOW x frame_max bytes
+ *    (about 530 KiB for Myrinet, 1.1 MiB for VIA and SCI) for each stream
+ *    that ever lost a frame.
+ *  - Acknowledgements are cumulative (ack: every frame before it), piggy-
+ *    backed on data frames or sent alone after ack_delay (at once every 32
+ *    frames, on a duplicate, on a gap, rate-limited, and when a gap fills).
+ *    An ack sent alone while frames are kept after a gap says which
+ *    (flag NIC_REL_F_SACK): a nic_rel_sack_t map of the 128 frames after
+ *    ack, which this module inserts into the personality's ack frame in
+ *    front of its last ack_tail bytes (Myrinet's CRC) before seal().
+ *  - The sender never resends what the receiver holds.  A frame not
+ *    acknowledged when one sent after it was is lost once it has been out
+ *    longer than that later frame's round trip plus a reordering allowance
+ *    (a quarter of the smallest round trip): it goes again at once, and new
+ *    frames keep flowing within the window.  A resent frame can be found
+ *    lost again only through a frame sent after it: once per round trip.
+ *  - A tail that nothing later can reveal (the last frames of a message)
+ *    is probed: with nothing acknowledged for two smoothed round trips
+ *    (plus ack_delay when one frame is out), the newest frame not known
+ *    held goes again, once, and the answer to it shows what is missing.
+ *  - The retransmission timeout comes from measured round trips (RFC 6298:
+ *    srtt + 4 rttvar from frames sent once, between rto_min and rto_max;
+ *    rto_init before the first sample).  When it expires for the oldest
+ *    frame, the frames not known held go again (at most 32) and the
+ *    timeout doubles until an acknowledgement moves the window.
+ *
+ * A frame the personality cannot take now (deliver() returns
+ * NIC_ERR_NO_RESOURCE) is not acknowledged and comes again: back-pressure,
+ * never loss; the receiver answers it with an ack flagged BUSY, which tells
+ * the sender that its firmware is alive.  A kept frame that cannot be
+ * delivered when its turn comes stays kept and is tried again when its
+ * next copy arrives.  A peer that answers nothing for peer_timeout is dead: every frame still
  * unacknowledged is handed to lost() with NIC_ERR_PEER_FAILED, and a later
  * stream to it starts afresh.  That silence is counted only while this
  * firmware runs (nic_stall_timer_t): a stall of our own is no evidence
@@ -46,6 +77,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "nic_clock.h"
 #include "nic_fw.h"
@@ -63,6 +95,7 @@ static inline int nic_rel_kind_ours(unsigned kind)
 }
 #define NIC_REL_F_SYN 0x1u        /* first frame of a sender incarnation */
 #define NIC_REL_F_BUSY 0x2u       /* ACK: alive, but the next frame was not taken */
+#define NIC_REL_F_SACK 0x4u       /* ACK: a nic_rel_sack_t is inserted (see ack_tail) */
 
 /* The module's part of a frame (16 bytes, 4-byte aligned in the frame). */
 typedef struct nic_rel_hdr {
@@ -76,12 +109,28 @@ typedef struct nic_rel_hdr {
 
 _Static_assert(sizeof(nic_rel_hdr_t) == 16, "nic_rel_hdr_t layout");
 
+/* Which frames after an ACK's ack the receiver holds: bit i (of bits[i /
+ * 64], i % 64) is frame base + 1 + i.  In an ACK flagged NIC_REL_F_SACK,
+ * at len - ack_tail - sizeof(nic_rel_sack_t), unaligned. */
+typedef struct nic_rel_sack {
+    uint32_t base;        /* the ACK's ack (a block for another is ignored) */
+    uint32_t reserved;    /* 0 */
+    uint64_t bits[NIC_REL_WINDOW / 64];
+} nic_rel_sack_t;
+
+_Static_assert(sizeof(nic_rel_sack_t) == 24, "nic_rel_sack_t layout");
+
 typedef struct nic_rel_frame {
     uint32_t seq;
     uint32_t len;
-    uint64_t sent_ns;
+    uint64_t sent_ns;         /* the last transmission */
+    uint8_t  sends;           /* transmissions (saturates): RTT samples only from 1 */
+    uint8_t  sacked;          /* the receiver holds it (never resent) */
     uint8_t *buf;             /* frame_max bytes */
 } nic_rel_frame_t;
+
+/* The receiver's frames kept after a gap (nic_rel_rx.c). */
+typedef struct nic_rel_rxq nic_rel_rxq_t;
 
 /* The stream to and from one peer firmware for one job.  Personalities may
  * read addr, job and dead; everything else is the module's. */
@@ -93,19 +142,30 @@ typedef struct nic_rel_peer {
                                          (silent) or NIC_ERR_NOT_FOUND (said BYE) */
     /* transmit */
     uint32_t         tx_next, tx_una, tx_first;
+    uint32_t         tx_sack_hi;      /* after the highest frame held (tx_una if none) */
     nic_rel_frame_t *win;             /* [window], slot = seq % window */
     uint8_t         *win_mem;
-    uint64_t         rto_ns;
+    uint64_t         rto_ns;          /* now, with back-off */
+    uint64_t         srtt_ns, rttvar_ns, min_rtt_ns;   /* 0: no sample yet */
+    uint64_t         rack_sent_ns;    /* newest transmission known delivered */
+    uint64_t         rack_rtt_ns;     /* and its round trip */
+    uint64_t         acked_ns;        /* when the window last moved */
+    uint64_t         last_tx_ns;      /* the last data frame that left, new or resent */
+    int              probed;          /* the tail was probed since either */
     nic_stall_timer_t silence;        /* since the peer last answered */
-    int              dupacks;
     /* receive */
     uint32_t         rx_src_fw, rx_next, ack_owed;
     uint64_t         ack_due_ns, dupack_ns;
+    nic_rel_rxq_t   *rxq;             /* NULL until the stream's first gap */
 } nic_rel_peer_t;
 
 typedef struct nic_rel_counters {
     uint64_t tx_data, tx_acks, rx_acks, retransmits;
     uint64_t duplicates, out_of_order, backpressure, peer_failures, peers_stopped;
+    /* loss recovery: frames the receiver said it held (SACK); resent as lost
+     * (a frame after them arrived) or as tail probes; timeouts; frames kept
+     * after a gap here; RTT samples */
+    uint64_t sacked, fast_retransmits, tail_probes, timeouts, kept, rtt_samples;
 } nic_rel_counters_t;
 
 /* When seal() is called. */
@@ -132,13 +192,20 @@ typedef struct nic_rel_ops {
 typedef struct nic_rel_config {
     size_t   hdr_off;             /* offset of nic_rel_hdr_t in every frame */
     size_t   frame_max;           /* largest frame */
-    uint64_t rto_init_ns, rto_max_ns, peer_timeout_ns, ack_delay_ns;
+    size_t   ack_tail;            /* bytes at the end of an ack frame that seal() fills
+                                     (a checksum): a SACK block goes in front of them */
+    uint64_t rto_init_ns;         /* before the first round trip was measured */
+    uint64_t rto_min_ns, rto_max_ns, peer_timeout_ns, ack_delay_ns;
 } nic_rel_config_t;
 
 typedef struct nic_rel nic_rel_t;
 
 int  nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops_t *ops,
                     void *arg, nic_rel_t **rel_p);
+/* The same on a bare wire (the firmware's is nic_fw_wire(fw)): for tests
+ * that drive the module without a firmware. */
+int  nic_rel_create_on_wire(nic_wire_t *wire, const nic_rel_config_t *cfg,
+                            const nic_rel_ops_t *ops, void *arg, nic_rel_t **rel_p);
 void nic_rel_destroy(nic_rel_t *rel);
 uint32_t nic_rel_incarnation(const nic_rel_t *rel);
 
@@ -183,5 +250,8 @@ void nic_rel_job_end(nic_rel_t *rel, uint64_t job);
 int  nic_rel_poll(nic_rel_t *rel, uint64_t now_ns, uint64_t *next_ns);
 
 const nic_rel_counters_t *nic_rel_counters(const nic_rel_t *rel);
+/* One line "<prefix>: stream recovery sacked N fast-resent N probes N
+ * timeouts N kept N rtt-samples N" for a personality's status. */
+void nic_rel_status(const nic_rel_t *rel, FILE *f, const char *prefix);
 
 #endif /* NIC_REL_H */

@@ -22,13 +22,15 @@ static int rel_env(const char *pers, const char *what, long long *value)
 
 int nic_rel_config_env(const char *pers, nic_rel_config_t *cfg)
 {
-    long long rto_us, ack_delay_us, peer_timeout_ms;
+    long long rto_us, rto_min_us, ack_delay_us, peer_timeout_ms;
 
     if (rel_env(pers, "RTO_US", &rto_us) != NIC_OK ||
+        rel_env(pers, "RTO_MIN_US", &rto_min_us) != NIC_OK ||
         rel_env(pers, "ACK_DELAY_US", &ack_delay_us) != NIC_OK ||
         rel_env(pers, "PEER_TIMEOUT_MS", &peer_timeout_ms) != NIC_OK)
         return NIC_ERR_CONFIG;
     cfg->rto_init_ns = (uint64_t)rto_us * 1000u;
+    cfg->rto_min_ns = (uint64_t)rto_min_us * 1000u;
     cfg->rto_max_ns = NIC_REL_RTO_MAX_NS;
     cfg->ack_delay_ns = (uint64_t)ack_delay_us * 1000u;
     cfg->peer_timeout_ns = (uint64_t)peer_timeout_ms * 1000000u;

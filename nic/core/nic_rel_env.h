@@ -1,13 +1,13 @@
 /* nic_rel_env.h - the reliable streams' settings a personality's firmware
- * takes from the environment: MULTIDEV_<PERS>_RTO_US, _ACK_DELAY_US and
- * _PEER_TIMEOUT_MS, declared for each personality in the table of
+ * takes from the environment: MULTIDEV_<PERS>_RTO_US, _RTO_MIN_US,
+ * _ACK_DELAY_US and _PEER_TIMEOUT_MS, declared for each personality in the table of
  * tunables (src/tunables/md_tun_table.c) and read here for all three. */
 #ifndef NIC_REL_ENV_H
 #define NIC_REL_ENV_H
 
 #include "nic_rel.h"
 
-/* The first retransmission timeout doubles up to this. */
+/* The retransmission timeout doubles up to this. */
 #define NIC_REL_RTO_MAX_NS (100 * 1000000ull)
 
 /* Fills cfg's timeouts for personality pers ("myri", "sci", "via"); the

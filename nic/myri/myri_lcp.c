@@ -200,6 +200,7 @@ static void lcp_status(nic_fw_t *fw, FILE *f)
             (unsigned long long)r->backpressure, (unsigned long long)c->protection,
             (unsigned long long)c->route_errors, (unsigned long long)r->peer_failures,
             (unsigned long long)r->peers_stopped);
+    nic_rel_status(l->rel, f, "lcp");
 }
 
 const nic_pers_ops_t nic_myri_lcp_ops = {

@@ -81,6 +81,7 @@ int lcp_rel_create(nic_fw_t *fw, lcp_t *l)
     nic_rel_config_t cfg = {
         .hdr_off = offsetof(myri_hdr_t, src_fw),
         .frame_max = MYRI_FRAME_MAX,
+        .ack_tail = 1,          /* the CRC byte: a SACK block goes before it */
     };
     nic_rel_ops_t ops = {
         .ack_frame = lcp_ack_frame,

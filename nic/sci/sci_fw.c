@@ -154,6 +154,7 @@ static void sci_status(nic_fw_t *fw, FILE *f)
             (unsigned long long)r->retransmits, (unsigned long long)r->duplicates,
             (unsigned long long)r->out_of_order, (unsigned long long)r->backpressure,
             (unsigned long long)r->peer_failures, (unsigned long long)r->peers_stopped);
+    nic_rel_status(b->rel, f, "sci");
 }
 
 const nic_pers_ops_t nic_sci_bridge_ops = {

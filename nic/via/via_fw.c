@@ -41,6 +41,10 @@ static size_t via_ack_frame(void *arg, uint8_t *buf, size_t cap)
 static void via_seal(void *arg, uint8_t *frame, size_t len, uint64_t now, int what)
 {
     via_hdr_t *h = (via_hdr_t *)frame;
+    /* An ack may carry the stream's SACK block after the header: its
+     * payload, as far as the receive checks are concerned. */
+    if (what == NIC_REL_SEAL_ACK)
+        h->len = (uint16_t)(len - sizeof(*h));
     h->csum = 0;
     h->csum = via_csum(frame, len);
 }
@@ -441,6 +445,7 @@ static void via_status(nic_fw_t *fw, FILE *f)
             (unsigned long long)r->retransmits, (unsigned long long)r->duplicates,
             (unsigned long long)r->out_of_order, (unsigned long long)r->backpressure,
             (unsigned long long)r->peer_failures, (unsigned long long)r->peers_stopped);
+    nic_rel_status(v->rel, f, "via");
     fprintf(f, "via: errors bad %llu checksum %llu protection %llu recvq-empty %llu length %llu "
                "unreliable-dropped %llu breaks %llu cq-overruns %llu dma %llu\n",
             (unsigned long long)c->bad_frames, (unsigned long long)c->csum_errors,

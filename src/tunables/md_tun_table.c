@@ -43,8 +43,17 @@
 #define REL_STREAM(SEC, SUB, PEER, DEAD)                                                      \
     { .name = "MULTIDEV_" SUB "_RTO_US", .section = SEC, .type = MD_TUN_TIME, .unit = "us",   \
       .min = 1, .max = 100000, .def = "10000",                                                \
-      .doc = "firmware: first retransmission timeout of the stream to a " PEER " (doubles "   \
-             "up to 100 ms)" },                                                               \
+      .doc = "firmware: retransmission timeout of the stream to a " PEER " until a round "    \
+             "trip was measured (then srtt + 4 rttvar, RFC 6298; doubles on expiry up to "     \
+             "100 ms)" },                                                                      \
+    { .name = "MULTIDEV_" SUB "_RTO_MIN_US", .section = SEC, .type = MD_TUN_TIME,             \
+      .unit = "us", .min = 1, .max = 100000, .def = "2000",                                   \
+      .doc = "firmware: the retransmission timeout measured round trips give is never "       \
+             "shorter: lost frames are resent sooner by selective acknowledgement and tail "   \
+             "probes; the timeout is the last resort, long enough that a " PEER " descheduled " \
+             "for a time slice draws no burst of needless retransmissions, and beyond the "     \
+             "firmware's sleep grain (1 ms) plus MULTIDEV_NIC_SPIN_US, so that a frame in "     \
+             "flight does not keep the firmware polling" },                                    \
     { .name = "MULTIDEV_" SUB "_ACK_DELAY_US", .section = SEC, .type = MD_TUN_TIME,           \
       .unit = "us", .min = 0, .max = 100000, .def = "50",                                     \
       .doc = "firmware: an acknowledgement waits at most this long for a frame to ride on" }, \
