@@ -139,6 +139,19 @@ def read_run(path):
     return lat, verified, errors
 
 
+def first_complaint(path):
+    """The first warning or error of a failed run's stderr (the cause, usually)."""
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if (" warn:" in line or " error:" in line or "Fatal" in line) \
+                        and not line.startswith("+ "):
+                    return line.strip()
+    except OSError:
+        pass
+    return "no message"
+
+
 def read_rc(path):
     try:
         with open(path) as f:
@@ -178,7 +191,10 @@ def loss(d, nets, mtu, percent, iters, timeout):
                 return ("did not finish in %d s (last size done: %s, its loops %.2f s so far)"
                         % (timeout, size_name(last) if last is not None else "none", total)), False
             if rc != 0:
-                return "FAILED (exit status %s; check: %s)" % (rc, errors or "no result"), False
+                last = max(lat) if lat else None
+                return ("FAILED (exit status %s) after %s: %s"
+                        % (rc, size_name(last) if last is not None else "no size",
+                           first_complaint(os.path.join(d, "%s.%s.txt.err" % (n, kind))))), False
             if not ok:
                 return "check FAILED: %s" % (errors or "no check line"), False
             return ("%.3f s, all bytes verified (the whole job %s s)"
