@@ -37,6 +37,7 @@ TIMEOUT=300             # one speed run, seconds
 LOSS=5                  # percent of the UDP packets dropped, each way
 LOSS_MTU=""             # the MTU of the loss part (default: the first of --mtu)
 LOSS_TIMEOUT=300        # one loss run, seconds
+PEER_TIMEOUT=""         # the firmwares' peer timeouts in the loss part, ms (default: theirs)
 ITERS=10000; WARMUP=1000            # speed: pingpong's iterations (<= 8 KiB)
 LOSS_ITERS=200; LOSS_WARMUP=10      # loss: the checked ping-pong's
 DO_SPEED=1
@@ -58,6 +59,9 @@ usage: bench/wire-hosts.sh [options]
   --loss PERCENT      packets dropped each way in the loss part (default $LOSS)
   --loss-mtu M        link MTU of the loss part (default: the first of --mtu)
   --loss-timeout S    limit of one loss run, seconds (default $LOSS_TIMEOUT)
+  --peer-timeout MS   the firmwares' peer timeouts in the loss part (MULTIDEV_{MYRI,VIA,
+                      SCI}_PEER_TIMEOUT_MS, MULTIDEV_SCI_TIMEOUT_MS; default: theirs, 10 s),
+                      to see how slow a run under loss is rather than whether it fails
   --timeout S         limit of one speed run, seconds (default $TIMEOUT)
   --no-openmpi        leave out Debian's Open MPI (tcp BTL on wire0; optional baseline)
   --keep DIR          keep the raw outputs in DIR (default: removed)
@@ -85,6 +89,7 @@ while [ $# -gt 0 ]; do
     --loss) LOSS=${2:?}; shift ;;
     --loss-mtu) LOSS_MTU=${2:?}; shift ;;
     --loss-timeout) LOSS_TIMEOUT=${2:?}; shift ;;
+    --peer-timeout) PEER_TIMEOUT=${2:?}; shift ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
     --no-openmpi) OPENMPI=0 ;;
     --keep) KEEP=${2:?}; shift ;;
@@ -110,6 +115,7 @@ LOSS_MTU=${LOSS_MTU:-${mtu_list[0]}}
 [ "$STAT" = median ] || [ "$STAT" = best ] || die "--stat is median or best"
 [[ "$LOSS" =~ ^[0-9]+$ ]] && [ "$LOSS" -le 100 ] || die "--loss: 0..100 percent"
 for v in "$TIMEOUT" "$LOSS_TIMEOUT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || die "timeouts are seconds > 0"; done
+[ -z "$PEER_TIMEOUT" ] || [[ "$PEER_TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "--peer-timeout: milliseconds > 0"
 [ "$DO_SPEED" -eq 1 ] || [ "$DO_LOSS" -eq 1 ] || die "--loss-only and --no-loss: nothing to do"
 
 # ---------------------------------------------------------------- set-up
@@ -211,12 +217,13 @@ wire_rx() { in_host h2 cat /sys/class/net/wire0/statistics/rx_bytes 2>/dev/null 
 # launch LABEL PROGRAM-ARGS...: sets CMD, the job run in h1 (hydra's mpiexec,
 # its proxy on h2 started through ns-ssh), one rank per host.
 HYDRA=(-hosts h1,h2 -launcher ssh -launcher-exec "$NSSSH" -n 2)
+OURS_ENV=()             # more environment for our ranks (the loss part's peer timeouts)
 launch() {
   local label=$1; shift
   case "$label" in
     myri|via|sci)
       CMD=(env MULTIDEV_CONFIG="$WORK/conf/$label" MULTIDEV_MYRI_TIMING=off
-           MULTIDEV_VIA_TIMING=off MULTIDEV_SCI_TIMING=off
+           MULTIDEV_VIA_TIMING=off MULTIDEV_SCI_TIMING=off ${OURS_ENV[@]+"${OURS_ENV[@]}"}
            "$PREFIX/bin/mpiexec" "${HYDRA[@]}" "$WORK/ours/pingpong" "$@") ;;
     mpich)
       # Debian's MPICH is ch4:ucx: UCX's tcp transport, on wire0 only.
@@ -296,7 +303,7 @@ speed() {
     done
   done
   echo
-  python3 "$BENCH/wire_hosts_report.py" speed "$dir" "$STAT" "$(IFS=,; echo "${labels[*]}")" "$mtu"
+  python3 -B "$BENCH/wire_hosts_report.py" speed "$dir" "$STAT" "$(IFS=,; echo "${labels[*]}")" "$mtu"
   report_status $?
 }
 
@@ -306,6 +313,11 @@ loss() {
   local mtu=$1 dir=$RESULTS/loss-mtu$1 n h
   local -a args=(--check --min-size 0 --max-size 4M --iters "$LOSS_ITERS" --warmup "$LOSS_WARMUP")
   mkdir -p "$dir"
+  if [ -n "$PEER_TIMEOUT" ]; then
+    OURS_ENV=(MULTIDEV_MYRI_PEER_TIMEOUT_MS="$PEER_TIMEOUT" MULTIDEV_VIA_PEER_TIMEOUT_MS="$PEER_TIMEOUT"
+              MULTIDEV_SCI_PEER_TIMEOUT_MS="$PEER_TIMEOUT" MULTIDEV_SCI_TIMEOUT_MS="$PEER_TIMEOUT")
+    echo "wire-hosts: loss part with the firmwares' peer timeouts at $PEER_TIMEOUT ms"
+  fi
   echo "wire-hosts: MTU $mtu, loss: checked pingpong 0 B..4 MiB --iters $LOSS_ITERS" \
        "--warmup $LOSS_WARMUP, without loss then with $LOSS% dropped each way;" \
        "each run at most $LOSS_TIMEOUT s"
@@ -325,7 +337,8 @@ loss() {
     after_run
     echo "(status $RUN_RC)"
   done
-  python3 "$BENCH/wire_hosts_report.py" loss "$dir" "$(IFS=,; echo "${net_list[*]}")" "$mtu" \
+  OURS_ENV=()
+  python3 -B "$BENCH/wire_hosts_report.py" loss "$dir" "$(IFS=,; echo "${net_list[*]}")" "$mtu" \
     "$LOSS" "$LOSS_ITERS" "$LOSS_TIMEOUT"
   report_status $?
 }
