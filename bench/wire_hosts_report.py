@@ -222,6 +222,10 @@ def loss(d, nets, mtu, percent, iters, timeout):
                 why = ("over %.1fx: not done in %d s, where %.1fx the loops (%.1f s) plus the"
                        " rest of the loss-free job (%.1f s) fit" %
                        (LOSS_GOAL, timeout, LOSS_GOAL, LOSS_GOAL * c_total, c_wall - c_total))
+                if c_total > 0 and runs["loss"][4] > 0:
+                    # the sizes done alone, against all sizes without loss: a lower bound
+                    why += "; at least %.0fx (the sizes it did, against all of them)" % (
+                        runs["loss"][4] / c_total)
                 status = max(status, 1)
             else:
                 status = max(status, 3)
