@@ -10,6 +10,8 @@ PKGS=(
   iproute2 procps psmisc
   # baselines for the benchmarks (Debian's own MPI builds)
   mpich libmpich-dev openmpi-bin libopenmpi-dev
+  # random loss on namespace hosts (test/cluster/nshosts.sh loss, bench/wire-hosts.sh)
+  nftables ethtool
   # fuzzing, sanitizer runtimes, pictures
   clang libclang-rt-14-dev afl++ graphviz
 )

@@ -25,6 +25,9 @@
 #                                             (from the machine; inside a host,
 #                                             use ns-ssh)
 #   nshosts.sh link NAME HOST NET down|up     cut or restore HOST's cable on NET
+#   nshosts.sh loss NAME HOST NET PERCENT     drop PERCENT (0-100; 0 stops it) of
+#                                             the UDP packets that reach HOST on NET
+#   nshosts.sh loss NAME HOST NET show        how many were seen and dropped
 #   nshosts.sh addr NAME HOST NET             print HOST's address on NET
 #   nshosts.sh show NAME                      hosts, holders and networks
 #   nshosts.sh down NAME                      end the holders, remove everything,
@@ -40,9 +43,7 @@
 # namespace kinds, bridges and veths; without them it exits with status 2
 # and one line naming what is missing.  Other errors: status 1.
 #
-# Later: a `loss NAME HOST PERCENT` would add an nftables rule (this kernel
-# has no netem) in HOST's network namespace, `in_host HOST nft ...`, the
-# way `link` acts on the switch's side.
+# `loss` needs nft (nftables) and ethtool; this kernel has no netem.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -144,6 +145,15 @@ holder_main() {
     echo "$host" >/proc/sys/kernel/hostname
     mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm
     mount --bind "$state/etc-hosts" /etc/hosts
+    # A sysfs of this network namespace: /sys/class/net lists the host's
+    # own interfaces, not the machine's (UCX, for one, finds its TCP
+    # devices there).  The machine's cgroup tree moves over to it.
+    if mountpoint -q /sys/fs/cgroup; then
+      mkdir -p "$dir/cgroup"
+      mount --rbind /sys/fs/cgroup "$dir/cgroup"
+    fi
+    mount -t sysfs -o nosuid,nodev,noexec sysfs /sys
+    if [ -d "$dir/cgroup" ]; then mount --move "$dir/cgroup" /sys/fs/cgroup; fi
     "$(dirname "$SELF")/ns-sshd" "$dir/sshd.sock" </dev/null &
     for ((t = 0; t < READY_SECONDS * 20; t++)); do
       [ -S "$dir/sshd.sock" ] && break
@@ -389,6 +399,52 @@ cmd_link() {
   in_switch ip link set "$2-$3" "$4"
 }
 
+# Random loss: a chain per network in table inet nshosts_loss of HOST's
+# network namespace, at prerouting before defragmentation (priority -500,
+# defrag is -400), so that each IP packet on the link is a draw of its own:
+# a fragment, or one segment of a GSO datagram.  For the latter the switch's
+# port to HOST does not pass GSO batches on whole (as a veth would): its UDP
+# segmentation offload is off while there is loss, so the batch is cut into
+# the datagrams a real link carries before it reaches HOST.
+cmd_loss() {
+  [ $# -eq 4 ] || die "loss: nshosts.sh loss NAME HOST NET PERCENT|show"
+  need_cluster "$1"
+  local host=$2 net=$3 pct=$4 chain=loss_$3 t ns
+  on_net "$net" "$host" >/dev/null
+  ns=$(holder_ns "$host")/net
+  # (a query that may fail: not through in_host, which dies)
+  nft_query() { nsenter --net="$ns" -- nft "$@" 2>/dev/null; }
+  for t in nft ethtool; do
+    command -v "$t" >/dev/null || refuse "no '$t' command (packages nftables, ethtool)"
+  done
+  if [ "$pct" = show ]; then
+    # "seen N dropped M", from the chain's two counters (nothing: no loss set)
+    { nft_query list chain inet nshosts_loss "$chain" || true; } |
+      awk '/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") c[n++] = $(i + 1) }
+           END { printf "seen %d dropped %d\n", c[0], c[1] }'
+    return 0
+  fi
+  [[ "$pct" =~ ^[0-9]+$ ]] && [ "$pct" -le 100 ] || die "loss: PERCENT is 0 to 100, not '$pct'"
+  if nft_query list chain inet nshosts_loss "$chain" >/dev/null; then
+    in_host "$host" nft delete chain inet nshosts_loss "$chain"
+  fi
+  if [ "$pct" -eq 0 ]; then
+    if nft_query list table inet nshosts_loss >/dev/null &&
+       ! nft_query list table inet nshosts_loss | grep -q chain; then
+      in_host "$host" nft delete table inet nshosts_loss
+    fi
+    in_switch ethtool -K "$host-$net" tx-udp-segmentation on
+    return 0
+  fi
+  in_switch ethtool -K "$host-$net" tx-udp-segmentation off
+  in_host "$host" nft add table inet nshosts_loss
+  in_host "$host" nft add chain inet nshosts_loss "$chain" \
+    "{ type filter hook prerouting priority -500; policy accept; }"
+  in_host "$host" nft add rule inet nshosts_loss "$chain" iifname "$net" meta l4proto udp counter
+  in_host "$host" nft add rule inet nshosts_loss "$chain" iifname "$net" meta l4proto udp \
+    numgen random mod 100 "<" "$pct" counter drop
+}
+
 cmd_addr() {
   [ $# -eq 3 ] || die "addr: nshosts.sh addr NAME HOST NET"
   need_cluster "$1"
@@ -416,6 +472,7 @@ case "${1:-}" in
   exec) shift; cmd_exec "$@" ;;
   link) shift; cmd_link "$@" ;;
   addr) shift; cmd_addr "$@" ;;
+  loss) shift; cmd_loss "$@" ;;
   show) shift; cmd_show "$@" ;;
   _holder) shift; holder_main "$@" ;;
   -h|--help) usage ;;
