@@ -268,7 +268,7 @@ int nic_rel_tx_commit(nic_rel_t *rel, nic_rel_peer_t *p, size_t len)
     f->sent_ns = now;
     f->sends = 1;
     f->sacked = 0;
-    p->probed = 0;                     /* a new tail, which may be probed again */
+    p->probes = 0;                     /* a new tail, which may be probed again */
     p->last_tx_ns = now;
     if (p->tx_una + 1 == p->tx_next)
         rel_heard(p, now);             /* the window was empty */

@@ -34,7 +34,11 @@
  *  - A tail that nothing later can reveal (the last frames of a message)
  *    is probed: with nothing acknowledged for two smoothed round trips
  *    (plus ack_delay when one frame is out), the newest frame not known
- *    held goes again, once, and the answer to it shows what is missing.
+ *    held goes again, and the answer to it shows what is missing.  While
+ *    nothing moves, the probe repeats at twice the interval each time, up
+ *    to NIC_REL_MAX_PROBES: a frame lost again after its resend (likely
+ *    when a frame crosses the link in several datagrams) costs a few round
+ *    trips, not the timeout.
  *  - The retransmission timeout comes from measured round trips (RFC 6298:
  *    srtt + 4 rttvar from frames sent once, between rto_min and rto_max;
  *    rto_init before the first sample).  When it expires for the oldest
@@ -83,6 +87,7 @@
 #include "nic_fw.h"
 
 #define NIC_REL_MAX_PEERS 256     /* peer firmwares */
+#define NIC_REL_MAX_PROBES 6u   /* tail probes, spaced 1, 2, 4.. probe intervals */
 #define NIC_REL_WINDOW    128     /* unacknowledged frames per peer */
 
 /* Kinds of this module's frames; personalities hand frames of every one of
@@ -151,7 +156,7 @@ typedef struct nic_rel_peer {
     uint64_t         rack_rtt_ns;     /* and its round trip */
     uint64_t         acked_ns;        /* when the window last moved */
     uint64_t         last_tx_ns;      /* the last data frame that left, new or resent */
-    int              probed;          /* the tail was probed since either */
+    unsigned         probes;          /* tail probes since either */
     nic_stall_timer_t silence;        /* since the peer last answered */
     /* receive */
     uint32_t         rx_src_fw, rx_next, ack_owed;

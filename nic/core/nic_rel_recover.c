@@ -108,7 +108,7 @@ void rel_tx_acked(nic_rel_t *rel, nic_rel_peer_t *p, uint32_t ack, const nic_rel
         if (rel_seq_before(p->tx_sack_hi, ack))
             p->tx_sack_hi = ack;
         p->acked_ns = now;
-        p->probed = 0;
+        p->probes = 0;
         rel_heard(p, now);
         moved = 1;
     }
@@ -145,20 +145,22 @@ void rel_tx_acked(nic_rel_t *rel, nic_rel_peer_t *p, uint32_t ack, const nic_rel
 
 /* The tail probe (RFC 8985 7): with frames out and nothing heard for two
  * smoothed round trips (at least one plus the peer's ack delay, which a
- * lone frame waits for), the newest frame not held goes again, once per
- * tail.  It recovers a lost last frame in a round trip or two instead of
- * a timeout, or its answer's SACK block shows what else is missing. */
+ * lone frame waits for), the newest frame not held goes again; again
+ * after twice as long while nothing moves, NIC_REL_MAX_PROBES times.  It
+ * recovers a lost last frame in a round trip or two instead of a timeout,
+ * or its answer's SACK block shows what else is missing. */
 static int rel_probe_tail(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t rto_due)
 {
     uint64_t pto, base, due;
 
-    if (p->probed || p->srtt_ns == 0)
+    if (p->probes >= NIC_REL_MAX_PROBES || p->srtt_ns == 0)
         return 0;
     pto = 2 * p->srtt_ns;
     if (pto < p->srtt_ns + rel->cfg.ack_delay_ns)
         pto = p->srtt_ns + rel->cfg.ack_delay_ns;
+    /* after the last frame that left (an earlier probe included) */
     base = p->acked_ns > p->last_tx_ns ? p->acked_ns : p->last_tx_ns;
-    due = base + pto;
+    due = base + (pto << p->probes);
     if (due >= rto_due)
         return 0;                       /* the timeout comes first anyway */
     if (now < due)
@@ -171,7 +173,7 @@ static int rel_probe_tail(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint6
             break;
         }
     }
-    p->probed = 1;
+    p->probes++;
     return 1;
 }
 
