@@ -96,8 +96,8 @@ int sci_dma_write(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sqe_
             goto fail;
         }
         n = h->len - se->head_done < avail ? (uint32_t)(h->len - se->head_done) : avail;
-        if (n > SCI_PKT_DATA_MAX)
-            n = SCI_PKT_DATA_MAX;
+        if (n > b->pkt_data_max)
+            n = b->pkt_data_max;
         if (!sci_peer_room(b, d->node, n, 1))
             return burst ? 0 : -1;   /* the stream's window is full */
         if (b->timing.enabled)

@@ -35,6 +35,7 @@ static int sci_fw_init(nic_fw_t *fw, void **state)
     if ((b = calloc(1, sizeof(*b))) == NULL)
         return NIC_ERR_NO_MEMORY;
     b->up_entries = (uint32_t)up;
+    sci_frame_fit(b, nic_fw_wire(fw)->piece_max);
     b->timeout_ns = (uint64_t)timeout_ms * 1000000u;
     b->up = calloc(b->up_entries, sizeof(*b->up));
     b->down = calloc(SCI_DOWN_ENTRIES, sizeof(*b->down));

@@ -50,9 +50,9 @@ int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, uint64_t job, 
 }
 
 /* Frames a packet load of data bytes in npkt packets needs at most. */
-static uint32_t frames_for(uint64_t data, uint32_t npkt)
+static uint32_t frames_for(const sci_bridge_t *b, uint64_t data, uint32_t npkt)
 {
-    uint64_t per = SCI_FRAME_MAX - sizeof(sci_frame_hdr_t) - sizeof(sci_pkt_hdr_t) - 8;
+    uint64_t per = b->frame_fill - sizeof(sci_frame_hdr_t) - sizeof(sci_pkt_hdr_t) - 8;
     return (uint32_t)((data + (uint64_t)npkt * (sizeof(sci_pkt_hdr_t) + 8) + per - 1) / per) + 1;
 }
 
@@ -60,7 +60,7 @@ int sci_peer_room(sci_bridge_t *b, int peer, uint64_t data, uint32_t npkt)
 {
     sci_peer_t *p = &b->peer[peer];
     /* the frame being filled holds a slot already */
-    return nic_rel_tx_space(b->rel, p->rp) >= frames_for(data, npkt) + (p->buf != NULL);
+    return nic_rel_tx_space(b->rel, p->rp) >= frames_for(b, data, npkt) + (p->buf != NULL);
 }
 
 /* Timing model: when the frame's last byte reaches the receiving host.
@@ -110,9 +110,9 @@ uint8_t *sci_peer_packet(nic_fw_t *fw, sci_bridge_t *b, int peer, const sci_pkt_
     uint32_t need = (uint32_t)sizeof(*h) + SCI_PKT_ALIGN(h->len);
     uint8_t *at;
 
-    if (need + sizeof(sci_frame_hdr_t) > SCI_FRAME_MAX)
+    if (need + sizeof(sci_frame_hdr_t) > b->frame_fill)
         return NULL;
-    if (p->buf != NULL && p->len + need > SCI_FRAME_MAX)
+    if (p->buf != NULL && p->len + need > b->frame_fill)
         peer_flush(fw, b, p);
     if (p->buf == NULL) {
         if ((p->buf = nic_rel_tx_buf(b->rel, p->rp)) == NULL)

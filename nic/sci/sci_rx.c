@@ -110,7 +110,7 @@ static void rx_read_req(nic_fw_t *fw, sci_bridge_t *b, int peer, const sci_pkt_h
     if (want > SCI_READ_WANT_MAX)
         want = SCI_READ_WANT_MAX;
     while (done < want) {
-        uint32_t n = want - done < SCI_PKT_DATA_MAX ? (uint32_t)(want - done) : SCI_PKT_DATA_MAX;
+        uint32_t n = want - done < b->pkt_data_max ? (uint32_t)(want - done) : b->pkt_data_max;
         sci_pkt_hdr_t r = { .cmd = SCI_CMD_READ_RESP, .len = n,
                             .addr = (p->aux >> 32) + done, .aux = p->aux & 0xffffffffu,
                             .job_key = p->job_key };
@@ -232,6 +232,7 @@ static int for_each_packet(const uint8_t *frame, size_t len,
 typedef struct answer_need {
     uint64_t bytes;
     uint32_t npkt;
+    uint32_t pkt_data_max;   /* of this bridge's frames */
 } answer_need_t;
 
 static void count_answers(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data)
@@ -243,7 +244,7 @@ static void count_answers(void *arg, const sci_pkt_hdr_t *p, const uint8_t *data
         memcpy(&want, data, sizeof(want));
         want = want < SCI_READ_WANT_MAX ? want : SCI_READ_WANT_MAX;
         need->bytes += want;
-        need->npkt += (uint32_t)(want / SCI_PKT_DATA_MAX) + 1;
+        need->npkt += (uint32_t)(want / need->pkt_data_max) + 1;
     } else if (p->cmd == SCI_CMD_BARRIER) {
         need->npkt++;
     }
@@ -287,7 +288,7 @@ int sci_rx_deliver(void *arg, nic_rel_peer_t *rp, const struct sockaddr_in *from
 {
     nic_fw_t *fw = arg;
     sci_bridge_t *b = sci_of(fw);
-    answer_need_t need = { 0, 0 };
+    answer_need_t need = { 0, 0, b->pkt_data_max };
     rx_ctx_t x = { fw, b, sci_peer_get(b, from, rp->job, 1), rp->job, NULL };
 
     if (x.peer < 0 || for_each_packet(frame, len, count_answers, &need) < 0) {

@@ -97,7 +97,7 @@ void sci_mark_dirty(sci_ep_t *se, int peer)
  * import is one bridge; a store may run across two adjacent imports.) */
 static int store_room(sci_bridge_t *b, nic_fw_ep_t *ep, uint64_t addr, uint32_t len)
 {
-    uint32_t avail, npkt = len / SCI_PKT_DATA_MAX + len / SCI_DOWN_PAGE + 2;
+    uint32_t avail, npkt = len / b->pkt_data_max + len / SCI_DOWN_PAGE + 2;
     sci_down_t *first = sci_down_lookup(b, ep, addr, &avail), *last;
 
     if (first != NULL && !sci_peer_room(b, first->node, len, npkt))
@@ -141,8 +141,8 @@ static int do_store(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_sq
         if (d == NULL)
             break;
         n = left < avail ? left : avail;
-        if (n > SCI_PKT_DATA_MAX)
-            n = SCI_PKT_DATA_MAX;
+        if (n > b->pkt_data_max)
+            n = b->pkt_data_max;
         sci_pkt_hdr_t p = { .cmd = SCI_CMD_WRITE, .len = n,
                             .addr = d->remote + at % SCI_DOWN_PAGE, .job_key = ep->job_key };
         /* Timing model: the host wrote the store's transactions one after
@@ -246,7 +246,7 @@ static int do_manual(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const sci_s
     if (h->len < sizeof(p))
         goto bad;
     sq_data(ep, h, idx, 0, (uint8_t *)&p, sizeof(p));
-    if ((p.cmd != SCI_CMD_WRITE && p.cmd != SCI_CMD_INTR) || p.len > SCI_PKT_DATA_MAX ||
+    if ((p.cmd != SCI_CMD_WRITE && p.cmd != SCI_CMD_INTR) || p.len > b->pkt_data_max ||
         sizeof(p) + p.len > h->len || (p.cmd == SCI_CMD_INTR && p.len != 0))
         goto bad;
     p.flags = 0;

@@ -283,9 +283,9 @@ typedef struct sci_pkt_hdr {
 } sci_pkt_hdr_t;
 
 #define SCI_PKT_ALIGN(n)  (((n) + 7u) & ~7u)
-#define SCI_FRAME_MAX     9000u   /* NIC_WIRE_MTU */
-#define SCI_FRAME_DATA    (SCI_FRAME_MAX - sizeof(sci_frame_hdr_t) - sizeof(sci_pkt_hdr_t))
-/* Largest data of one WRITE packet: whole transactions. */
-#define SCI_PKT_DATA_MAX  ((uint32_t)(SCI_FRAME_DATA / SCI_TXN * SCI_TXN))
+/* The largest frame (NIC_WIRE_MTU); a bridge fills its frames up to what
+ * one datagram of its wire carries (sci_frame_fit), and a WRITE packet
+ * holds whole transactions up to what is left of that. */
+#define SCI_FRAME_MAX     9000u
 
 #endif /* SCI_WIRE_H */

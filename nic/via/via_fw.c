@@ -129,6 +129,15 @@ static int via_fw_init(nic_fw_t *fw, void **state)
     v->next_conn_id = via_random(v) | 1;
     v->rdma_read_support = (int)rdma_read;
     v->mtu = (uint32_t)mtu;
+    /* A reliable message's frames fit one datagram of the wire: a frame
+     * the wire cut into pieces is lost whenever any piece is (an 8 kB
+     * frame on a 1500-byte link crosses in 6: a quarter of the frames lost
+     * at 5% of the datagrams).  Unreliable messages stay one frame each, as
+     * VIA says, up to the MTU. */
+    size_t fit = nic_fw_wire(fw)->piece_max - sizeof(via_hdr_t);
+    v->wire_payload = fit < v->mtu ? (uint32_t)(fit & ~(size_t)7) : v->mtu;
+    if (v->wire_payload < 256)
+        v->wire_payload = 256;
     if ((rc = nic_rel_create(fw, &cfg, &ops, v, &v->rel)) != NIC_OK) {
         free(v->tpt);
         free(v);
@@ -429,9 +438,10 @@ static void via_status(nic_fw_t *fw, FILE *f)
         regs += v->tpt[i].handle != 0;
     for (unsigned i = 0; i < VIA_PTAG_MAX; i++)
         ptags += v->ptag[i].value != 0;
-    fprintf(f, "via: incarnation %#x, streams %u (peer firmware and job), %u registrations, %u ptags, mtu %u, "
-               "rdma read %s, timing model %s\n", nic_rel_incarnation(v->rel),
-            nic_rel_peer_count(v->rel), regs, ptags, v->mtu,
+    fprintf(f, "via: incarnation %#x, streams %u (peer firmware and job), %u registrations, %u ptags, mtu %u "
+               "(reliable frames of %u), rdma read %s, timing model %s\n",
+            nic_rel_incarnation(v->rel), nic_rel_peer_count(v->rel), regs, ptags, v->mtu,
+            v->wire_payload,
             v->rdma_read_support ? "on" : "off", v->timing.enabled ? "on" : "off");
     fprintf(f, "via: tx frames %llu bytes %llu; rx frames %llu bytes %llu; sends %llu recvs "
                "%llu rdma writes %llu rdma reads %llu\n",

@@ -170,7 +170,10 @@ typedef struct via_fw {
     uint32_t          connecting;     /* VIs in CONNECT_PENDING */
     uint64_t          rng;
     int               rdma_read_support;
-    uint32_t          mtu;            /* payload per frame */
+    uint32_t          mtu;            /* payload per frame: the NIC's MTU */
+    uint32_t          wire_payload;   /* of a reliable message's frames: at most
+                                         mtu, and what one datagram of the
+                                         wire carries (via_fw_init) */
     via_timing_t      timing;
     uint64_t          tx_busy_until, link_busy_until, rx_busy_until;
     uint64_t          tx_due_ns;      /* timing model: the soonest a VI's send work

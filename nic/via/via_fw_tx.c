@@ -71,9 +71,12 @@ static void vi_hdr(const via_vi_t *vi, via_hdr_t *h, uint8_t op)
     h->job_key = vi->ep->job_key;
 }
 
-static uint32_t frame_payload(const via_fw_t *v)
+/* The payload of one frame of vi's messages. */
+static uint32_t frame_payload(const via_fw_t *v, const via_vi_t *vi)
 {
-    return v->timing.enabled && v->timing.mtu ? v->timing.mtu : v->mtu;
+    if (v->timing.enabled && v->timing.mtu)
+        return v->timing.mtu;
+    return vi->level == VIA_UNRELIABLE ? v->mtu : v->wire_payload;
 }
 
 /* Timing model: may the NIC stamp another packet now? */
@@ -112,7 +115,7 @@ static void data_hdr(via_fw_t *v, const via_vi_t *vi, const via_work_t *w, uint6
  * 1 some sent, 0 nothing possible now (the caller sends frame by frame). */
 static int tx_data_batch(via_fw_t *v, via_vi_t *vi, via_work_t *w, uint64_t now, int write)
 {
-    uint32_t mtu = frame_payload(v), st;
+    uint32_t mtu = frame_payload(v, vi), st;
     uint64_t off = w->done_bytes, left = w->total - off;
     struct iovec local[VIA_TX_BATCH];
     uint8_t *buf[VIA_TX_BATCH];
@@ -160,7 +163,7 @@ static int tx_data(via_fw_t *v, via_vi_t *vi, via_work_t *w, uint64_t now)
 {
     int reliable = vi->level != VIA_UNRELIABLE;
     int write = (w->control & VIA_CONTROL_OP_MASK) == VIA_CONTROL_OP_RDMAWRITE;
-    uint32_t mtu = frame_payload(v);
+    uint32_t mtu = frame_payload(v, vi);
 
     do {
         uint64_t off = w->done_bytes;
@@ -247,7 +250,7 @@ static int tx_work(via_fw_t *v, via_vi_t *vi, via_work_t *w, uint64_t now)
 /* Answer the peer's RDMA reads, oldest first. */
 static int tx_read_responses(via_fw_t *v, via_vi_t *vi, uint64_t now)
 {
-    uint32_t mtu = frame_payload(v);
+    uint32_t mtu = frame_payload(v, vi);
     int n = 0;
 
     while (vi->rd_head != vi->rd_tail) {

@@ -377,8 +377,10 @@ static const md_tun_t md_tun_table[] = {
              "`nic/via/via_timing.c` and `bench/via-vs-udp`" },
     { .name = "MULTIDEV_VIA_MTU", .section = "via", .type = MD_TUN_COUNT, .min = 256,
       .max = 8192, .def = "8192",
-      .doc = "firmware: payload bytes per frame on the wire (the timing model uses its own "
-             "packet size)" },
+      .doc = "firmware: payload bytes per frame on the wire, the VI NIC's MTU (the timing model "
+             "uses its own packet size); a reliable message's frames also fit one datagram of "
+             "the link (1320 bytes of payload at an MTU of 1500), an unreliable message is one "
+             "frame" },
     { .name = "MULTIDEV_VIA_RDMA_READ", .section = "via", .type = MD_TUN_BOOL, .def = "1",
       .doc = "firmware: 0 makes a NIC without RDMA read (as the Berkeley VI NIC): VIs asking "
              "for it are refused (`VIPL_INVALID_RDMAREAD`)" },

@@ -355,6 +355,36 @@ Test(bridge, dma_with_the_context_tag_moves_data)
     cr_assert(all((uint8_t *)d.dst.addr + 40000, 65536 - 40000, 0));
 }
 
+/* On a link of 1500 bytes a bridge fills its frames only as far as one
+ * datagram carries: the wire cuts none of them (a frame in pieces would be
+ * lost with any piece), and a DMA larger than many frames still lands. */
+static void setup_small_mtu(void)
+{
+    setenv("MULTIDEV_NIC_MTU", "1500", 1);
+    setup2();
+    unsetenv("MULTIDEV_NIC_MTU");
+}
+
+TestSuite(small_mtu, .init = setup_small_mtu, .fini = teardown, .timeout = 30);
+
+Test(small_mtu, frames_fit_one_datagram_and_a_large_dma_lands)
+{
+    dma_setup_t d;
+    dma_prepare(&d, 0);
+    cr_assert_eq(sci_set_dma_tag(dev(A), d.ta), NIC_OK);
+    cr_assert_eq(dma(&d, 40000), NIC_OK);
+    cr_assert_eq(bp_barrier(&bp, A), NIC_OK);
+    cr_assert(all(d.dst.addr, 40000, 0x77));
+    char text[4096];
+    cr_assert_eq(nic_host_status(bp.node[A].h, text, sizeof(text)), NIC_OK);
+    cr_assert_not_null(strstr(text, "\nmtu 1500 "), "the firmware took the MTU: %s", text);
+    cr_assert_eq(status_counter(A, "cut"), 0, "the wire cut none of A's frames");
+    cr_assert_eq(status_counter(B, "cut"), 0, "nor B's");
+    const char *tx = strstr(text, "\ntx ");
+    cr_assert_not_null(tx);
+    cr_assert_gt(strtol(tx + 4, NULL, 10), 40000 / 1424, "the DMA took many datagrams");
+}
+
 Test(bridge, dma_local_tag_mismatch_moves_nothing)
 {
     dma_setup_t d;

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "core/nic_ctl_proto.h"
+#include "core/nic_fw.h"
 #include "core/nic_host.h"
+#include "core/nic_wire.h"
 #include "vi_pair.h"
 
 static vi_pair_t p;
@@ -72,6 +74,33 @@ static void sendrecv(uint32_t level, size_t len, int shared_data)
     cr_assert_eq(st & VIA_STATUS_OP_MASK, VIA_STATUS_OP_RECEIVE);
     cr_assert_eq(d->cs.length, len);
     cr_assert_eq(memcmp(sa.mem, sb.mem, len), 0);
+}
+
+/* On a link of 1500 bytes: a reliable message's frames each fit one
+ * datagram (the wire cuts none: a frame in pieces is lost with any piece);
+ * an unreliable message stays one frame, which the wire cuts. */
+static void setup_small_mtu(void)
+{
+    setenv("MULTIDEV_NIC_MTU", "1500", 1);
+    setup();
+    unsetenv("MULTIDEV_NIC_MTU");
+}
+
+static const nic_wire_stats_t *wire_stats(int node)
+{
+    return &nic_fw_wire(nic_fw_thread_fw(p.node[node].fw))->st;
+}
+
+Test(vi_small_mtu, reliable_frames_fit_a_datagram_unreliable_ones_stay_whole,
+     .init = setup_small_mtu, .fini = teardown, .timeout = 30)
+{
+    sendrecv(VIA_RELIABLE_DELIVERY, 300000, 0);
+    cr_assert_eq(nic_fw_wire(nic_fw_thread_fw(p.node[0].fw))->mtu, 1500);
+    cr_assert_eq(wire_stats(0)->tx_cut, 0, "%llu frames of a reliable message were cut",
+                 (unsigned long long)wire_stats(0)->tx_cut);
+    cr_assert_gt(wire_stats(0)->tx_frames, 300000 / 1424);
+    sendrecv(VIA_UNRELIABLE, 4000, 1);
+    cr_assert_eq(wire_stats(0)->tx_cut, 1, "the unreliable message went as one frame in pieces");
 }
 
 Test(vi_basic, send_recv_small_reliable_delivery) { sendrecv(VIA_RELIABLE_DELIVERY, 100, 1); }
