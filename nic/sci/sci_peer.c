@@ -49,11 +49,21 @@ int sci_peer_get(sci_bridge_t *b, const struct sockaddr_in *addr, uint64_t job, 
     return free_slot;
 }
 
-/* Frames a packet load of data bytes in npkt packets needs at most. */
+/* Frames a packet load of data bytes in npkt packets needs at most.  A
+ * frame is closed by a packet that does not fit in it any more, so every
+ * closed frame holds more than its room less the largest packet; and no
+ * packet opens more than one frame.  With packets as large as frames (a
+ * link of small datagrams) the second bound is the one that holds. */
 static uint32_t frames_for(const sci_bridge_t *b, uint64_t data, uint32_t npkt)
 {
-    uint64_t per = b->frame_fill - sizeof(sci_frame_hdr_t) - sizeof(sci_pkt_hdr_t) - 8;
-    return (uint32_t)((data + (uint64_t)npkt * (sizeof(sci_pkt_hdr_t) + 8) + per - 1) / per) + 1;
+    const uint64_t pkt_extra = sizeof(sci_pkt_hdr_t) + 8;   /* header, padding */
+    uint64_t room = b->frame_fill - sizeof(sci_frame_hdr_t);
+    uint64_t biggest = (data < b->pkt_data_max ? data : b->pkt_data_max) + pkt_extra;
+    uint64_t total = data + (uint64_t)npkt * pkt_extra, closed = npkt;
+
+    if (room > biggest && (total + room - biggest - 1) / (room - biggest) < closed)
+        closed = (total + room - biggest - 1) / (room - biggest);
+    return (uint32_t)closed + 1;
 }
 
 int sci_peer_room(sci_bridge_t *b, int peer, uint64_t data, uint32_t npkt)
