@@ -9,7 +9,6 @@
 
 #include <ltdl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "md_hosts.h"
@@ -100,11 +99,6 @@ typedef struct md_thread_state {
      * spin polls) and has neither slept nor seen an event since: the
      * thread sleeps beside it rather than on the wire it is polling */
     _Atomic int       caller_polling;
-    /* one more at every public call (under lock): while it moves, the
-     * caller is inside the library and progresses; the thread naps on
-     * nap_fd (an eventfd), which a caller about to sleep writes */
-    _Atomic uint64_t  caller_calls;
-    int               nap_fd;
 } md_thread_state_t;
 
 struct md_comm {

@@ -71,13 +71,8 @@ static inline void md_set_caller_polling(md_t *md, int polling)
 /* Entry and exit of every public call. */
 static inline void md_api_enter(md_t *md)
 {
-    if (md->thr.enabled) {
+    if (md->thr.enabled)
         pthread_mutex_lock(&md->thr.lock);
-        atomic_store_explicit(&md->thr.caller_calls,
-                              atomic_load_explicit(&md->thr.caller_calls,
-                                                   memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-    }
 }
 
 /* Unlocks and runs the completions and handlers queued meanwhile; returns
