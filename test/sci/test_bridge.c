@@ -345,14 +345,20 @@ static int dma(dma_setup_t *d, uint64_t len)
     return c.status;
 }
 
+/* A DMA write of len bytes under A's context tag, completed and visible. */
+static void dma_with_context_tag(dma_setup_t *d, uint64_t len)
+{
+    dma_prepare(d, 0);
+    cr_assert_eq(sci_set_dma_tag(dev(A), d->ta), NIC_OK);
+    cr_assert_eq(dma(d, len), NIC_OK, "the remote segment's own tag is not checked");
+    cr_assert_eq(bp_barrier(&bp, A), NIC_OK);
+    cr_assert(all(d->dst.addr, len, 0x77));
+}
+
 Test(bridge, dma_with_the_context_tag_moves_data)
 {
     dma_setup_t d;
-    dma_prepare(&d, 0);
-    cr_assert_eq(sci_set_dma_tag(dev(A), d.ta), NIC_OK);
-    cr_assert_eq(dma(&d, 40000), NIC_OK, "the remote segment's own tag is not checked");
-    cr_assert_eq(bp_barrier(&bp, A), NIC_OK);
-    cr_assert(all(d.dst.addr, 40000, 0x77));
+    dma_with_context_tag(&d, 40000);
     cr_assert(all((uint8_t *)d.dst.addr + 40000, 65536 - 40000, 0));
 }
 
@@ -371,11 +377,7 @@ TestSuite(small_mtu, .init = setup_small_mtu, .fini = teardown, .timeout = 30);
 Test(small_mtu, frames_fit_one_datagram_and_a_large_dma_lands)
 {
     dma_setup_t d;
-    dma_prepare(&d, 0);
-    cr_assert_eq(sci_set_dma_tag(dev(A), d.ta), NIC_OK);
-    cr_assert_eq(dma(&d, 40000), NIC_OK);
-    cr_assert_eq(bp_barrier(&bp, A), NIC_OK);
-    cr_assert(all(d.dst.addr, 40000, 0x77));
+    dma_with_context_tag(&d, 40000);
     char text[4096];
     cr_assert_eq(nic_host_status(bp.node[A].h, text, sizeof(text)), NIC_OK);
     cr_assert_not_null(strstr(text, "\nmtu 1500 "), "the firmware took the MTU: %s", text);
