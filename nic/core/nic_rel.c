@@ -77,10 +77,9 @@ static int rel_is(const nic_rel_peer_t *p, const struct sockaddr_in *addr, uint6
            p->addr.sin_port == addr->sin_port;
 }
 
-/* A slot for a new stream; what was allocated for the slot's earlier
- * streams (the window, the frames kept, both empty now) is kept. */
-static void rel_peer_init(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockaddr_in *addr,
-                          uint64_t job)
+/* Forget a slot's stream; what was allocated for it (the window, the
+ * frames kept, both empty now) stays for the slot's next stream. */
+static void rel_peer_clear(nic_rel_peer_t *p)
 {
     nic_rel_frame_t *win = p->win;
     uint8_t *mem = p->win_mem;
@@ -90,6 +89,13 @@ static void rel_peer_init(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockad
     p->win = win;
     p->win_mem = mem;
     p->rxq = rxq;
+}
+
+/* A slot for a new stream. */
+static void rel_peer_init(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockaddr_in *addr,
+                          uint64_t job)
+{
+    rel_peer_clear(p);
     p->used = 1;
     p->addr = *addr;
     p->job = job;
@@ -355,9 +361,6 @@ void nic_rel_job_end(nic_rel_t *rel, uint64_t job)
 {
     for (unsigned i = 0; i < rel->npeer; i++) {
         nic_rel_peer_t *p = &rel->peer[i];
-        nic_rel_frame_t *win;
-        uint8_t *mem;
-        nic_rel_rxq_t *rxq;
 
         if (!p->used || p->job != job)
             continue;
@@ -365,13 +368,7 @@ void nic_rel_job_end(nic_rel_t *rel, uint64_t job)
             rel_send_ctl(rel, p, NIC_REL_KIND_BYE, 0);
         /* Nothing of the job is left to tell about what was in flight. */
         rel_rx_reset(p);
-        win = p->win;
-        mem = p->win_mem;
-        rxq = p->rxq;
-        memset(p, 0, sizeof(*p));
-        p->win = win;               /* kept for the slot's next stream */
-        p->win_mem = mem;
-        p->rxq = rxq;
+        rel_peer_clear(p);
         if (rel->last == p)
             rel->last = NULL;
     }

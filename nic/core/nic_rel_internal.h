@@ -67,13 +67,11 @@ void rel_rx_free(nic_rel_peer_t *p);
 
 /* nic_rel_recover.c */
 /* An acknowledgement for every frame before ack, and (s != NULL) of those
- * s marks; busy: the ACK said BUSY. */
+ * s marks. */
 void rel_tx_acked(nic_rel_t *rel, nic_rel_peer_t *p, uint32_t ack, const nic_rel_sack_t *s,
                   uint64_t now);
 /* Retransmission timers of p (frames outstanding): lost frames, the tail
  * probe, the timeout.  Lowers *next; returns the frames resent. */
 int  rel_tx_timers(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t *next);
-/* The RTO before any sample, or from srtt and rttvar, clamped. */
-uint64_t rel_rto(const nic_rel_t *rel, const nic_rel_peer_t *p);
 
 #endif /* NIC_REL_INTERNAL_H */

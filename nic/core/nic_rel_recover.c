@@ -11,7 +11,8 @@
 
 #include "nic_rel_internal.h"
 
-uint64_t rel_rto(const nic_rel_t *rel, const nic_rel_peer_t *p)
+/* The RTO before any sample, or from srtt and rttvar, clamped. */
+static uint64_t rel_rto(const nic_rel_t *rel, const nic_rel_peer_t *p)
 {
     uint64_t rto;
 
@@ -65,9 +66,9 @@ static void rel_resend(nic_rel_t *rel, nic_rel_peer_t *p, nic_rel_frame_t *f, ui
  * quarter of the smallest round trip (a frame overtaken by a later one
  * arrives within that), is lost: sent again now.  A frame just resent is
  * newer than every frame known delivered, so it waits for a frame sent
- * after it: at most once per round trip.  Lowers *next to the earliest
- * frame that will be lost if nothing comes. */
-static int rel_resend_lost(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t *next)
+ * after it: at most once per round trip.  (Its deadlines do not wake the
+ * firmware: rel_tx_timers says why.) */
+static int rel_resend_lost(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now)
 {
     uint64_t reo = p->min_rtt_ns / 4;
     int n = 0;
@@ -78,13 +79,10 @@ static int rel_resend_lost(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint
         nic_rel_frame_t *f = &p->win[s % NIC_REL_WINDOW];
         if (f->sacked || f->sent_ns > p->rack_sent_ns)
             continue;
-        uint64_t due = f->sent_ns + p->rack_rtt_ns + reo;
-        if (now >= due) {
+        if (now >= f->sent_ns + p->rack_rtt_ns + reo) {
             rel_resend(rel, p, f, now);
             rel->c.fast_retransmits++;
             n++;
-        } else if (next != NULL && due < *next) {
-            *next = due;
         }
     }
     return n;
@@ -140,7 +138,7 @@ void rel_tx_acked(nic_rel_t *rel, nic_rel_peer_t *p, uint32_t ack, const nic_rel
     if (moved)
         p->rto_ns = rel_rto(rel, p);    /* the back-off ends with progress */
     if (s != NULL)
-        rel_resend_lost(rel, p, now, NULL);
+        rel_resend_lost(rel, p, now);
 }
 
 /* The tail probe (RFC 8985 7): with frames out and nothing heard for two
@@ -191,7 +189,7 @@ int rel_tx_timers(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now, uint64_t *nex
      * would take the CPU from the ranks it shares with for every round
      * trip.  Only the timeout, at least rto_min away, is a wake-up. */
     if (rel_seq_before(p->tx_una, p->tx_sack_hi))
-        events += rel_resend_lost(rel, p, now, NULL);
+        events += rel_resend_lost(rel, p, now);
     if (rel_since(now, oldest->sent_ns) >= p->rto_ns) {
         /* Nothing moved the window for a timeout: whatever has been out
          * as long and the receiver is not known to hold goes again, a

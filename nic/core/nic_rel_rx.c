@@ -133,16 +133,29 @@ static unsigned rxq_drain(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockad
     return n;
 }
 
-/* An ack at once, unless one went less than REL_DUPACK_NS ago: then the
- * delayed ack is armed, so that what it has to tell still goes soon. */
+/* One more frame to acknowledge: the delayed ack is armed by the first. */
+static void rel_ack_later(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t now)
+{
+    if (p->ack_owed++ == 0)
+        p->ack_due_ns = now + rel->cfg.ack_delay_ns;
+}
+
+/* An ack at once, unless one went less than REL_DUPACK_NS ago; 1 if sent. */
+static int rel_ack_limited(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags, uint64_t now)
+{
+    if (rel_since(now, p->dupack_ns) <= REL_DUPACK_NS)
+        return 0;
+    p->dupack_ns = now;
+    rel_send_ctl(rel, p, NIC_REL_KIND_ACK, flags);
+    return 1;
+}
+
+/* An ack at once, or if one went just now, the delayed ack armed, so that
+ * what it has to tell still goes soon. */
 static void rel_ack_soon(nic_rel_t *rel, nic_rel_peer_t *p, uint8_t flags, uint64_t now)
 {
-    if (rel_since(now, p->dupack_ns) > REL_DUPACK_NS) {
-        p->dupack_ns = now;
-        rel_send_ctl(rel, p, NIC_REL_KIND_ACK, flags);
-    } else if (p->ack_owed++ == 0) {
-        p->ack_due_ns = now + rel->cfg.ack_delay_ns;
-    }
+    if (!rel_ack_limited(rel, p, flags, now))
+        rel_ack_later(rel, p, now);
 }
 
 void rel_rx_data(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockaddr_in *from,
@@ -182,10 +195,7 @@ void rel_rx_data(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockaddr_in *fr
          * learns that we are alive, so a host that drains slowly is never
          * mistaken for a dead node. */
         rel->c.backpressure++;
-        if (rel_since(now, p->dupack_ns) > REL_DUPACK_NS) {
-            p->dupack_ns = now;
-            rel_send_ctl(rel, p, NIC_REL_KIND_ACK, NIC_REL_F_BUSY);
-        }
+        rel_ack_limited(rel, p, NIC_REL_F_BUSY, now);
         return;
     }
     rxq_drop(p->rxq, p->rx_next);            /* a copy kept and refused earlier */
@@ -198,8 +208,7 @@ void rel_rx_data(nic_rel_t *rel, nic_rel_peer_t *p, const struct sockaddr_in *fr
         rel_send_ctl(rel, p, NIC_REL_KIND_ACK, refused ? NIC_REL_F_BUSY : 0);
         return;
     }
-    if (p->ack_owed++ == 0)
-        p->ack_due_ns = now + rel->cfg.ack_delay_ns;
+    rel_ack_later(rel, p, now);
     if (p->ack_owed >= REL_ACK_EVERY)
         rel_send_ctl(rel, p, NIC_REL_KIND_ACK, 0);
 }

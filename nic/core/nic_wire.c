@@ -292,11 +292,13 @@ int nic_wire_send_stable(nic_wire_t *w, const struct sockaddr_in *to, uint64_t j
 {
     struct iovec iov = { (void *)buf, len };
     size_t piece_len;
-    unsigned pieces = nic_wire_cut_plan(w, len, &piece_len);
-    nic_wire_cut_t cut = { .pieces = pieces, .frame_len = len };
+    unsigned pieces;
+    nic_wire_cut_t cut;
 
     if (wire_faults_on(w))
         return nic_wire_send(w, to, job, &iov, 1);   /* faults decide per datagram */
+    pieces = nic_wire_cut_plan(w, len, &piece_len);
+    cut = (nic_wire_cut_t){ .pieces = pieces, .frame_len = len };
     _Static_assert(NIC_WIRE_TX_BATCH >= NIC_WIRE_MAX_PIECES, "a frame's pieces fit the queue");
     if (w->tx_n + pieces > NIC_WIRE_TX_BATCH)
         nic_wire_flush_tx(w);

@@ -72,8 +72,7 @@ int nic_wire_auth_init(nic_wire_t *w)
     } while (w->sender_id == 0);
     w->tx_counter = 0;
     w->have_aesgcm = crypto_aead_aes256gcm_is_available();
-    w->mac = w->have_aesgcm ? NIC_WIRE_MAC_AESGCM : NIC_WIRE_MAC_POLY1305;
-    return NIC_OK;
+    return nic_wire_set_mac(w, 0);
 }
 
 int nic_wire_set_mac(nic_wire_t *w, int mac)

@@ -117,6 +117,8 @@ uint8_t *nic_wire_reasm_add(nic_wire_t *w, const nic_wire_env_t *env, const uint
 
 void nic_wire_reasm_release(nic_wire_t *w)
 {
+    if (w->reasm_handed == 0)
+        return;            /* the usual case: every receive call ends here */
     for (unsigned i = 0; i < NIC_WIRE_REASM_SLOTS; i++)
         if (w->reasm[i].handed_up)
             slot_free(&w->reasm[i]);

@@ -256,10 +256,7 @@ static void md_anyq_fail(md_t *md, int32_t rank, int status, int wild)
             a->orig = NULL;
             md_anyreq_unlive(md, a);
             md_anyreq_queue_cancel(md, a);
-            orig->status.error = status;
-            orig->status.src_world = rank;   /* a wildcard's failure names it too */
-            if (wild)
-                orig->status.src_rank = MD_ANY_SOURCE;
+            md_fail_status(orig, rank, status, wild);
             md_request_done(md, orig);
         }
         a = next;

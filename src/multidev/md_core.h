@@ -233,6 +233,9 @@ int     md_wild_track(md_t *md, md_request_t *req, const md_comm_t *comm);
 void    md_wild_untrack(md_t *md, md_request_t *req);
 /* Wildcard receives of communicators that hold rank fail (rank failed). */
 void    md_wild_fail(md_t *md, int32_t rank, int status);
+/* A receive that rank's failure ends: its error, naming rank as the
+ * source (a wildcard one keeps MD_ANY_SOURCE as the rank it asked for). */
+void    md_fail_status(md_request_t *req, int32_t rank, int status, int wildcard);
 void md_anyq_dup_complete(md_t *md, md_request_t *dup);
 int  md_anyq_cancel(md_t *md, md_request_t *req);
 void md_anyq_drain_cancels(md_t *md);

@@ -43,22 +43,29 @@ int md_wild_track(md_t *md, md_request_t *req, const md_comm_t *comm)
     return MD_OK;
 }
 
+/* Entry i leaves the table (the last takes its place). */
+static void md_wild_remove(md_t *md, int i)
+{
+    md->wild[i].req->md_flags &= (uint16_t)~MD_REQ_F_WILD;
+    md->wild[i] = md->wild[--md->nwild];
+}
+
 void md_wild_untrack(md_t *md, md_request_t *req)
 {
     req->md_flags &= (uint16_t)~MD_REQ_F_WILD;
     for (int i = 0; i < md->nwild; i++)
         if (md->wild[i].req == req) {
-            md->wild[i] = md->wild[--md->nwild];
+            md_wild_remove(md, i);
             return;
         }
 }
 
-/* The failed rank's status, naming it as the source. */
-static void md_wild_fail_status(md_request_t *req, int32_t rank, int status)
+void md_fail_status(md_request_t *req, int32_t rank, int status, int wildcard)
 {
     req->status.error = status;
-    req->status.src_world = rank;
-    req->status.src_rank = MD_ANY_SOURCE;
+    req->status.src_world = rank;   /* a wildcard's failure names the rank too */
+    if (wildcard)
+        req->status.src_rank = MD_ANY_SOURCE;
 }
 
 void md_wild_fail(md_t *md, int32_t rank, int status)
@@ -72,9 +79,8 @@ void md_wild_fail(md_t *md, int32_t rank, int status)
             i++;                       /* another communicator's, or matched already */
             continue;
         }
-        md->wild[i] = md->wild[--md->nwild];
-        req->md_flags &= (uint16_t)~MD_REQ_F_WILD;
-        md_wild_fail_status(req, rank, status);
+        md_wild_remove(md, i);
+        md_fail_status(req, rank, status, 1);
         md_request_done(md, req);
     }
     md_anyq_fail_wildcards(md, rank, status);
