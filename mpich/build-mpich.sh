@@ -128,9 +128,9 @@ for f in "$PREFIX/include/multidev.h" "$PREFIX/include/md_sdi.h"; do
 done
 ls "$PREFIX"/lib/libmultidev.so >/dev/null 2>&1 ||
   die "$PREFIX/lib/libmultidev.so is missing: run 'make install' of the project first"
-for h in multidev.h md_sdi.h; do
-  cmp -s "$ROOT/src/multidev/$h" "$PREFIX/include/$h" ||
-    die "$PREFIX/include/$h differs from src/multidev/$h: run 'make install' of the project first"
+for h in multidev/multidev.h kit/md_sdi.h; do
+  cmp -s "$ROOT/src/$h" "$PREFIX/include/${h#*/}" ||
+    die "$PREFIX/include/${h#*/} differs from src/$h: run 'make install' of the project first"
 done
 
 # Debian's source package version (e.g. 4.0.2-3); must be upstream $MPICH_UPSTREAM.
@@ -151,7 +151,7 @@ cache_key() {
     echo "cc $(gcc -dumpfullversion 2>/dev/null || gcc --version | head -n 1)"
     (cd "$ROOT" && find mpich/netmod -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     (cd "$ROOT" && sha256sum mpich/build-mpich.sh mpich/coll-errflag.py src/multidev/multidev.h \
-                               src/multidev/md_sdi.h)
+                               src/kit/md_sdi.h)
   } | sha256sum | cut -c1-24
 }
 KEY=$(cache_key)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "md_core.h"
+#include "md_kit.h"
 #include "md_log.h"
 
 #ifndef MD_MODULE_DIR
@@ -68,6 +69,12 @@ int md_loader_validate(const char *name, const md_subdev_ops_t *ops,
         snprintf(err, err_len, "subdevice '%s' was built for SDI ABI version "
                  "%u, but this libmultidev speaks version %u: rebuild it",
                  name, ops->abi_version, MD_SDI_ABI_VERSION);
+        return MD_ERR_ABI;
+    }
+    if (ops->kit_abi_version != 0 && ops->kit_abi_version != md_kit_abi_version()) {
+        snprintf(err, err_len, "subdevice '%s' was built against subdevice kit ABI "
+                 "version %u, but this process's libmdkit is version %u: rebuild it",
+                 name, ops->kit_abi_version, md_kit_abi_version());
         return MD_ERR_ABI;
     }
     if (ops->name == NULL || strcmp(ops->name, name) != 0) {

@@ -35,6 +35,8 @@
 #include "md_nic_addr.h"
 #include "md_opq.h"
 #include "md_peerset.h"
+#include "md_kit.h"
+#include "md_param.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "myri/myri_gam.h"

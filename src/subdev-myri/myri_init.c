@@ -214,6 +214,7 @@ MD_LOAD_DEVICE_PTR(myri)
 {
     memset(ops, 0, sizeof(*ops));
     ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = MD_KIT_ABI_VERSION;
     ops->name = "myri";
     ops->init = myri_init;
     ops->connect = myri_connect;

@@ -33,6 +33,8 @@
 #include "md_complete.h"
 #include "md_mq.h"
 #include "md_nic_addr.h"
+#include "md_kit.h"
+#include "md_param.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "sci/sci_host.h"

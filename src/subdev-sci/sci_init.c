@@ -318,6 +318,7 @@ MD_LOAD_DEVICE_PTR(sci)
 {
     memset(ops, 0, sizeof(*ops));
     ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = MD_KIT_ABI_VERSION;
     ops->name = "sci";
     ops->init = sci_init;
     ops->connect = sci_connect;

@@ -25,6 +25,8 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include "md_kit.h"
+#include "md_param.h"
 #include "md_sdi.h"
 #include "shm_pool.h"
 #include "shm_proto.h"

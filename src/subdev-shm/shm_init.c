@@ -374,6 +374,7 @@ MD_LOAD_DEVICE_PTR(shm)
 {
     memset(ops, 0, sizeof(*ops));
     ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = MD_KIT_ABI_VERSION;
     ops->name = "shm";
     ops->init = shm_init;
     ops->connect = shm_connect;

@@ -247,6 +247,7 @@ MD_LOAD_DEVICE_PTR(via)
 {
     memset(ops, 0, sizeof(*ops));
     ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = MD_KIT_ABI_VERSION;
     ops->name = "via";
     ops->init = vsd_init;
     ops->connect = vsd_connect;

@@ -50,6 +50,13 @@ Test(loader, wrong_abi_version_is_refused)
     cr_assert(strstr(err, "version 99") != NULL, "%s", err);
 }
 
+Test(loader, wrong_kit_abi_version_is_refused)
+{
+    cr_assert_eq(load("tbadkit"), MD_ERR_ABI);
+    cr_assert(strstr(err, "'tbadkit'") != NULL, "%s", err);
+    cr_assert(strstr(err, "kit ABI version 77") != NULL, "%s", err);
+}
+
 Test(loader, null_mandatory_slot_is_refused)
 {
     cr_assert_eq(load("tnullslot"), MD_ERR_INVALID);

@@ -568,6 +568,7 @@ Test(module, loads_with_ltdl_and_exports_only_its_entry_point)
     cr_assert_null(lt_dlsym(h, "shm_isend"), "internal symbols stay hidden");
     cr_assert_eq(load(&ops), MD_OK);
     cr_assert_eq(ops.abi_version, MD_SDI_ABI_VERSION);
+    cr_assert_eq(ops.kit_abi_version, MD_KIT_ABI_VERSION, "built against this tree's kit");
     cr_assert_str_eq(ops.name, "shm");
     cr_assert(ops.init && ops.connect && ops.ready && ops.finalize && ops.isend &&
               ops.irecv && ops.recv_cancel && ops.iprobe && ops.improbe &&

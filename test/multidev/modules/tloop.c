@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_param.h"
 #include "md_sdi.h"
 
 #define TLOOP_STR2(x) #x

@@ -7,6 +7,7 @@
  *   TMOD_NULL_SLOT  leaves the mandatory isend slot NULL
  *   TMOD_NO_SYMBOL  exports a misspelt entry point
  *   TMOD_BAD_NAME   calls itself something else in its table
+ *   TMOD_BAD_KIT    was built against subdevice kit ABI version 77
  */
 #include "md_sdi.h"
 
@@ -15,6 +16,7 @@
 #define TMOD_NULL_SLOT 3
 #define TMOD_NO_SYMBOL 4
 #define TMOD_BAD_NAME  5
+#define TMOD_BAD_KIT   6
 
 #define TMOD_STR2(x) #x
 #define TMOD_STR(x) TMOD_STR2(x)
@@ -57,6 +59,7 @@ MD_LOAD_DEVICE_PTR(TMOD_NAME)
 #endif
 {
     ops->abi_version = TMOD_VARIANT == TMOD_BAD_ABI ? 99 : MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = TMOD_VARIANT == TMOD_BAD_KIT ? 77 : 0;
     ops->name = TMOD_VARIANT == TMOD_BAD_NAME ? "somebody_else" : TMOD_STR(TMOD_NAME);
     ops->init = tmod_init;
     ops->connect = tmod_connect;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "md_mq.h"
+#include "md_param.h"
 #include "md_sdi.h"
 
 #define TNET_FRAG 32768

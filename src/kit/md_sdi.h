@@ -1,7 +1,9 @@
 /*
  * md_sdi.h - the SubDevice Interface (SDI) of the multidevice.
  *
- * This is the only header a subdevice includes from libmultidev. It is the
+ * This is the only header a subdevice includes from libmultidev; beside it,
+ * a subdevice may include the headers of the subdevice kit (src/kit,
+ * md_kit.h), a library of its own that libmultidev links too. It is the
  * contract between the multidevice (libmultidev) and the subdevices it loads
  * at run time (shm, sci, via, myri, ...), in the spirit of P1 §3.2: an
  * ADI-2-like point-to-point interface with matching done inside the
@@ -11,7 +13,8 @@
  *
  *   1. load:     lt_dlopenext("libmd_<name>"), resolve <name>_LoadDevicePtr
  *                and call it; it fills an md_subdev_ops_t.  The loader
- *                checks abi_version and that every mandatory slot is set.
+ *                checks abi_version, kit_abi_version (md_kit.h) and that
+ *                every mandatory slot is set.
  *   2. init:     the subdevice learns who it is (rank, node, peers it serves,
  *                parameters from the node configuration) and writes a small
  *                "business card" (its address, at most MD_CARD_MAX bytes).
@@ -47,7 +50,7 @@
 extern "C" {
 #endif
 
-#define MD_SDI_ABI_VERSION 4
+#define MD_SDI_ABI_VERSION 5
 
 /* ------------------------------------------------------------------ */
 /* Status codes                                                        */
@@ -364,6 +367,9 @@ struct md_subdev {
  * "unsupported". */
 typedef struct md_subdev_ops {
     uint32_t    abi_version;            /**< [M] MD_SDI_ABI_VERSION */
+    uint32_t    kit_abi_version;        /**< MD_KIT_ABI_VERSION (md_kit.h) of
+                                             the kit it was built with; 0 if
+                                             it includes no kit header */
     const char *name;                   /**< [M] must equal the module name */
 
     /* [M] Set up, fill sd->attr and write this rank's card (at most
@@ -432,25 +438,6 @@ typedef struct md_subdev_ops {
     int MD_LOAD_DEVICE_PTR_SYMBOL(name)(md_subdev_ops_t *ops)
 
 typedef int (*md_load_device_ptr_fn)(md_subdev_ops_t *ops);
-
-/* Looks up a parameter of the device line ("key=value"); NULL if absent. */
-const char *md_param_get(const md_subdev_init_args_t *args, const char *key);
-/* A subdevice's declared parameter (src/tunables/md_tun_table.c holds its
- * type, range, default and doc): the environment variable
- * MULTIDEV_<SUBDEV>_<KEY> wins over the device line's key=, which wins
- * over the declared default.  Returns 1 if the environment or the device
- * line gave it, 0 for the default, MD_ERR_CONFIG after an error line naming
- * the variable (or key), its value and what is allowed.  A parameter
- * declared without a default that nobody gave leaves *value (out)
- * untouched and returns 0: the subdevice computes it.
- *   md_param_value: counts, sizes, times, booleans; a choice's word as its
- *                   index among the declared words
- *   md_param_text:  names and lists, and a choice's word as written;
- *                   copied into out (len bytes, "" when there is none) */
-int md_param_value(const md_subdev_init_args_t *args, const char *subdev,
-                   const char *key, size_t *value);
-int md_param_text(const md_subdev_init_args_t *args, const char *subdev,
-                  const char *key, char *out, size_t len);
 
 #ifdef __cplusplus
 }

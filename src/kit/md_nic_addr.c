@@ -12,6 +12,7 @@
 #include "md_ipv4.h"
 #include "md_log.h"
 #include "md_nic_addr.h"
+#include "md_param.h"
 #include "md_tun.h"
 
 /* "node <node>, network <net>: <text>" at error level (the host's logger

@@ -1,0 +1,36 @@
+/*
+ * md_kit.h - the subdevice kit: what a subdevice may use beside md_sdi.h.
+ *
+ * libmdkit is the toolkit that subdevice modules link: matching queues
+ * (md_mq.h), cookies (md_cookie.h), operation queues (md_opq.h), peer sets
+ * (md_peerset.h), awaited lists (md_awaited.h), completion (md_complete.h),
+ * pools (md_pool.h), business cards and NIC addresses (md_card.h,
+ * md_nic_addr.h, md_ifaddr.h), parameters and firmware placement
+ * (md_param.h, md_firmware.h) and the logger (md_log.h).  It depends on
+ * nothing of libmultidev; libmultidev links it.
+ *
+ * A module embeds kit structs (md_mq_t, md_cookies_t, md_opq_t, ...) in its
+ * own state, so their layout is part of an ABI of its own: any change to a
+ * struct, inline function or function type of a kit header bumps
+ * MD_KIT_ABI_VERSION.  A module says which version it was built with in
+ * md_subdev_ops_t.kit_abi_version (MD_KIT_ABI_VERSION, or 0 if it uses no
+ * kit header), and the loader refuses one that differs from the libmdkit
+ * loaded in the process.
+ */
+#ifndef MD_KIT_H
+#define MD_KIT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MD_KIT_ABI_VERSION 1
+
+/* MD_KIT_ABI_VERSION of the libmdkit this process runs. */
+unsigned md_kit_abi_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MD_KIT_H */
