@@ -43,6 +43,17 @@ static inline const uint8_t *test_job_secret(const char *job_id)
     return secret;
 }
 
+/* The job key the multidevice would hand a subdevice along with
+ * test_job_secret(job_id) (md_subdev_init_args_t.job_key). */
+static inline uint64_t test_job_key(const char *job_id)
+{
+    nic_job_t job;
+
+    if (nic_job_from_secret(&job, test_job_secret(job_id)) != 0)
+        abort();
+    return job.tag;
+}
+
 /* test_job(n) where a pointer is wanted (an argument): valid until the
  * eighth call after this one in the same thread. */
 static inline const nic_job_t *test_jobp(uint64_t n)

@@ -7,7 +7,7 @@
  * their NIC firmware when they open an endpoint, over the firmware's
  * control socket (a Unix socket in a run directory only the user can
  * enter).  From it both derive, with a keyed hash (BLAKE2b through
- * libsodium's KDF):
+ * libsodium's KDF, src/jobkey/md_job_key.c):
  *
  *   - the tag: 64 public bits that name the job in endpoints and in every
  *     frame's wire envelope (which key to check it with);
@@ -32,6 +32,12 @@ typedef struct nic_job {
 /* The job of a secret: copies it and derives the tag.  NIC_OK, or
  * NIC_ERR_IO when the crypto library cannot start. */
 int  nic_job_from_secret(nic_job_t *job, const uint8_t secret[NIC_JOB_SECRET_LEN]);
+/* The job of a secret whose tag is derived already (a subdevice's
+ * md_subdev_init_args_t.job_key, which the multidevice derives once with
+ * the same function, src/jobkey/md_job_key.h): copies both.  NIC_OK, or
+ * NIC_ERR_INVALID for tag 0.  The firmware derives the tag again when an
+ * endpoint opens, and refuses requests that name another. */
+int  nic_job_from_key(nic_job_t *job, uint64_t tag, const uint8_t secret[NIC_JOB_SECRET_LEN]);
 /* A job with a fresh random secret (tests, tools, a process that is a job
  * of its own). */
 int  nic_job_random(nic_job_t *job);

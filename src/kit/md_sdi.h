@@ -277,6 +277,15 @@ typedef struct md_subdev_init_args {
                                          the key to the job's frames; never
                                          put it in a file, a name or the
                                          environment */
+    uint64_t        job_key;        /**< the job's key, never 0: 64 public
+                                         bits the multidevice derives once
+                                         from job_secret (src/jobkey/
+                                         md_job_key.h), the same in every
+                                         rank.  NIC firmware isolates the
+                                         job's endpoints by it and names the
+                                         job with it on the wire; it derives
+                                         the same value from the secret and
+                                         refuses requests naming another */
     const uint8_t  *serves;         /**< [world_size]: 1 if this subdevice
                                          carries traffic to/from that rank
                                          (P1's GetDeviceNodeList) */

@@ -119,6 +119,7 @@ struct md {
     int32_t        rank, size;
     char           job_id[MD_NAME_MAX];
     uint8_t        job_secret[MD_JOB_SECRET_LEN];   /**< rank 0's draw, shared */
+    uint64_t       job_key;       /**< derived from job_secret once (md_secret.c) */
     char           node_name[MD_NAME_MAX];
 
     /* nodes */

@@ -5,7 +5,8 @@
  * sockets, never written to a file, a name or the environment).  The
  * network subdevices give it to their NIC firmware, which authenticates the
  * job's frames with a key derived from it (nic/core/nic_job.h), so nobody
- * outside the job can write into it.
+ * outside the job can write into it.  The job key, which isolates the job on
+ * a NIC, is derived from it here once for every subdevice (md_job_key.h).
  */
 #include "config.h"
 
@@ -15,7 +16,10 @@
 #include <sys/random.h>
 
 #include "md_core.h"
+#include "md_job_key.h"
 #include "md_log.h"
+
+_Static_assert(MD_JOB_SECRET_LEN == MD_JOB_KEY_SECRET_LEN, "the SDI's secret is the key's");
 
 static int md_random(uint8_t *buf, size_t len)
 {
@@ -50,6 +54,10 @@ int md_secret_setup(md_t *md)
         rc = MD_ERR_IO;
     } else {
         memcpy(md->job_secret, all, sizeof(mine));     /* rank 0's */
+        if (md_job_key_derive(md->job_secret, &md->job_key) != 0) {
+            md_log_error("deriving the job key: the crypto library (libsodium) cannot start");
+            rc = MD_ERR_IO;
+        }
     }
     /* Only rank 0 put something in; the copies go. */
     memset(all, 0, (size_t)md->size * sizeof(mine));

@@ -100,7 +100,7 @@ static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
             .world_rank = md->rank, .world_size = md->size,
             .node_of_rank = md->node_of_rank, .my_node = md->my_node,
             .num_nodes = md->num_nodes, .node_name = md->node_name,
-            .job_id = md->job_id, .job_secret = md->job_secret,
+            .job_id = md->job_id, .job_secret = md->job_secret, .job_key = md->job_key,
             .serves = serves, .params = params,
             .hosts = &md->hosts.job,
         };

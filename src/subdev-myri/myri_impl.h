@@ -28,10 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "md_awaited.h"
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
+#include "md_held.h"
+#include "md_liveness.h"
 #include "md_nic_addr.h"
 #include "md_opq.h"
 #include "md_peerset.h"
@@ -93,6 +94,7 @@ typedef struct myri_reqlist { md_request_t *head, *tail; } myri_reqlist_t;
 /* An arrived message nobody has matched yet (or one held back). */
 typedef struct myri_msg {
     struct myri_msg *next, *prev;
+    md_held_link_t   held;         /* while held back (md_held) */
     md_envelope_t    env;
     int32_t          src;          /* sender's world rank (vnn) */
     uint32_t         handler;      /* EAGER, EAGER_SYNC or RTS */
@@ -106,7 +108,6 @@ typedef struct myri_msgq { myri_msg_t *head, *tail; } myri_msgq_t;
 /* One outgoing GAM request waiting for a credit. */
 typedef struct myri_peer {
     md_opq_t    ops;               /* kind: the GAM handler; req: EAGER*, RTS, DATA */
-    myri_msgq_t held;              /* arrivals held back by arrival_ok */
     int         failed;            /* status once the NIC reported it lost */
 } myri_peer_t;
 
@@ -119,13 +120,13 @@ typedef struct myri_ctx {
     const uint8_t      *serves;
     myri_peer_t        *peers;     /* [world_size] */
     md_peerset_t        busy;      /* peers with queued ops */
-    md_peerset_t        held;      /* peers with held arrivals */
+    md_held_set_t       held;      /* arrivals held back by arrival_ok, per peer */
     myri_reqlist_t      posted, done;
     myri_msgq_t         unexp;
     md_cookies_t        cookies;   /* requests waiting for a peer's answer */
     size_t              eager_limit;
     int                 dead;      /* status once the firmware died */
-    md_awaited_t        awaited;   /* peers requests wait on (liveness probes) */
+    md_liveness_t       live;      /* probes of the peers requests wait on */
     char                nic_name[32];
     int                 fw_thread;      /* MD_FW_*: where the firmware runs */
     int                 ready;          /* the job's start-up is over */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "core/nic_log.h"
+#include "md_drain.h"
 #include "md_firmware.h"
 #include "myri/myri_timing.h"
 #include "myri_impl.h"
@@ -70,8 +70,9 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     if (ctx->serves == NULL || ctx->peers == NULL ||
         md_peerset_init(&ctx->busy, args->world_size) != MD_OK ||
-        md_peerset_init(&ctx->held, args->world_size) != MD_OK ||
-        md_awaited_init(&ctx->awaited, args->world_size) != MD_OK) {
+        md_held_set_init(&ctx->held, args->world_size) != MD_OK ||
+        md_liveness_init(&ctx->live, args->world_size, ctx->me, ctx->serves,
+                         MD_LIVENESS_PROBE_MS) != MD_OK) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
     }
@@ -89,7 +90,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
         goto err;
     }
     memset(&gp, 0, sizeof(gp));
-    if ((rc = nic_job_from_secret(&gp.job, args->job_secret)) != NIC_OK)
+    if ((rc = nic_job_from_key(&gp.job, args->job_key, args->job_secret)) != NIC_OK)
         goto err;
     gp.my_vnn = args->world_rank;
     gp.num_vnn = args->world_size;
@@ -160,6 +161,20 @@ static int myri_ready(md_subdev_t *sd)
     return MD_OK;
 }
 
+/* The drain at finalize: the NIC takes what is still in the out-queue. */
+static int sq_pending(void *arg)
+{
+    myri_ctx_t *ctx = arg;
+    nic_ep_t *ep = myri_gam_ep(ctx->gam);
+    return !ctx->dead && nic_ring_space(&ep->sq) <= ep->sq.mask && nic_ep_check(ep) == NIC_OK;
+}
+
+static int sq_poll(void *arg)
+{
+    myri_gam_poll(((myri_ctx_t *)arg)->gam, 64);
+    return 0;    /* a dead firmware ends the drain through sq_pending */
+}
+
 int myri_finalize(md_subdev_t *sd)
 {
     myri_ctx_t *ctx = sd->priv;
@@ -167,17 +182,7 @@ int myri_finalize(md_subdev_t *sd)
     if (ctx == NULL)
         return MD_OK;
     if (ctx->gam != NULL) {
-        /* Let the NIC take what is still in the out-queue (bounded). */
-        nic_ep_t *ep = myri_gam_ep(ctx->gam);
-        struct timespec end, now;
-        clock_gettime(CLOCK_MONOTONIC, &end);
-        end.tv_sec += 2;
-        while (!ctx->dead && nic_ring_space(&ep->sq) <= ep->sq.mask && nic_ep_check(ep) == NIC_OK) {
-            myri_gam_poll(ctx->gam, 64);
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec))
-                break;
-        }
+        md_drain(sq_pending, sq_poll, ctx, MD_DRAIN_MS);
         myri_gam_close(ctx->gam);
     }
     if (ctx->nic != NULL && !ctx->ready)
@@ -185,14 +190,8 @@ int myri_finalize(md_subdev_t *sd)
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
     nic_log_set_sink(NULL, NULL);
-    for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
+    for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++)
         md_opq_flush(&ctx->peers[q].ops, NULL, NULL);
-        while (ctx->peers[q].held.head != NULL) {
-            myri_msg_t *m = ctx->peers[q].held.head;
-            myri_msgq_remove(&ctx->peers[q].held, m);
-            free(m);
-        }
-    }
     while (ctx->unexp.head != NULL) {
         myri_msg_t *m = ctx->unexp.head;
         myri_msgq_remove(&ctx->unexp, m);
@@ -201,8 +200,8 @@ int myri_finalize(md_subdev_t *sd)
     free((void *)ctx->serves);
     free(ctx->peers);
     md_peerset_fini(&ctx->busy);
-    md_peerset_fini(&ctx->held);
-    md_awaited_fini(&ctx->awaited);
+    md_held_set_fini(&ctx->held);
+    md_liveness_fini(&ctx->live);
     md_cookies_fini(&ctx->cookies);
     free(ctx);
     sd->priv = NULL;

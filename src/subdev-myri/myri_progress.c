@@ -62,14 +62,11 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
         if (peer >= 0 && q != peer)
             continue;
         md_opq_flush(&p->ops, fail_waiting, &fa);
-        while (peer < 0 && p->held.head != NULL) {
-            myri_msg_t *m = p->held.head;
-            myri_msgq_remove(&p->held, m);
-            free(m);
-        }
     }
+    if (peer < 0)
+        md_held_set_drop_all(&ctx->held);
     md_cookie_foreach(&ctx->cookies, fail_waiting, &fa);
-    if (peer < 0 || ctx->peers[peer].held.head == NULL)
+    if (peer < 0 || md_held_empty(&ctx->held.peer[peer]))
         myri_fail_posted(ctx, peer, status);
 }
 
@@ -105,7 +102,6 @@ void myri_fail_all(myri_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
     md_peerset_clear(&ctx->busy);
-    md_peerset_clear(&ctx->held);
     /* every peer this NIC carried is out of reach now */
     for (int32_t q = 0; q < ctx->world_size; q++)
         if (ctx->serves[q] && !ctx->peers[q].failed) {
@@ -167,24 +163,30 @@ void myri_install_handlers(myri_ctx_t *ctx)
     myri_gam_set_error(ctx->gam, h_error, ctx);
 }
 
-#define MYRI_PROBE_MS 250
-
 /* A request waiting for a peer's answer (CTS, SYNC_ACK, DATA, or a message
  * on a posted receive) learns of the peer's death only through traffic:
- * every MYRI_PROBE_MS, send each awaited peer an empty request.  Its
- * firmware then retransmits to a dead peer until it gives up and reports
- * the peer failed. */
+ * every MD_LIVENESS_PROBE_MS, each awaited peer gets an empty request
+ * (unless traffic to it is queued anyway).  Its firmware then retransmits
+ * to a dead peer until it gives up and reports the peer failed. */
+static void probe_mark_posted(void *arg, md_liveness_t *l)
+{
+    myri_ctx_t *ctx = arg;
+    for (md_request_t *r = ctx->posted.head; r != NULL; r = myri_rp(r)->next)
+        md_liveness_mark(l, r);
+}
+
+static void probe_peer(void *arg, int32_t q)
+{
+    myri_ctx_t *ctx = arg;
+    if (!ctx->peers[q].failed && md_opq_empty(&ctx->peers[q].ops))
+        myri_op_ctl(ctx, q, MYRI_H_PROBE, 0, 0, 0);
+}
+
 static void myri_probe_awaited(myri_ctx_t *ctx)
 {
-    if (!md_awaited_due(&ctx->awaited, MYRI_PROBE_MS))
-        return;
-    md_cookie_foreach(&ctx->cookies, md_awaited_mark, &ctx->awaited);
-    for (md_request_t *r = ctx->posted.head; r != NULL; r = myri_rp(r)->next)
-        md_awaited_mark(&ctx->awaited, r);
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        if (ctx->awaited.peer[q] && q != ctx->me && ctx->serves[q] && !ctx->peers[q].failed &&
-            md_opq_empty(&ctx->peers[q].ops))
-            myri_op_ctl(ctx, q, MYRI_H_PROBE, 0, 0, 0);
+    static const md_liveness_ops_t ops = { .mark_posted = probe_mark_posted,
+                                           .probe = probe_peer };
+    md_liveness_round(&ctx->live, &ctx->cookies, &ops, ctx);
 }
 
 /* The multidevice's progress thread sleeps on this while idle: the NIC
@@ -192,7 +194,7 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
 int myri_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     myri_ctx_t *ctx = sd->priv;
-    if (ctx->dead || ctx->busy.n > 0 || ctx->held.n > 0)
+    if (ctx->dead || ctx->busy.n > 0 || ctx->held.waiting.n > 0)
         return -1;   /* work that no arrival announces: keep polling */
     return nic_ep_wake_arm(myri_gam_ep(ctx->gam), !!(flags & MD_WAIT_F_SOLE));
 }

@@ -121,8 +121,6 @@ static void recv_sysmsg_rndv(myri_ctx_t *ctx, int32_t src, const md_envelope_t *
 void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_envelope_t *env,
                      uint64_t cookie, const void *data, uint32_t len)
 {
-    myri_peer_t *p = &ctx->peers[src];
-
     if (env->tag < 0) {
         if (handler == MYRI_H_RTS) {
             recv_sysmsg_rndv(ctx, src, env, cookie);
@@ -132,7 +130,7 @@ void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_en
         }
         return;
     }
-    if (p->held.head == NULL && ctx->host->arrival_ok(ctx->sd, env)) {
+    if (!md_held_must_wait(&ctx->held.peer[src], ctx->sd, env)) {
         recv_accept(ctx, src, handler, env, cookie, data, len, NULL);
         return;
     }
@@ -141,31 +139,29 @@ void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_en
         MYRI_LOG(ctx, 0, "myri: out of memory holding a message from rank %d", src);
         return;
     }
-    md_peerset_add(&ctx->held, src);
-    myri_msgq_append(&p->held, m);
+    md_held_set_hold(&ctx->held, src, &m->held, m, &m->env);
 }
 
-static int held_retry_peer(void *arg, int32_t src, int *events)
+/* A held arrival whose turn has come. */
+static void held_accept(void *arg, void *msg)
+{
+    myri_msg_t *m = msg;
+    recv_accept(arg, m->src, m->handler, &m->env, m->cookie, m->data, m->len, m);
+}
+
+/* Sender src has nothing held any more: if it failed, nothing more will
+ * come from it. */
+static void held_drained(void *arg, int32_t src)
 {
     myri_ctx_t *ctx = arg;
-    myri_peer_t *p = &ctx->peers[src];
-    myri_msg_t *m;
-
-    while ((m = p->held.head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->env)) {
-        myri_msgq_remove(&p->held, m);
-        recv_accept(ctx, m->src, m->handler, &m->env, m->cookie, m->data, m->len, m);
-        (*events)++;
-    }
-    if (p->held.head != NULL)
-        return 1;
-    if (p->failed)
-        myri_fail_posted(ctx, src, p->failed);   /* nothing more will come */
-    return 0;
+    if (ctx->peers[src].failed)
+        myri_fail_posted(ctx, src, ctx->peers[src].failed);
 }
 
 int myri_held_retry(myri_ctx_t *ctx)
 {
-    return md_peerset_sweep(&ctx->held, held_retry_peer, ctx);
+    static const md_held_ops_t ops = { .accept = held_accept, .drained = held_drained };
+    return md_held_set_retry(&ctx->held, ctx->sd, &ops, ctx);
 }
 
 void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint32_t len)
@@ -214,7 +210,8 @@ int myri_irecv(md_subdev_t *sd, md_request_t *req)
     myri_reqlist_append(&ctx->posted, req);
     if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
         myri_peer_t *p = &ctx->peers[req->peer_world];
-        if (p->failed && p->held.head == NULL) {   /* it will never be matched */
+        if (p->failed && md_held_empty(&ctx->held.peer[req->peer_world])) {
+            /* it will never be matched */
             myri_fail_posted(ctx, req->peer_world, p->failed);
             myri_flush_done(ctx);
         }

@@ -120,7 +120,7 @@ static void arrival(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint3
         }
         return;
     }
-    if (p->held_head == NULL && ctx->host->arrival_ok(ctx->sd, env)) {
+    if (!md_held_must_wait(&p->held, ctx->sd, env)) {
         accept(ctx, src, env, proto, rdv, id, data, NULL);
         return;
     }
@@ -130,27 +130,19 @@ static void arrival(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint3
         sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
         return;
     }
-    if (p->held_tail != NULL)
-        p->held_tail->next = m;
-    else
-        p->held_head = m;
-    p->held_tail = m;
+    md_held_push(&p->held, &m->held, m, &m->mq.env);
+}
+
+/* A held message whose turn has come. */
+static void held_accept(void *arg, void *msg)
+{
+    sci_msg_t *m = msg;
+    accept(arg, m->src, &m->mq.env, m->proto, m->rdv, m->id, m->data, m);
 }
 
 int sci_held_retry(sci_ctx_t *ctx, int32_t peer)
 {
-    sci_peer_t *p = &ctx->peers[peer];
-    sci_msg_t *m;
-    int n = 0;
-
-    while ((m = p->held_head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->mq.env)) {
-        p->held_head = m->next;
-        if (p->held_head == NULL)
-            p->held_tail = NULL;
-        accept(ctx, m->src, &m->mq.env, m->proto, m->rdv, m->id, m->data, m);
-        n++;
-    }
-    return n;
+    return md_held_release(&ctx->peers[peer].held, ctx->sd, held_accept, ctx);
 }
 
 /* Is what the info struct says possible?  (A broken sender must not make

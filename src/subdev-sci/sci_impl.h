@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "md_complete.h"
+#include "md_held.h"
 #include "md_mq.h"
 #include "md_nic_addr.h"
 #include "md_kit.h"
@@ -44,7 +45,7 @@
  * arrival_ok(); eager and inline data copied into data[]. */
 typedef struct sci_msg {
     md_mq_msg_t     mq;        /* envelope; unexpected-queue links */
-    struct sci_msg *next;      /* held-queue link */
+    md_held_link_t  held;      /* while held back (md_held) */
     int32_t         src;       /* sender's world rank */
     uint32_t        proto, rdv;
     uint64_t        id;
@@ -110,7 +111,7 @@ typedef struct sci_peer {
     uint64_t     tp_base, tp_want, tp_chunks, tp_sent;   /* tp_sent free-running */
     /* receiving from it */
     uint64_t     rx_next;        /* next message id expected */
-    sci_msg_t   *held_head, *held_tail;
+    md_held_t    held;           /* its arrivals held back by arrival_ok */
     sci_tp_recv_t *tp_head, *tp_tail;    /* matched transports, in order */
     uint64_t     tp_rx_base;     /* chunks consumed before the active one */
     uint64_t     tp_granted;

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/nic_log.h"
 #include "md_card.h"
+#include "md_drain.h"
 #include "md_firmware.h"
 #include "sci/sci_timing.h"
 #include "sci_impl.h"
@@ -91,7 +91,7 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
         return rc;
     }
     nic_job_t job;
-    if ((rc = nic_job_from_secret(&job, args->job_secret)) != NIC_OK ||
+    if ((rc = nic_job_from_key(&job, args->job_key, args->job_secret)) != NIC_OK ||
         (rc = sci_open(ctx->nic, &job, (uint32_t)ctx->sq_entries,
                        (uint32_t)ctx->cq_entries, &ctx->dev)) != NIC_OK) {
         SCI_LOG(ctx, 0, "sci: opening an endpoint on the bridge of node %s failed: %s",
@@ -241,22 +241,18 @@ int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
     return MD_OK;
 }
 
-/* Let the bridge take what is still queued (bounded), so that the last
- * ready and done flags reach the peers. */
-static void sci_drain(sci_ctx_t *ctx)
+/* The drain at finalize: the bridge takes what is still queued, so that
+ * the last ready and done flags reach the peers. */
+static int stores_pending(void *arg)
 {
-    struct timespec end, now;
+    sci_ctx_t *ctx = arg;
+    return !ctx->dead && (ctx->ctl_head != NULL ||
+                          sci_window_space(ctx->dev) <= ctx->dev->ep->sq.mask);
+}
 
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    end.tv_sec += 2;
-    while (!ctx->dead && (ctx->ctl_head != NULL ||
-                          sci_window_space(ctx->dev) <= ctx->dev->ep->sq.mask)) {
-        if (sci_progress_inner(ctx) < 0)
-            break;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec))
-            break;
-    }
+static int stores_progress(void *arg)
+{
+    return sci_progress_inner(arg);
 }
 
 /* From here a finalize is the job's end, not a failed start-up. */
@@ -273,7 +269,7 @@ int sci_finalize(md_subdev_t *sd)
     if (ctx == NULL)
         return MD_OK;
     if (ctx->dev != NULL) {
-        sci_drain(ctx);
+        md_drain(stores_pending, stores_progress, ctx, MD_DRAIN_MS);
         sci_flush_done(ctx);
         if (ctx->mr_ok)
             nic_mr_free(ctx->dev->ep, &ctx->mr);
@@ -287,11 +283,7 @@ int sci_finalize(md_subdev_t *sd)
     sci_ctl_drop_all(ctx);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
         sci_peer_t *p = &ctx->peers[q];
-        while (p->held_head != NULL) {
-            sci_msg_t *m = p->held_head;
-            p->held_head = m->next;
-            free(m);
-        }
+        md_held_drop(&p->held);
         while (p->tp_head != NULL) {
             sci_tp_recv_t *t = p->tp_head;
             p->tp_head = t->next;

@@ -79,12 +79,7 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
     }
     if (keep_arrived || p->drained)
         return;
-    while (p->held_head != NULL) {
-        sci_msg_t *m = p->held_head;
-        p->held_head = m->next;
-        free(m);
-    }
-    p->held_tail = NULL;
+    md_held_drop(&p->held);
     p->drained = 1;
     fail_posted(ctx, peer, status);
 }
@@ -108,9 +103,9 @@ static int drain_gone_peer(sci_ctx_t *ctx, int32_t peer)
     sci_peer_t *p = &ctx->peers[peer];
     int n = sci_arrivals(ctx, peer);
 
-    if (p->held_head != NULL)
+    if (!md_held_empty(&p->held))
         n += sci_held_retry(ctx, peer);
-    if (n == 0 && p->held_head == NULL) {
+    if (n == 0 && md_held_empty(&p->held)) {
         p->drained = 1;
         fail_posted(ctx, peer, p->failed);
     }
@@ -183,7 +178,7 @@ int sci_progress_inner(sci_ctx_t *ctx)
             continue;
         }
         k += sci_arrivals(ctx, peer);
-        if (p->held_head != NULL)
+        if (!md_held_empty(&p->held))
             k += sci_held_retry(ctx, peer);
         if (p->tp_head != NULL)
             k += sci_tp_recv_progress(ctx, peer);
@@ -204,7 +199,7 @@ static int work_unannounced(const sci_ctx_t *ctx)
         return 1;      /* control stores waiting for room in the window */
     for (int32_t i = 0; i < ctx->nserved; i++) {
         const sci_peer_t *p = &ctx->peers[ctx->served[i]];
-        if (p->held_head != NULL || p->tp_head != NULL || p->sendq.head != NULL)
+        if (!md_held_empty(&p->held) || p->tp_head != NULL || p->sendq.head != NULL)
             return 1;
     }
     return 0;

@@ -23,7 +23,7 @@ static void discriminator(const vsd_ctx_t *ctx, int32_t client, int32_t server,
                           vipl_net_addr_t *a)
 {
     uint8_t d[VIA_DISC_MAX];
-    memcpy(d, &ctx->job_key, 8);
+    memcpy(d, &ctx->job.tag, 8);
     memcpy(d + 8, &client, 4);
     memcpy(d + 12, &server, 4);
     vipl_addr_set_disc(a, d, sizeof(d));

@@ -39,10 +39,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "md_awaited.h"
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
+#include "md_held.h"
+#include "md_liveness.h"
 #include "md_mq.h"
 #include "md_nic_addr.h"
 #include "md_opq.h"
@@ -122,7 +123,7 @@ typedef struct vsd_reqlist { md_request_t *head, *tail; } vsd_reqlist_t;
 /* An arrival nobody matched yet, or one held back. */
 typedef struct vsd_msg {
     md_mq_msg_t      mq;             /* envelope and unexpected-queue links */
-    struct vsd_msg  *next;           /* held queue */
+    md_held_link_t   held;           /* while held back (md_held) */
     int32_t          src;
     uint32_t         type;           /* EAGER, EAGER_SYNC, RTS */
     uint64_t         cookie;
@@ -166,7 +167,6 @@ typedef struct vsd_peer {
     uint32_t       remote_credit_h;
     /* queues */
     md_opq_t       ops;              /* kind: VSD_* or VSD_OP_WRITE; args: a CTS's, an ACK's */
-    vsd_msg_t     *held_head, *held_tail;
 } vsd_peer_t;
 
 typedef struct vsd_ctx {
@@ -177,17 +177,16 @@ typedef struct vsd_ctx {
     vipl_ptag_t          ptag;
     int32_t              me, world_size;
     uint8_t             *serves;
-    nic_job_t            job;
-    uint64_t             job_key;      /* = job.tag */
+    nic_job_t            job;        /* the init args' job_key and secret */
     char                 job_id[64];
     vsd_peer_t          *peers;      /* [world_size] */
     md_peerset_t         busy;       /* ops waiting for credits or descriptors */
-    md_peerset_t         held;       /* arrivals held back by the ordering */
+    md_held_set_t        held;       /* arrivals held back by the ordering, per peer */
     /* Send descriptors to reap: the send queues are bound to no completion
      * queue (only what a waiting host needs interrupts it), so progress
      * polls their descriptors' status. */
     md_peerset_t         sending;
-    md_awaited_t         awaited;    /* peers requests wait on (liveness probes) */
+    md_liveness_t        live;       /* probes of the peers requests wait on */
     md_mq_t              mq;
     vsd_reqlist_t        done;
     md_cookies_t         cookies;

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/nic_log.h"
+#include "md_drain.h"
 #include "md_firmware.h"
 #include "via_impl.h"
 
@@ -88,16 +88,16 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     if ((rc = vsd_params(ctx, args)) != MD_OK)
         goto err;
     snprintf(ctx->job_id, sizeof(ctx->job_id), "%s", args->job_id ? args->job_id : "default");
-    if ((rc = nic_job_from_secret(&ctx->job, args->job_secret)) != 0)
+    if ((rc = nic_job_from_key(&ctx->job, args->job_key, args->job_secret)) != 0)
         goto err;
-    ctx->job_key = ctx->job.tag;
     ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     if (ctx->serves == NULL || ctx->peers == NULL ||
         md_peerset_init(&ctx->busy, args->world_size) != MD_OK ||
-        md_peerset_init(&ctx->held, args->world_size) != MD_OK ||
+        md_held_set_init(&ctx->held, args->world_size) != MD_OK ||
         md_peerset_init(&ctx->sending, args->world_size) != MD_OK ||
-        md_awaited_init(&ctx->awaited, args->world_size) != MD_OK) {
+        md_liveness_init(&ctx->live, args->world_size, ctx->me, ctx->serves,
+                         MD_LIVENESS_PROBE_MS) != MD_OK) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
     }
@@ -169,24 +169,21 @@ err:
     return rc;
 }
 
-/* Let the NIC finish what is posted (bounded), so that the last eager
- * messages leave before the VIs close. */
-static void drain_sends(vsd_ctx_t *ctx)
+/* The drain at finalize: the NIC finishes what is posted, so that the
+ * last eager messages leave before the VIs close. */
+static int sends_pending(void *arg)
 {
-    struct timespec end, now;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    end.tv_sec += 2;
-    for (;;) {
-        uint32_t busy = 0;
-        for (int32_t q = 0; q < ctx->world_size; q++)
-            busy += ctx->peers[q].vi != NULL && !ctx->peers[q].failed ? ctx->peers[q].sbusy : 0;
-        if (busy == 0 || ctx->dead)
-            break;
-        vsd_progress(ctx->sd);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec > end.tv_nsec))
-            break;
-    }
+    vsd_ctx_t *ctx = arg;
+    uint32_t busy = 0;
+
+    for (int32_t q = 0; q < ctx->world_size; q++)
+        busy += ctx->peers[q].vi != NULL && !ctx->peers[q].failed ? ctx->peers[q].sbusy : 0;
+    return busy != 0 && !ctx->dead;
+}
+
+static int sends_progress(void *arg)
+{
+    return vsd_progress(((vsd_ctx_t *)arg)->sd);
 }
 
 /* From here a finalize is the job's end, not a failed start-up. */
@@ -203,17 +200,12 @@ int vsd_finalize(md_subdev_t *sd)
     if (ctx == NULL)
         return MD_OK;
     if (ctx->nic != NULL && ctx->peers != NULL)
-        drain_sends(ctx);
+        md_drain(sends_pending, sends_progress, ctx, MD_DRAIN_MS);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         if (p->vi != NULL)
             vipl_destroy_vi(p->vi);
         md_opq_flush(&p->ops, NULL, NULL);
-        while (p->held_head != NULL) {
-            vsd_msg_t *m = p->held_head;
-            p->held_head = m->next;
-            free(m);
-        }
         free(p->sctx);
     }
     while (ctx->mq.unexp_head != NULL) {
@@ -233,9 +225,9 @@ int vsd_finalize(md_subdev_t *sd)
     free(ctx->serves);
     free(ctx->peers);
     md_peerset_fini(&ctx->busy);
-    md_peerset_fini(&ctx->held);
+    md_held_set_fini(&ctx->held);
     md_peerset_fini(&ctx->sending);
-    md_awaited_fini(&ctx->awaited);
+    md_liveness_fini(&ctx->live);
     md_cookies_fini(&ctx->cookies);
     free(ctx);
     sd->priv = NULL;

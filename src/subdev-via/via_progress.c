@@ -77,19 +77,14 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
         if (peer >= 0 && q != peer)
             continue;
         md_opq_flush(&p->ops, fail_waiting, &fa);
-        while (peer < 0 && p->held_head != NULL) {
-            vsd_msg_t *m = p->held_head;
-            p->held_head = m->next;
-            free(m);
-        }
-        if (p->held_head == NULL)
-            p->held_tail = NULL;
         for (uint32_t i = 0; p->sctx != NULL && i < ctx->sdepth; i++)
             if (p->sctx[i].req != NULL)
                 fail_req(ctx, p->sctx[i].req, status);
     }
+    if (peer < 0)
+        md_held_set_drop_all(&ctx->held);
     md_cookie_foreach(&ctx->cookies, fail_waiting, &fa);
-    if (peer < 0 || ctx->peers[peer].held_head == NULL)
+    if (peer < 0 || md_held_empty(&ctx->held.peer[peer]))
         vsd_fail_posted(ctx, peer, status);
 }
 
@@ -130,7 +125,6 @@ void vsd_fail_all(vsd_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
     md_peerset_clear(&ctx->busy);
-    md_peerset_clear(&ctx->held);
     /* every peer this NIC carried is out of reach now */
     for (int32_t q = 0; q < ctx->world_size; q++)
         if (ctx->serves[q] && !ctx->peers[q].failed) {
@@ -256,29 +250,33 @@ static void wait_begin(vsd_ctx_t *ctx)
 int vsd_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     vsd_ctx_t *ctx = sd->priv;
-    if (ctx->dead || ctx->busy.n > 0 || ctx->held.n > 0 || ctx->sending.n > 0 ||
+    if (ctx->dead || ctx->busy.n > 0 || ctx->held.waiting.n > 0 || ctx->sending.n > 0 ||
         ctx->done.head != NULL)
         return -1;
     return vipl_cq_wake_fd(ctx->cq, !!(flags & MD_WAIT_F_SOLE));
 }
 
-#define VSD_PROBE_MS 250
-
 /* A request waiting for a peer's answer (a message on a posted receive, a
  * CTS, an acknowledgement) learns that the peer's node died only through
- * traffic: every VSD_PROBE_MS, write each awaited peer's credit word again
- * (an RDMA write, which needs no receive descriptor there).  Towards a dead
- * firmware the reliability layer gives up and the connection breaks, which
- * fails what waits on that peer. */
+ * traffic: every MD_LIVENESS_PROBE_MS, write each awaited peer's credit
+ * word again (an RDMA write, which needs no receive descriptor there).
+ * Towards a dead firmware the reliability layer gives up and the
+ * connection breaks, which fails what waits on that peer. */
+static void probe_mark_posted(void *arg, md_liveness_t *l)
+{
+    md_mq_foreach_posted(&((vsd_ctx_t *)arg)->mq, md_liveness_mark, l);
+}
+
+static void probe_peer(void *arg, int32_t q)
+{
+    vsd_credit_send(arg, q);
+}
+
 static void vsd_probe_awaited(vsd_ctx_t *ctx)
 {
-    if (!md_awaited_due(&ctx->awaited, VSD_PROBE_MS))
-        return;
-    md_cookie_foreach(&ctx->cookies, md_awaited_mark, &ctx->awaited);
-    md_mq_foreach_posted(&ctx->mq, md_awaited_mark, &ctx->awaited);
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        if (ctx->awaited.peer[q] && q != ctx->me && ctx->serves[q])
-            vsd_credit_send(ctx, q);
+    static const md_liveness_ops_t ops = { .mark_posted = probe_mark_posted,
+                                           .probe = probe_peer };
+    md_liveness_round(&ctx->live, &ctx->cookies, &ops, ctx);
 }
 
 int vsd_progress(md_subdev_t *sd)

@@ -135,8 +135,6 @@ static void sysmsg_rndv(vsd_ctx_t *ctx, int32_t src, const md_envelope_t *env, u
 void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope_t *env,
                     uint64_t cookie, const void *data, uint32_t len, md_request_t *local)
 {
-    vsd_peer_t *p = &ctx->peers[src];
-
     if (env->tag < 0) {
         if (type == VSD_RTS) {
             sysmsg_rndv(ctx, src, env, cookie);
@@ -146,7 +144,7 @@ void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelop
         }
         return;
     }
-    if (p->held_head == NULL && ctx->host->arrival_ok(ctx->sd, env)) {
+    if (!md_held_must_wait(&ctx->held.peer[src], ctx->sd, env)) {
         accept(ctx, src, type, env, cookie, data, len, local, NULL);
         return;
     }
@@ -157,39 +155,29 @@ void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelop
         VSD_LOG(ctx, 0, "via: out of memory holding a message from rank %d", src);
         return;
     }
-    md_peerset_add(&ctx->held, src);
-    if (p->held_tail != NULL)
-        p->held_tail->next = m;
-    else
-        p->held_head = m;
-    p->held_tail = m;
+    md_held_set_hold(&ctx->held, src, &m->held, m, &m->mq.env);
 }
 
-/* src's held arrivals whose turn has come: 1 while some still wait. */
-static int held_retry_peer(void *arg, int32_t src, int *events)
+/* A held arrival whose turn has come. */
+static void held_accept(void *arg, void *msg)
+{
+    vsd_msg_t *m = msg;
+    accept(arg, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local, m);
+}
+
+/* Sender src has nothing held any more: if it failed, nothing more will
+ * come from it. */
+static void held_drained(void *arg, int32_t src)
 {
     vsd_ctx_t *ctx = arg;
-    vsd_peer_t *p = &ctx->peers[src];
-    vsd_msg_t *m;
-
-    while ((m = p->held_head) != NULL && ctx->host->arrival_ok(ctx->sd, &m->mq.env)) {
-        p->held_head = m->next;
-        if (p->held_head == NULL)
-            p->held_tail = NULL;
-        m->next = NULL;
-        accept(ctx, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local, m);
-        (*events)++;
-    }
-    if (p->held_head != NULL)
-        return 1;
-    if (p->failed)
-        vsd_fail_posted(ctx, src, p->failed);   /* nothing more will come */
-    return 0;
+    if (ctx->peers[src].failed)
+        vsd_fail_posted(ctx, src, ctx->peers[src].failed);
 }
 
 int vsd_held_retry(vsd_ctx_t *ctx)
 {
-    return md_peerset_sweep(&ctx->held, held_retry_peer, ctx);
+    static const md_held_ops_t ops = { .accept = held_accept, .drained = held_drained };
+    return md_held_set_retry(&ctx->held, ctx->sd, &ops, ctx);
 }
 
 void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)
@@ -228,7 +216,8 @@ int vsd_irecv(md_subdev_t *sd, md_request_t *req)
     md_mq_post(&ctx->mq, req);
     if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
         vsd_peer_t *p = &ctx->peers[req->peer_world];
-        if (p->failed && p->held_head == NULL) {   /* it will never be matched */
+        if (p->failed && md_held_empty(&ctx->held.peer[req->peer_world])) {
+            /* it will never be matched */
             vsd_fail_posted(ctx, req->peer_world, p->failed);
             vsd_flush_done(ctx);
         }

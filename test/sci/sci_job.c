@@ -147,6 +147,7 @@ static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
         .world_rank = rank, .world_size = job->n, .node_of_rank = job->node,
         .my_node = job->node[rank], .node_name = node, .job_id = job->id ? job->id : "sj",
         .job_secret = test_job_secret(job->id ? job->id : "sj"),
+        .job_key = test_job_key(job->id ? job->id : "sj"),
         .serves = serves, .role = MD_ROLE_GLOBAL, .params = job->params,
         .num_params = job->nparams,
     };

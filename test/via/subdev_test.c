@@ -608,6 +608,7 @@ static int init_status(const md_param_t *params, size_t n)
     md_subdev_init_args_t a = { .world_rank = 0, .world_size = 1, .node_of_rank = node_of,
                                 .num_nodes = 1, .node_name = "n0", .job_id = "bad-param",
                                 .job_secret = test_job_secret("bad-param"),
+                                .job_key = test_job_key("bad-param"),
                                 .serves = serves, .params = params, .num_params = n };
 
     cr_assert_eq(via_LoadDevicePtr(&ops), MD_OK);

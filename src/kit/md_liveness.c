@@ -1,0 +1,37 @@
+/* md_liveness.c - liveness probes of the awaited peers (md_liveness.h). */
+#include "config.h"
+
+#include "md_liveness.h"
+
+int md_liveness_init(md_liveness_t *l, int32_t world_size, int32_t me, const uint8_t *serves,
+                     unsigned interval_ms)
+{
+    l->interval_ms = interval_ms;
+    l->me = me;
+    l->serves = serves;
+    return md_awaited_init(&l->awaited, world_size);
+}
+
+void md_liveness_fini(md_liveness_t *l)
+{
+    md_awaited_fini(&l->awaited);
+}
+
+void md_liveness_mark(void *arg, md_request_t *req)
+{
+    md_liveness_t *l = arg;
+    md_awaited_mark(&l->awaited, req);
+}
+
+int md_liveness_round(md_liveness_t *l, const md_cookies_t *cookies,
+                      const md_liveness_ops_t *ops, void *arg)
+{
+    if (!md_awaited_due(&l->awaited, l->interval_ms))
+        return 0;
+    md_cookie_foreach(cookies, md_awaited_mark, &l->awaited);
+    ops->mark_posted(arg, l);
+    for (int32_t q = 0; q < l->awaited.world_size; q++)
+        if (l->awaited.peer[q] && q != l->me && l->serves[q])
+            ops->probe(arg, q);
+    return 1;
+}
