@@ -38,6 +38,7 @@
 #include "md_peerset.h"
 #include "md_kit.h"
 #include "md_param.h"
+#include "md_peerfail.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "myri/myri_gam.h"

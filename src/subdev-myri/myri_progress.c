@@ -24,8 +24,10 @@ void myri_flush_done(myri_ctx_t *ctx)
         md_complete_hand(ctx->sd, req, myri_rp(req)->flags & MYRI_RF_SYSMSG, req->peer_world);
 }
 
-static void fail_req(myri_ctx_t *ctx, md_request_t *req, int status)
+static void fail_req(void *arg, md_request_t *req, int status)
 {
+    myri_ctx_t *ctx = arg;
+
     if (myri_rp(req)->cookie)
         md_cookie_take(&ctx->cookies, myri_rp(req)->cookie);
     myri_rp(req)->cookie = 0;
@@ -34,38 +36,25 @@ static void fail_req(myri_ctx_t *ctx, md_request_t *req, int status)
     myri_complete(ctx, req);
 }
 
-typedef struct fail_arg {
-    myri_ctx_t *ctx;
-    int32_t     peer;
-    int         status;
-} fail_arg_t;
-
-/* A request that waits on its peer: one with a live cookie, or a send
- * still queued for the peer (whose peer_world it is). */
-static void fail_waiting(void *arg, md_request_t *req)
-{
-    fail_arg_t *a = arg;
-    if (a->peer < 0 || req->peer_world == a->peer)
-        fail_req(a->ctx, req, a->status);
-}
-
 /* Every request that waits on peer (or on anyone, peer < 0) fails.  A
  * single peer's arrivals that are still held back (arrival_ok) stay: the
  * peer sent them before it went, and receives posted for it fail only once
  * they have drained (myri_fail_posted from myri_held_retry). */
 static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
 {
-    fail_arg_t fa = { ctx, peer, status };
+    /* what waits on a peer names it in peer_world: a request with a live
+     * cookie, or a send still queued for it */
+    md_peerfail_t f = { .peer = peer, .status = status, .fail = fail_req, .arg = ctx };
 
     for (int32_t q = 0; q < ctx->world_size; q++) {
         myri_peer_t *p = &ctx->peers[q];
         if (peer >= 0 && q != peer)
             continue;
-        md_opq_flush(&p->ops, fail_waiting, &fa);
+        md_opq_flush(&p->ops, md_peerfail_req, &f);
     }
     if (peer < 0)
         md_held_set_drop_all(&ctx->held);
-    md_cookie_foreach(&ctx->cookies, fail_waiting, &fa);
+    md_cookie_foreach(&ctx->cookies, md_peerfail_req, &f);
     if (peer < 0 || md_held_empty(&ctx->held.peer[peer]))
         myri_fail_posted(ctx, peer, status);
 }

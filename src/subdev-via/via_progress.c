@@ -30,8 +30,9 @@ void vsd_flush_done(vsd_ctx_t *ctx)
         md_complete_hand(ctx->sd, req, vsd_rp(req)->flags & VSD_RF_SYSMSG, vsd_rp(req)->src);
 }
 
-static void fail_req(vsd_ctx_t *ctx, md_request_t *req, int status)
+static void fail_req(void *arg, md_request_t *req, int status)
 {
+    vsd_ctx_t *ctx = arg;
     via_rpriv_t *rp = vsd_rp(req);
 
     if (rp->state == VSD_RS_DONE)
@@ -48,20 +49,11 @@ static void fail_req(vsd_ctx_t *ctx, md_request_t *req, int status)
     vsd_complete(ctx, req);
 }
 
-typedef struct fail_arg {
-    vsd_ctx_t *ctx;
-    int32_t    peer;
-    int        status;
-} fail_arg_t;
-
-/* A request that waits on the peer it talks to: one with a live cookie, or
- * a send still queued for that peer. */
-static void fail_waiting(void *arg, md_request_t *req)
+/* The peer a request with a live cookie, or a send still queued, waits
+ * on: the one it talks to. */
+static int32_t waits_on(md_request_t *req)
 {
-    fail_arg_t *a = arg;
-    int32_t who = req->kind == MD_REQ_SEND ? req->peer_world : vsd_rp(req)->src;
-    if (a->peer < 0 || who == a->peer)
-        fail_req(a->ctx, req, a->status);
+    return req->kind == MD_REQ_SEND ? req->peer_world : vsd_rp(req)->src;
 }
 
 /* Every request that waits on peer (or on anyone, peer < 0) fails.  A
@@ -70,20 +62,21 @@ static void fail_waiting(void *arg, md_request_t *req)
  * they have drained (vsd_fail_posted from vsd_held_retry). */
 static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
 {
-    fail_arg_t fa = { ctx, peer, status };
+    md_peerfail_t f = { .peer = peer, .status = status, .peer_of = waits_on, .fail = fail_req,
+                        .arg = ctx };
 
     for (int32_t q = 0; q < ctx->world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         if (peer >= 0 && q != peer)
             continue;
-        md_opq_flush(&p->ops, fail_waiting, &fa);
+        md_opq_flush(&p->ops, md_peerfail_req, &f);
         for (uint32_t i = 0; p->sctx != NULL && i < ctx->sdepth; i++)
             if (p->sctx[i].req != NULL)
                 fail_req(ctx, p->sctx[i].req, status);
     }
     if (peer < 0)
         md_held_set_drop_all(&ctx->held);
-    md_cookie_foreach(&ctx->cookies, fail_waiting, &fa);
+    md_cookie_foreach(&ctx->cookies, md_peerfail_req, &f);
     if (peer < 0 || md_held_empty(&ctx->held.peer[peer]))
         vsd_fail_posted(ctx, peer, status);
 }

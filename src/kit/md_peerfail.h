@@ -1,0 +1,37 @@
+/*
+ * md_peerfail.h - for network subdevices: failing the requests that wait
+ * on a lost peer.
+ *
+ * When its NIC reports a peer lost (the peer's process, its firmware or
+ * the link to it), a subdevice completes every request that waits on that
+ * peer with the failure, so that it reaches the host (DESIGN invariant 5):
+ * the requests with a live cookie (md_cookie.h: a rendezvous or
+ * synchronous send waiting for its answer, a receive waiting for its data)
+ * and the sends still queued for the peer (md_opq.h).  A dead NIC loses
+ * every peer at once (peer -1).  md_peerfail_t says which peer, with which
+ * status, and how the subdevice completes a request; md_peerfail_req
+ * applies it to one request, as md_cookie_foreach and md_opq_flush call
+ * it.  Not thread-safe: the caller serialises.
+ */
+#ifndef MD_PEERFAIL_H
+#define MD_PEERFAIL_H
+
+#include <stdint.h>
+
+#include "md_sdi.h"
+
+typedef struct md_peerfail {
+    int32_t  peer;                  /* the lost peer; -1: every peer */
+    int      status;                /* what its requests complete with */
+    /* The peer req waits on; NULL: req->peer_world. */
+    int32_t (*peer_of)(md_request_t *req);
+    /* Completes req with status (no data), releasing what it holds. */
+    void    (*fail)(void *arg, md_request_t *req, int status);
+    void    *arg;
+} md_peerfail_t;
+
+/* Fails req if it waits on the lost peer.  f is the md_peerfail_t (fits
+ * md_cookie_foreach and md_opq_flush). */
+void md_peerfail_req(void *f, md_request_t *req);
+
+#endif /* MD_PEERFAIL_H */

@@ -1,0 +1,95 @@
+/*
+ * peerfail_test.c - md_peerfail: what waits on a lost peer fails with the
+ * loss's status, whether it holds a cookie or sits in an op queue; what
+ * waits on another peer does not; a dead NIC (peer -1) fails everything.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "md_cookie.h"
+#include "md_opq.h"
+#include "md_peerfail.h"
+
+typedef struct fail_log {
+    md_request_t *failed[8];
+    int           status[8];
+    int           n;
+} fail_log_t;
+
+static void log_fail(void *arg, md_request_t *req, int status)
+{
+    fail_log_t *l = arg;
+    l->failed[l->n] = req;
+    l->status[l->n++] = status;
+}
+
+static md_request_t req_to(int32_t peer, uint8_t kind)
+{
+    md_request_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.peer_world = peer;
+    r.kind = kind;
+    return r;
+}
+
+Test(peerfail, the_requests_of_the_lost_peer_fail_and_no_other)
+{
+    fail_log_t l = { .n = 0 };
+    md_peerfail_t f = { .peer = 2, .status = MD_ERR_PEER_FAILED, .fail = log_fail, .arg = &l };
+    md_cookies_t cookies;
+    md_opq_t ops = { 0 };
+    md_request_t rts = req_to(2, MD_REQ_SEND), other = req_to(3, MD_REQ_SEND);
+    md_request_t queued = req_to(2, MD_REQ_SEND);
+
+    md_cookies_init(&cookies);
+    cr_assert_neq(md_cookie_new(&cookies, &rts), 0u);
+    cr_assert_neq(md_cookie_new(&cookies, &other), 0u);
+    md_opq_push(&ops, md_op_new(1, &queued));
+    md_opq_push(&ops, md_op_new(2, NULL));     /* a control message: no request */
+    md_cookie_foreach(&cookies, md_peerfail_req, &f);
+    md_opq_flush(&ops, md_peerfail_req, &f);
+    cr_assert_eq(l.n, 2);
+    cr_assert_eq(l.failed[0], &rts);
+    cr_assert_eq(l.failed[1], &queued);
+    cr_assert_eq(l.status[0], MD_ERR_PEER_FAILED);
+    cr_assert_eq(l.status[1], MD_ERR_PEER_FAILED);
+    md_cookies_fini(&cookies);
+}
+
+/* A subdevice whose receives name their sender elsewhere than peer_world. */
+static int32_t sender_in_tag(md_request_t *req)
+{
+    return req->kind == MD_REQ_SEND ? req->peer_world : req->env.tag;
+}
+
+Test(peerfail, the_subdevice_says_whom_a_request_waits_on)
+{
+    fail_log_t l = { .n = 0 };
+    md_peerfail_t f = { .peer = 4, .status = MD_ERR_NOT_FOUND, .peer_of = sender_in_tag,
+                        .fail = log_fail, .arg = &l };
+    md_request_t recv = req_to(-1, MD_REQ_RECV), send = req_to(4, MD_REQ_SEND);
+
+    recv.env.tag = 4;
+    md_peerfail_req(&f, &recv);
+    md_peerfail_req(&f, &send);
+    recv.env.tag = 5;
+    md_peerfail_req(&f, &recv);
+    cr_assert_eq(l.n, 2);
+    cr_assert_eq(l.failed[0], &recv);
+    cr_assert_eq(l.status[0], MD_ERR_NOT_FOUND);
+    cr_assert_eq(l.failed[1], &send);
+}
+
+Test(peerfail, a_dead_nic_fails_everything)
+{
+    fail_log_t l = { .n = 0 };
+    md_peerfail_t f = { .peer = -1, .status = MD_ERR_IO, .fail = log_fail, .arg = &l };
+    md_request_t a = req_to(0, MD_REQ_SEND), b = req_to(7, MD_REQ_SEND), c = req_to(-1, MD_REQ_RECV);
+
+    md_peerfail_req(&f, &a);
+    md_peerfail_req(&f, &b);
+    md_peerfail_req(&f, &c);
+    cr_assert_eq(l.n, 3);
+    cr_assert_eq(l.status[2], MD_ERR_IO);
+}
