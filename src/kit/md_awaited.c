@@ -3,9 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "md_awaited.h"
+#include "md_liveness.h"
 
 int md_awaited_init(md_awaited_t *a, int32_t world_size)
 {
@@ -23,14 +23,8 @@ void md_awaited_fini(md_awaited_t *a)
 
 int md_awaited_due(md_awaited_t *a, unsigned interval_ms)
 {
-    struct timespec ts;
-    uint64_t now;
-
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO: no system call */
-    now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-    if (now - a->last_ms < interval_ms)
+    if (!md_liveness_due(&a->last_ms, interval_ms))
         return 0;
-    a->last_ms = now;
     memset(a->peer, 0, (size_t)a->world_size);
     return 1;
 }

@@ -1,7 +1,27 @@
 /* md_liveness.c - liveness probes of the awaited peers (md_liveness.h). */
 #include "config.h"
 
+#include <time.h>
+
 #include "md_liveness.h"
+
+uint64_t md_liveness_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO: no system call */
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int md_liveness_due(uint64_t *last_ms, unsigned interval_ms)
+{
+    uint64_t now = md_liveness_now_ms();
+
+    if (now - *last_ms < interval_ms)
+        return 0;
+    *last_ms = now;
+    return 1;
+}
 
 int md_liveness_init(md_liveness_t *l, int32_t world_size, int32_t me, const uint8_t *serves,
                      unsigned interval_ms)

@@ -39,6 +39,13 @@ typedef struct md_liveness_ops {
     void (*probe)(void *arg, int32_t q);
 } md_liveness_ops_t;
 
+/* The clock of liveness checks, in ms: a coarse one (a few ms), read
+ * without a system call. */
+uint64_t md_liveness_now_ms(void);
+/* The timer of a periodic liveness check: 1 when interval_ms have passed
+ * since *last_ms (0: never), which then becomes now; 0 before. */
+int  md_liveness_due(uint64_t *last_ms, unsigned interval_ms);
+
 /* serves must outlive l.  MD_OK or MD_ERR_NO_MEMORY. */
 int  md_liveness_init(md_liveness_t *l, int32_t world_size, int32_t me, const uint8_t *serves,
                       unsigned interval_ms);

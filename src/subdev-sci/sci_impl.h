@@ -32,6 +32,7 @@
 
 #include "md_complete.h"
 #include "md_held.h"
+#include "md_liveness.h"
 #include "md_mq.h"
 #include "md_nic_addr.h"
 #include "md_kit.h"
@@ -153,7 +154,7 @@ typedef struct sci_ctx {
     uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
     uint64_t             eager_limit;
     int                  dead;       /* status once the firmware died */
-    uint64_t             peer_check_ns;   /* next liveness check */
+    uint64_t             last_check_ms;   /* the last liveness check (md_liveness_due) */
     size_t               check_ms;        /* MULTIDEV_SCI_PEER_CHECK_MS */
     char                 nic_name[32], timing[16];
     md_nic_addr_t        addr;           /* what the bridge binds (md_nic_addr.h) */

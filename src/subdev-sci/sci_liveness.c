@@ -11,18 +11,9 @@
  * that is still received (sci_peer_gone). */
 #include "config.h"
 
-#include <time.h>
-
 #include "sci_impl.h"
 
 #define SCI_PROBE_COOKIE 0x5052000000000000ull   /* "PR" | peer */
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Requests of the user wait on peer (slots alone do not count: they are
  * freed by flags a finished peer no longer needs to write). */
@@ -45,15 +36,10 @@ static int waits_on(sci_ctx_t *ctx, int32_t peer)
 int sci_liveness_check(sci_ctx_t *ctx)
 {
     const sci_layout_t *l = &ctx->lay;
-    uint64_t now;
     int n = 0;
 
-    if (ctx->check_ms == 0)
+    if (ctx->check_ms == 0 || !md_liveness_due(&ctx->last_check_ms, (unsigned)ctx->check_ms))
         return 0;
-    now = now_ns();
-    if (now < ctx->peer_check_ns)
-        return 0;
-    ctx->peer_check_ns = now + (uint64_t)ctx->check_ms * 1000000ull;
     for (int32_t i = 0; i < ctx->nserved; i++) {
         int32_t q = ctx->served[i];
         sci_peer_t *p = &ctx->peers[q];

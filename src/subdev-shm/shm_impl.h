@@ -26,6 +26,7 @@
 #include <sys/un.h>
 
 #include "md_kit.h"
+#include "md_liveness.h"
 #include "md_param.h"
 #include "md_sdi.h"
 #include "shm_pool.h"
@@ -312,7 +313,6 @@ void shm_unexp_free(shm_ctx_t *ctx, shm_unexp_t *e);
 int shm_progress(md_subdev_t *sd);
 /* Takes arrived records (no-op when called from inside progress). */
 int shm_poll_inbound(shm_ctx_t *ctx);
-uint64_t shm_now_ms(void);
 void shm_complete(shm_ctx_t *ctx, md_request_t *req);
 void shm_complete_flush(shm_ctx_t *ctx);
 int shm_peer_check(shm_ctx_t *ctx);

@@ -307,7 +307,7 @@ static int shm_connect(md_subdev_t *sd, const md_card_table_t *cards)
         SHM_WARN(ctx, "process_vm_readv is not permitted for %d local "
                  "peer(s) (see /proc/sys/kernel/yama/ptrace_scope); large "
                  "messages from them use the pipelined copy", cma_denied);
-    ctx->last_check_ms = shm_now_ms();
+    ctx->last_check_ms = md_liveness_now_ms();
     return MD_OK;
 }
 

@@ -23,21 +23,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "shm_impl.h"
 
 #define SHM_CLOCK_EVERY 64u   /* progress calls between clock reads */
-
-uint64_t shm_now_ms(void)
-{
-    struct timespec ts;
-
-    /* vDSO: no system call */
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 void shm_complete(shm_ctx_t *ctx, md_request_t *req)
 {
@@ -255,13 +245,9 @@ int shm_progress(md_subdev_t *sd)
 
     if (ctx->outstanding > 0 || ctx->out_pending > 0) {
         if (++ctx->idle_polls >= SHM_CLOCK_EVERY) {
-            uint64_t now = shm_now_ms();
-
             ctx->idle_polls = 0;
-            if (now - ctx->last_check_ms >= ctx->tun.peer_check_ms) {
-                ctx->last_check_ms = now;
+            if (md_liveness_due(&ctx->last_check_ms, (unsigned)ctx->tun.peer_check_ms))
                 shm_peer_check(ctx);
-            }
         }
     }
     ctx->busy = 0;

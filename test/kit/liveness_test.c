@@ -71,6 +71,20 @@ Test(liveness, probes_the_awaited_served_peers_other_than_itself_in_rank_order)
     md_cookies_fini(&cookies);
 }
 
+Test(liveness, a_check_is_due_once_per_interval)
+{
+    uint64_t last = 0;
+
+    cr_assert_eq(md_liveness_due(&last, 10000), 1, "never checked: due");
+    uint64_t first = last;
+    cr_assert_geq(first, md_liveness_now_ms() - 1000, "the check's time is now");
+    cr_assert_eq(md_liveness_due(&last, 10000), 0, "not again within the interval");
+    cr_assert_eq(last, first, "a check not due leaves the time alone");
+    cr_assert_eq(md_liveness_due(&last, 0), 1, "interval 0: every time");
+    last -= 50;               /* as if the last check were 50 ms ago */
+    cr_assert_eq(md_liveness_due(&last, 40), 1);
+}
+
 /* A subdevice that serves every peer and has no cookie out. */
 static const uint8_t serves_all[WORLD] = { 1, 1, 1, 1, 1, 1 };
 static md_liveness_t live;
