@@ -179,7 +179,6 @@ typedef struct vsd_ctx {
     int32_t              me, world_size;
     uint8_t             *serves;
     nic_job_t            job;        /* the init args' job_key and secret */
-    char                 job_id[64];
     vsd_peer_t          *peers;      /* [world_size] */
     md_peerset_t         busy;       /* ops waiting for credits or descriptors */
     md_held_set_t        held;       /* arrivals held back by the ordering, per peer */

@@ -3,7 +3,6 @@
  * the ops table (via_LoadDevicePtr). */
 #include "config.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,7 +86,6 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     nic_log_set_sink(vsd_nic_log, ctx);
     if ((rc = vsd_params(ctx, args)) != MD_OK)
         goto err;
-    snprintf(ctx->job_id, sizeof(ctx->job_id), "%s", args->job_id ? args->job_id : "default");
     if ((rc = nic_job_from_key(&ctx->job, args->job_key, args->job_secret)) != 0)
         goto err;
     ctx->serves = malloc((size_t)args->world_size);
