@@ -52,11 +52,13 @@ AM_COND_IF([BUILD_CH4_NETMOD_MULTI],[
 
     AC_CHECK_HEADER([multidev.h], [],
         [AC_MSG_ERROR([multidev.h not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
-    AC_CHECK_LIB([multidev], [md_status_string], [],
+    AC_CHECK_LIB([mdkit], [md_status_string], [],
+        [AC_MSG_ERROR([libmdkit not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
+    AC_CHECK_LIB([multidev], [md_init], [],
         [AC_MSG_ERROR([libmultidev not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
-    AC_MSG_CHECKING([whether libmultidev speaks SDI ABI 4 and API 2])
+    AC_MSG_CHECKING([whether libmultidev speaks SDI ABI 5 and API 2])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([#include <multidev.h>], [
-        #if MD_API_VERSION != 2 || MD_SDI_ABI_VERSION != 4
+        #if MD_API_VERSION != 2 || MD_SDI_ABI_VERSION != 5
         #error version mismatch
         #endif
         return 0;])], [AC_MSG_RESULT([yes])],
