@@ -34,4 +34,12 @@ typedef struct md_peerfail {
  * md_cookie_foreach and md_opq_flush). */
 void md_peerfail_req(void *f, md_request_t *req);
 
+/* A dead NIC, after its requests failed: every peer it carried (serves[q],
+ * q < world_size) that was not lost yet is lost now with status: its
+ * status word (*status_of(arg, q), where the subdevice keeps it; 0 while
+ * the peer is fine) is set, and the host hears it (host->peer_failed),
+ * once per peer. */
+void md_peerfail_served(md_subdev_t *sd, const uint8_t *serves, int32_t world_size,
+                        int *(*status_of)(void *arg, int32_t q), void *arg, int status);
+
 #endif /* MD_PEERFAIL_H */

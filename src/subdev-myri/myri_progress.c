@@ -87,16 +87,18 @@ void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
     ctx->host->peer_failed(ctx->sd, peer, status);
 }
 
+/* Where peer q's failure is kept (md_peerfail_served). */
+static int *peer_status(void *arg, int32_t q)
+{
+    return &((myri_ctx_t *)arg)->peers[q].failed;
+}
+
 void myri_fail_all(myri_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
     md_peerset_clear(&ctx->busy);
     /* every peer this NIC carried is out of reach now */
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        if (ctx->serves[q] && !ctx->peers[q].failed) {
-            ctx->peers[q].failed = status;
-            ctx->host->peer_failed(ctx->sd, q, status);
-        }
+    md_peerfail_served(ctx->sd, ctx->serves, ctx->world_size, peer_status, ctx, status);
 }
 
 /* --- GAM handlers (run inside myri_gam_poll; never block) --- */

@@ -114,16 +114,18 @@ void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
         ctx->host->peer_failed(ctx->sd, peer, status);
 }
 
+/* Where peer q's failure is kept (md_peerfail_served). */
+static int *peer_status(void *arg, int32_t q)
+{
+    return &((vsd_ctx_t *)arg)->peers[q].failed;
+}
+
 void vsd_fail_all(vsd_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
     md_peerset_clear(&ctx->busy);
     /* every peer this NIC carried is out of reach now */
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        if (ctx->serves[q] && !ctx->peers[q].failed) {
-            ctx->peers[q].failed = status;
-            ctx->host->peer_failed(ctx->sd, q, status);
-        }
+    md_peerfail_served(ctx->sd, ctx->serves, ctx->world_size, peer_status, ctx, status);
 }
 
 /* A receive descriptor of peer q completed. */

@@ -1,7 +1,8 @@
 /*
  * peerfail_test.c - md_peerfail: what waits on a lost peer fails with the
  * loss's status, whether it holds a cookie or sits in an op queue; what
- * waits on another peer does not; a dead NIC (peer -1) fails everything.
+ * waits on another peer does not; a dead NIC (peer -1) fails everything
+ * and loses every peer it carried, telling the host once per peer.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -92,4 +93,41 @@ Test(peerfail, a_dead_nic_fails_everything)
     md_peerfail_req(&f, &c);
     cr_assert_eq(l.n, 3);
     cr_assert_eq(l.status[2], MD_ERR_IO);
+}
+
+/* --- md_peerfail_served: a dead NIC loses every peer it carried --- */
+
+static int     lost_status[5];
+static int32_t told[5];
+static int     ntold;
+
+static int *status_word(void *arg, int32_t q)
+{
+    cr_assert_eq(arg, lost_status);
+    return &((int *)arg)[q];
+}
+
+static void note_peer_failed(md_subdev_t *sd, int32_t q, int status)
+{
+    (void)sd;
+    cr_assert_eq(status, MD_ERR_IO);
+    told[ntold++] = q;
+}
+
+Test(peerfail, a_dead_nic_loses_every_served_peer_once)
+{
+    md_sdi_host_t host = { .peer_failed = note_peer_failed };
+    md_subdev_t sd = { .host = &host };
+    static const uint8_t serves[5] = { 0, 1, 1, 0, 1 };
+
+    lost_status[2] = MD_ERR_PEER_FAILED;       /* lost before: the host knows */
+    md_peerfail_served(&sd, serves, 5, status_word, lost_status, MD_ERR_IO);
+    cr_assert_eq(ntold, 2);
+    cr_assert_eq(told[0], 1);
+    cr_assert_eq(told[1], 4);
+    cr_assert_eq(lost_status[1], MD_ERR_IO);
+    cr_assert_eq(lost_status[2], MD_ERR_PEER_FAILED, "an earlier loss keeps its status");
+    cr_assert_eq(lost_status[3], 0, "a peer another subdevice carries is not touched");
+    md_peerfail_served(&sd, serves, 5, status_word, lost_status, MD_ERR_IO);
+    cr_assert_eq(ntold, 2, "the host hears of each peer once");
 }
