@@ -86,7 +86,8 @@ Test(peerfail, a_dead_nic_fails_everything)
 {
     fail_log_t l = { .n = 0 };
     md_peerfail_t f = { .peer = -1, .status = MD_ERR_IO, .fail = log_fail, .arg = &l };
-    md_request_t a = req_to(0, MD_REQ_SEND), b = req_to(7, MD_REQ_SEND), c = req_to(-1, MD_REQ_RECV);
+    md_request_t a = req_to(0, MD_REQ_SEND), b = req_to(7, MD_REQ_SEND);
+    md_request_t c = req_to(-1, MD_REQ_RECV);
 
     md_peerfail_req(&f, &a);
     md_peerfail_req(&f, &b);

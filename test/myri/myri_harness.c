@@ -143,7 +143,8 @@ static int mh_rank_main(mh_world_t *w, int rank, int (*fn)(mh_rank_t *r))
         .my_node = w->node_of_rank[rank], .num_nodes = w->num_nodes, .node_name = node,
         .job_id = w->job ? w->job : "mh-job",
         .job_secret = test_job_secret(w->job ? w->job : "mh-job"),
-        .job_key = test_job_key(w->job ? w->job : "mh-job"), .serves = serves, .role = MD_ROLE_GLOBAL,
+        .job_key = test_job_key(w->job ? w->job : "mh-job"), .serves = serves,
+        .role = MD_ROLE_GLOBAL,
         .params = w->params, .num_params = w->nparams,
     };
     if ((rc = r.ops.init(&r.sd, &a, card, &card_len)) != MD_OK) {

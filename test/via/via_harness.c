@@ -148,7 +148,8 @@ static int vh_rank(vh_job_t *j, int rank, int (*fn)(vh_rank_t *r))
         .my_node = j->node_of[rank], .num_nodes = nodes, .node_name = node,
         .job_id = j->job ? j->job : "vh-job",
         .job_secret = test_job_secret(j->job ? j->job : "vh-job"),
-        .job_key = test_job_key(j->job ? j->job : "vh-job"), .serves = serves, .role = MD_ROLE_GLOBAL,
+        .job_key = test_job_key(j->job ? j->job : "vh-job"), .serves = serves,
+        .role = MD_ROLE_GLOBAL,
         .params = j->params, .num_params = j->nparams,
     };
     if ((rc = r.ops.init(&r.sd, &a, card, &card_len)) != MD_OK) {
