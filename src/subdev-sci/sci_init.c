@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/nic_log.h"
 #include "md_card.h"
 #include "md_firmware.h"
 #include "sci/sci_timing.h"
@@ -68,12 +67,6 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     return md_nic_addr_choose(ctx->sd, args, "sci", &ctx->addr);
 }
 
-static void sci_nic_log(void *arg, int level, const char *text)
-{
-    sci_ctx_t *ctx = arg;
-    SCI_LOG(ctx, level, "%s", text);
-}
-
 /* The bridge, this rank's exported segment and its tag. */
 static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
@@ -82,7 +75,7 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
         .node = args->node_name, .nic = ctx->nic_name, .pers = "sci",
         .bind_ip = ctx->addr.text, .bind_ip_must_match = ctx->addr.must_match, .start = 1,
         .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
-        .timeout_ms = 10000,
+        .timeout_ms = 10000, .log = { md_firmware_log, ctx->sd },
     };
 
     if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
@@ -128,7 +121,6 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->me = args->world_rank;
     ctx->world_size = args->world_size;
     md_mq_init(&ctx->mq);
-    nic_log_set_sink(sci_nic_log, ctx);
     memset(&pp, 0, sizeof(pp));
     if ((rc = sci_params(ctx, args, &pp)) != MD_OK)
         goto err;
@@ -283,7 +275,6 @@ int sci_finalize(md_subdev_t *sd)
         nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
-    nic_log_set_sink(NULL, NULL);
     sci_ctl_drop_all(ctx);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
         sci_peer_t *p = &ctx->peers[q];
