@@ -32,7 +32,7 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
         return rc;
     ctx->port = port;
     if (ctx->port >= MYRI_SWITCH_PORTS) {
-        MYRI_LOG(ctx, 0, "myri: switch port %zu of node %s is beyond the %d ports of a "
+        MYRI_LOG(ctx, MD_LOG_ERROR, "switch port %zu of node %s is beyond the %d ports of a "
                  "crossbar (set port= and switch= on the device line)", ctx->port,
                  args->node_name, MYRI_SWITCH_PORTS);
         return MD_ERR_CONFIG;
@@ -76,7 +76,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
         .timeout_ms = 10000, .log = { md_firmware_log, sd },
     };
     if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
-        MYRI_LOG(ctx, 0, "myri: cannot reach the NIC firmware of node %s (%s): %s",
+        MYRI_LOG(ctx, MD_LOG_ERROR, "cannot reach the NIC firmware of node %s (%s): %s",
                  args->node_name, ctx->nic_name, md_status_string(rc));
         goto err;
     }

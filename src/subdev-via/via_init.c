@@ -102,7 +102,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
                           .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
                           .log = { md_firmware_log, sd } };
     if ((r = vipl_open_nic(&o, &ctx->nic)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: cannot open the VI NIC of node %s (%s): %s", args->node_name,
+        VSD_LOG(ctx, MD_LOG_ERROR, "cannot open the VI NIC of node %s (%s): %s", args->node_name,
                 ctx->nic_name, vipl_result_str(r));
         rc = MD_ERR_NO_ROUTE;
         goto err;
@@ -112,7 +112,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
         goto err;
     }
     if ((r = vipl_create_ptag(ctx->nic, &ctx->ptag)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: no protection tag: %s", vipl_result_str(r));
+        VSD_LOG(ctx, MD_LOG_ERROR, "no protection tag: %s", vipl_result_str(r));
         rc = MD_ERR_NO_RESOURCE;
         goto err;
     }
@@ -121,7 +121,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
         npeers += ctx->serves[q] && q != ctx->me;
     size_t cq_entries = pow2_ceil((npeers + 1) * (ctx->credits + ctx->sdepth) + 16);
     if ((r = vipl_create_cq(ctx->nic, (uint32_t)cq_entries, &ctx->cq)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: no completion queue of %zu entries: %s", cq_entries,
+        VSD_LOG(ctx, MD_LOG_ERROR, "no completion queue of %zu entries: %s", cq_entries,
                 vipl_result_str(r));
         rc = MD_ERR_NO_RESOURCE;
         goto err;
