@@ -50,7 +50,7 @@ static int peer_setup(vsd_ctx_t *ctx, int32_t q, const via_card_t *c)
      * request waits for them (vipl_send_wait_begin). */
     if ((r = vipl_create_vi(ctx->nic, &a, NULL, ctx->cq, &p->vi)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, MD_LOG_ERROR, "creating the VI for rank %d failed: %s", q, vipl_result_str(r));
-        return MD_ERR_NO_RESOURCE;
+        return vsd_status_of_vipl(r);
     }
     vipl_vi_set_context(p->vi, (void *)(intptr_t)(q + 1));
     /* Receives first: a send may arrive as soon as the connection exists. */

@@ -113,7 +113,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     }
     if ((r = vipl_create_ptag(ctx->nic, &ctx->ptag)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, MD_LOG_ERROR, "no protection tag: %s", vipl_result_str(r));
-        rc = MD_ERR_NO_RESOURCE;
+        rc = vsd_status_of_vipl(r);
         goto err;
     }
     size_t npeers = 0;
@@ -123,7 +123,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     if ((r = vipl_create_cq(ctx->nic, (uint32_t)cq_entries, &ctx->cq)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, MD_LOG_ERROR, "no completion queue of %zu entries: %s", cq_entries,
                 vipl_result_str(r));
-        rc = MD_ERR_NO_RESOURCE;
+        rc = vsd_status_of_vipl(r);
         goto err;
     }
     if ((rc = vsd_pool_create(ctx)) != MD_OK)

@@ -54,7 +54,7 @@ static void rndv_accept(vsd_ctx_t *ctx, md_request_t *req, int32_t src, const md
         if (rp->rc)
             via_rc_release(&ctx->rc, rp->rc);
         rp->rc = NULL;
-        req->status.error = MD_ERR_NO_RESOURCE;
+        req->status.error = MD_ERR_NO_MEMORY;   /* for good: not back-pressure */
         vsd_complete(ctx, req);
         return;
     }

@@ -297,8 +297,11 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
                 (unsigned long long)m->u.cts.len);
         if (rp->rc)
             via_rc_release(&ctx->rc, rp->rc);
-        vsd_fail_peer(ctx, req->peer_world, MD_ERR_NO_RESOURCE);
-        req->status.error = MD_ERR_NO_RESOURCE;
+        /* The receiver waits for this data: it learns that this rank is
+         * out of its reach (the SDI's one status for that), and the send
+         * fails with its own cause, for good: no retry would register. */
+        vsd_fail_peer(ctx, req->peer_world, MD_ERR_PEER_FAILED);
+        req->status.error = MD_ERR_NO_MEMORY;
         vsd_complete(ctx, req);
         return;
     }
