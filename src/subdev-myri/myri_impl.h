@@ -33,6 +33,7 @@
 #include "md_cookie.h"
 #include "md_held.h"
 #include "md_liveness.h"
+#include "md_log.h"
 #include "md_nic_addr.h"
 #include "md_opq.h"
 #include "md_peerset.h"

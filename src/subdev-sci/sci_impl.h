@@ -33,6 +33,7 @@
 #include "md_complete.h"
 #include "md_held.h"
 #include "md_liveness.h"
+#include "md_log.h"
 #include "md_mq.h"
 #include "md_nic_addr.h"
 #include "md_kit.h"
