@@ -35,4 +35,10 @@ int md_param_firmware(const md_subdev_init_args_t *args, const char *subdev);
  * Runs on the firmware thread too: host->log must be thread-safe. */
 void md_firmware_log(void *sd, int level, const char *text);
 
+/* MD_OK if args carries the job key that the NIC's endpoints open with
+ * (md_subdev_init_args_t.job_key); else MD_ERR_INVALID, logged: whoever
+ * filled args (the multidevice derives the key from the job's secret)
+ * left it out. */
+int md_firmware_job_key_check(md_subdev_t *sd, const md_subdev_init_args_t *args);
+
 #endif /* MD_FIRMWARE_H */

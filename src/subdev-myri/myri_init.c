@@ -56,7 +56,8 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     ctx->me = args->world_rank;
     ctx->world_size = args->world_size;
     md_cookies_init(&ctx->cookies);
-    if ((rc = myri_params(ctx, args)) != MD_OK)
+    if ((rc = myri_params(ctx, args)) != MD_OK ||
+        (rc = md_firmware_job_key_check(sd, args)) != MD_OK)
         goto err;
     ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));

@@ -122,7 +122,8 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->world_size = args->world_size;
     md_mq_init(&ctx->mq);
     memset(&pp, 0, sizeof(pp));
-    if ((rc = sci_params(ctx, args, &pp)) != MD_OK)
+    if ((rc = sci_params(ctx, args, &pp)) != MD_OK ||
+        (rc = md_firmware_job_key_check(sd, args)) != MD_OK)
         goto err;
     if ((rc = sci_layout_make(&pp, &ctx->lay)) != MD_OK) {
         SCI_LOG(ctx, MD_LOG_ERROR,

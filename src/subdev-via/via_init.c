@@ -76,7 +76,8 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->world_size = args->world_size;
     md_mq_init(&ctx->mq);
     md_cookies_init(&ctx->cookies);
-    if ((rc = vsd_params(ctx, args)) != MD_OK)
+    if ((rc = vsd_params(ctx, args)) != MD_OK ||
+        (rc = md_firmware_job_key_check(sd, args)) != MD_OK)
         goto err;
     if ((rc = nic_job_from_key(&ctx->job, args->job_key, args->job_secret)) != 0)
         goto err;

@@ -2,15 +2,18 @@
  * job_key_test.c - the job key and the wire key of a job's secret
  * (src/jobkey): pinned to the values the firmware derived before the core
  * took the derivation over (a change would split a job's ranks of two
- * builds), one per secret, never 0; and nic_job_from_key, with which a
- * subdevice builds its NIC job from the key the core hands it.
+ * builds), one per secret, never 0; nic_job_from_key, with which a
+ * subdevice builds its NIC job from the key the core hands it; and the
+ * kit's check that init arguments carry one.
  */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "core/nic_job.h"
 #include "core/nic_status.h"
+#include "md_firmware.h"
 #include "md_job_key.h"
+#include "md_log.h"
 
 static void secret_counting(uint8_t s[MD_JOB_KEY_SECRET_LEN], uint8_t from)
 {
@@ -69,4 +72,28 @@ Test(job_key, a_job_without_a_key_is_refused)
     nic_job_t job;
 
     cr_assert_eq(nic_job_from_key(&job, 0, s), NIC_ERR_INVALID);
+}
+
+static int logged, logged_level;
+
+static void count_log(md_subdev_t *sd, int level, const char *fmt, ...)
+{
+    (void)sd;
+    (void)fmt;
+    logged++;
+    logged_level = level;
+}
+
+Test(job_key, init_arguments_without_a_key_are_refused_with_a_reason)
+{
+    md_sdi_host_t host = { .log = count_log };
+    md_subdev_t sd = { .host = &host };
+    md_subdev_init_args_t args = { .job_key = 0 };
+
+    cr_assert_eq(md_firmware_job_key_check(&sd, &args), MD_ERR_INVALID);
+    cr_assert_eq(logged, 1);
+    cr_assert_eq(logged_level, MD_LOG_ERROR);
+    args.job_key = 0xeb899bb9c725bc86ull;
+    cr_assert_eq(md_firmware_job_key_check(&sd, &args), MD_OK);
+    cr_assert_eq(logged, 1, "a key is no news");
 }

@@ -57,7 +57,8 @@ Test(myri_log, a_nic_line_is_forwarded_exactly_and_without_the_prefix, .timeout 
     md_subdev_init_args_t a = {
         .world_rank = 0, .world_size = 8, .node_of_rank = node_of_rank, .my_node = 0,
         .num_nodes = 8, .node_name = "n0", .job_id = "mylog",
-        .job_secret = test_job_secret("mylog"), .serves = serves, .role = MD_ROLE_GLOBAL,
+        .job_secret = test_job_secret("mylog"), .job_key = test_job_key("mylog"),
+        .serves = serves, .role = MD_ROLE_GLOBAL,
         .params = params, .num_params = 2,
     };
     /* 2 x credits x ranks + sq entries: more than an in-queue can hold */
