@@ -313,7 +313,7 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
     }
     /* Receives that only it could match, unless one of its messages that
      * did arrive whole is theirs (md_fwd_recv_irecv takes those). */
-    md_mq_fail_posted_from(&fr->q, rank, sd->index, md_fwd_fail_req, &f);
+    md_mq_remove_posted_if(&fr->q, sd->index, md_mq_from_rank, &rank, md_fwd_fail_req, &f);
 }
 
 void md_fwd_recv_foreach_posted(md_subdev_t *sd, void (*fn)(void *arg, md_request_t *req),
@@ -376,20 +376,22 @@ static int md_fwd_recv_isend(md_subdev_t *sd, md_request_t *req)
 static int md_fwd_recv_irecv(md_subdev_t *sd, md_request_t *req)
 {
     md_fwd_recv_t *fr = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, &req->match);
-
+    md_mq_msg_t *m = md_mq_take_unexpected(&fr->q, req, sd->index);
     int failed;
 
-    if (m != NULL && md_request_claim(req, sd->index)) {
-        md_mq_remove_unexpected(&fr->q, m);
+    if (m != NULL) {
         md_fwd_in_bind(sd, (md_fwd_in_t *)m, req);
         return MD_OK;
     }
+    if (md_mq_dropped(req))
+        return MD_OK;                   /* another subdevice has it */
     failed = req->match.src_rank != MD_ANY_SOURCE ? md_rank_failed(fr->md, req->peer_world)
                                                   : MD_OK;
-    if (failed != MD_OK && md_request_claim(req, sd->index)) {
-        req->status.error = failed;      /* nothing of it here, and nothing will come */
-        sd->host->complete(sd, req);
+    if (failed != MD_OK) {
+        if (md_mq_claim(req, sd->index)) {
+            req->status.error = failed;  /* nothing of it here, and nothing will come */
+            sd->host->complete(sd, req);
+        }
         return MD_OK;
     }
     md_mq_post(&fr->q, req);

@@ -58,6 +58,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     if (ctx == NULL)
         return MD_ERR_NO_MEMORY;
     sd->priv = ctx;
+    md_mq_init(&ctx->mq);
     ctx->sd = sd;
     ctx->host = sd->host;
     ctx->me = args->world_rank;
@@ -193,11 +194,7 @@ int myri_finalize(md_subdev_t *sd)
             free(m);
         }
     }
-    while (ctx->unexp.head != NULL) {
-        myri_msg_t *m = ctx->unexp.head;
-        myri_msgq_remove(&ctx->unexp, m);
-        free(m);
-    }
+    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
     free((void *)ctx->serves);
     free(ctx->peers);
     md_peerset_fini(&ctx->busy);

@@ -12,7 +12,7 @@
 void myri_complete(myri_ctx_t *ctx, md_request_t *req)
 {
     myri_rp(req)->state = MYRI_RS_DONE;
-    myri_reqlist_append(&ctx->done, req);
+    md_reqlist_append(&ctx->done, req);
 }
 
 void myri_flush_done(myri_ctx_t *ctx)
@@ -20,7 +20,7 @@ void myri_flush_done(myri_ctx_t *ctx)
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = myri_reqlist_pop(&ctx->done)) != NULL)
+    while ((req = md_reqlist_pop(&ctx->done)) != NULL)
         md_complete_hand(ctx->sd, req, myri_rp(req)->flags & MYRI_RF_SYSMSG, req->peer_world);
 }
 
@@ -73,17 +73,19 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
         myri_fail_posted(ctx, peer, status);
 }
 
+static void fail_posted_req(void *arg, md_request_t *req)
+{
+    fail_arg_t *a = arg;
+    fail_req(a->ctx, req, a->status);
+}
+
+/* Posted receives that only peer (peer < 0: anyone) can satisfy fail. */
 void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status)
 {
-    md_request_t *req = ctx->posted.head;
-    while (req != NULL) {
-        md_request_t *next = myri_rp(req)->next;
-        if ((peer < 0 || req->peer_world == peer) && md_request_claim(req, ctx->sd->index)) {
-            myri_reqlist_remove(&ctx->posted, req);
-            fail_req(ctx, req, status);
-        }
-        req = next;
-    }
+    fail_arg_t fa = { ctx, peer, status };
+
+    md_mq_remove_posted_if(&ctx->mq, ctx->sd->index, peer < 0 ? NULL : md_mq_from_rank, &peer,
+                           fail_posted_req, &fa);
 }
 
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
@@ -179,8 +181,7 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
     if (!md_awaited_due(&ctx->awaited, MYRI_PROBE_MS))
         return;
     md_cookie_foreach(&ctx->cookies, md_awaited_mark, &ctx->awaited);
-    for (md_request_t *r = ctx->posted.head; r != NULL; r = myri_rp(r)->next)
-        md_awaited_mark(&ctx->awaited, r);
+    md_mq_foreach_posted(&ctx->mq, md_awaited_mark, &ctx->awaited);
     for (int32_t q = 0; q < ctx->world_size; q++)
         if (ctx->awaited.peer[q] && q != ctx->me && ctx->serves[q] && !ctx->peers[q].failed &&
             md_opq_empty(&ctx->peers[q].ops))

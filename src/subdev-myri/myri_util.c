@@ -1,42 +1,9 @@
-/* myri_util.c - request and message lists, envelope packing. */
+/* myri_util.c - the held-back arrivals' queue, envelope packing. */
 #include "config.h"
 
 #include <string.h>
 
 #include "myri_impl.h"
-
-void myri_reqlist_append(myri_reqlist_t *l, md_request_t *r)
-{
-    myri_rp(r)->next = NULL;
-    myri_rp(r)->prev = l->tail;
-    if (l->tail != NULL)
-        myri_rp(l->tail)->next = r;
-    else
-        l->head = r;
-    l->tail = r;
-}
-
-void myri_reqlist_remove(myri_reqlist_t *l, md_request_t *r)
-{
-    myri_rpriv_t *p = myri_rp(r);
-    if (p->prev != NULL)
-        myri_rp(p->prev)->next = p->next;
-    else
-        l->head = p->next;
-    if (p->next != NULL)
-        myri_rp(p->next)->prev = p->prev;
-    else
-        l->tail = p->prev;
-    p->next = p->prev = NULL;
-}
-
-md_request_t *myri_reqlist_pop(myri_reqlist_t *l)
-{
-    md_request_t *r = l->head;
-    if (r != NULL)
-        myri_reqlist_remove(l, r);
-    return r;
-}
 
 void myri_msgq_append(myri_msgq_t *q, myri_msg_t *m)
 {

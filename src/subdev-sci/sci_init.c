@@ -300,11 +300,7 @@ int sci_finalize(md_subdev_t *sd)
         free(p->ring_end);
         free(p->rdv_req);
     }
-    while (ctx->mq.unexp_head != NULL) {
-        md_mq_msg_t *m = ctx->mq.unexp_head;
-        md_mq_remove_unexpected(&ctx->mq, m);
-        free(m);
-    }
+    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
     free(ctx->serves);
     free(ctx->served);
     free(ctx->peers);

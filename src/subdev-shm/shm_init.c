@@ -157,6 +157,7 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     ctx->sd = sd;
     ctx->host = sd->host;
     ctx->wake_rx = ctx->wake_tx = -1;
+    md_mq_init(&ctx->mq);
     ctx->world_rank = args->world_rank;
     ctx->world_size = args->world_size;
     ctx->my_node = args->my_node;
@@ -333,7 +334,7 @@ static void shm_release(md_subdev_t *sd)
         md_request_t *req = ctx->peers[i].rndv_recvs.head;
 
         while (req != NULL) {
-            md_request_t *next = shm_rp(req)->next;
+            md_request_t *next = md_reqlist_next(req);
 
             if (shm_rp(req)->sysmsg) {
                 free(req->buf);

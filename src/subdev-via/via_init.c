@@ -216,11 +216,7 @@ int vsd_finalize(md_subdev_t *sd)
         }
         free(p->sctx);
     }
-    while (ctx->mq.unexp_head != NULL) {
-        md_mq_msg_t *m = ctx->mq.unexp_head;
-        md_mq_remove_unexpected(&ctx->mq, m);
-        free((uint8_t *)m - offsetof(vsd_msg_t, mq));
-    }
+    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
     if (ctx->nic != NULL) {
         via_rc_fini(&ctx->rc);
         if (ctx->cq != NULL)

@@ -144,6 +144,12 @@ static void tnet_msg_free(tnet_msg_t *m)
     free(m);
 }
 
+static void tnet_unexpected_free(void *unused, md_mq_msg_t *m)
+{
+    (void)unused;
+    tnet_msg_free((tnet_msg_t *)m);
+}
+
 static void tnet_fail_posted(void *arg, md_request_t *req)
 {
     md_subdev_t *sd = arg;
@@ -175,7 +181,7 @@ static void tnet_fail_peer(md_subdev_t *sd, int peer)
         free(o);
     }
     t->out_tail = last;
-    md_mq_fail_posted_from(&t->q, peer, sd->index, tnet_fail_posted, sd);
+    md_mq_remove_posted_if(&t->q, sd->index, md_mq_from_rank, &peer, tnet_fail_posted, sd);
     sd->host->peer_failed(sd, peer, MD_ERR_PEER_FAILED);
 }
 
@@ -183,11 +189,7 @@ static int tnet_finalize(md_subdev_t *sd)
 {
     tnet_t *t = sd->priv;
 
-    while (t->q.unexp_head != NULL) {
-        tnet_msg_t *m = (tnet_msg_t *)t->q.unexp_head;
-        md_mq_remove_unexpected(&t->q, &m->mq);
-        tnet_msg_free(m);
-    }
+    md_mq_remove_unexpected_if(&t->q, NULL, NULL, tnet_unexpected_free, NULL);
     for (int r = 0; r < t->size; r++) {
         if (t->partial[r] != NULL)
             tnet_msg_free(t->partial[r]);
@@ -415,14 +417,12 @@ static int tnet_progress(md_subdev_t *sd)
 static int tnet_irecv(md_subdev_t *sd, md_request_t *req)
 {
     tnet_t *t = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&t->q, &req->match);
+    md_mq_msg_t *m = md_mq_take_unexpected(&t->q, req, sd->index);
 
-    if (m != NULL && md_request_claim(req, sd->index)) {
-        md_mq_remove_unexpected(&t->q, m);
+    if (m != NULL)
         tnet_deliver(sd, (tnet_msg_t *)m, req);
-        return MD_OK;
-    }
-    md_mq_post(&t->q, req);
+    else if (!md_mq_dropped(req))       /* dropped: another subdevice has it */
+        md_mq_post(&t->q, req);
     return MD_OK;
 }
 
