@@ -114,6 +114,13 @@ int md_mq_from_rank(void *rank, const md_request_t *req)
     return req->match.src_rank != MD_ANY_SOURCE && req->peer_world == *(const int32_t *)rank;
 }
 
+size_t md_mq_remove_posted_from(md_mq_t *q, int subdev_index, int32_t peer, md_mq_req_fn_t fn,
+                                void *fn_arg)
+{
+    return md_mq_remove_posted_if(q, subdev_index, peer < 0 ? NULL : md_mq_from_rank, &peer, fn,
+                                  fn_arg);
+}
+
 md_request_t *md_mq_find_posted_if(const md_mq_t *q, md_mq_req_pred_t pred, void *arg)
 {
     for (md_request_t *req = q->posted.head; req != NULL; req = md_reqlist_next(req))
@@ -217,5 +224,15 @@ md_mq_msg_t *md_mq_probe(const md_mq_t *q, const md_match_t *m, int subdev_index
         md_mq_status_from_env(&msg->env, st);
         st->subdev = subdev_index;
     }
+    return msg;
+}
+
+md_mq_msg_t *md_mq_improbe(md_mq_t *q, const md_match_t *m, int subdev_index, int *flag,
+                           md_recv_status_t *st)
+{
+    md_mq_msg_t *msg = md_mq_probe(q, m, subdev_index, flag, st);
+
+    if (msg != NULL)
+        md_mq_remove_unexpected(q, msg);
     return msg;
 }

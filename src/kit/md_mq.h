@@ -139,6 +139,11 @@ size_t md_mq_remove_posted_if(md_mq_t *q, int subdev_index, md_mq_req_pred_t pre
  * so only that rank can satisfy it. */
 int md_mq_from_rank(void *rank, const md_request_t *req);
 
+/* A peer is gone: md_mq_remove_posted_if with md_mq_from_rank for world
+ * rank peer, or with no predicate if peer < 0 (everyone is gone). */
+size_t md_mq_remove_posted_from(md_mq_t *q, int subdev_index, int32_t peer, md_mq_req_fn_t fn,
+                                void *fn_arg);
+
 /* The earliest posted receive for which pred is true, or NULL. */
 md_request_t *md_mq_find_posted_if(const md_mq_t *q, md_mq_req_pred_t pred, void *arg);
 
@@ -172,5 +177,9 @@ void md_mq_status_from_env(const md_envelope_t *env, md_recv_status_t *st);
  * it.  Returns the message or NULL. */
 md_mq_msg_t *md_mq_probe(const md_mq_t *q, const md_match_t *m, int subdev_index, int *flag,
                          md_recv_status_t *st);
+/* The same, but the message found is unlinked (a matched probe takes it:
+ * the caller binds it to the MD_REQ_MPROBE request for imrecv). */
+md_mq_msg_t *md_mq_improbe(md_mq_t *q, const md_match_t *m, int subdev_index, int *flag,
+                           md_recv_status_t *st);
 
 #endif /* MD_MQ_H */

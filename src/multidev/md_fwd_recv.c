@@ -313,7 +313,7 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
     }
     /* Receives that only it could match, unless one of its messages that
      * did arrive whole is theirs (md_fwd_recv_irecv takes those). */
-    md_mq_remove_posted_if(&fr->q, sd->index, md_mq_from_rank, &rank, md_fwd_fail_req, &f);
+    md_mq_remove_posted_from(&fr->q, sd->index, rank, md_fwd_fail_req, &f);
 }
 
 void md_fwd_recv_foreach_posted(md_subdev_t *sd, void (*fn)(void *arg, md_request_t *req),
@@ -409,11 +409,8 @@ static int md_fwd_recv_iprobe(md_subdev_t *sd, const md_match_t *match,
                               int *flag, md_recv_status_t *status)
 {
     md_fwd_recv_t *fr = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, match);
 
-    *flag = m != NULL;
-    if (m != NULL)
-        md_mq_status_from_env(&m->env, status);
+    md_mq_probe(&fr->q, match, sd->index, flag, status);
     return MD_OK;
 }
 
@@ -421,15 +418,11 @@ static int md_fwd_recv_improbe(md_subdev_t *sd, const md_match_t *match,
                                int *flag, md_request_t *msg)
 {
     md_fwd_recv_t *fr = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, match);
-    md_fwd_in_t *in = (md_fwd_in_t *)m;
+    md_fwd_in_t *in = (md_fwd_in_t *)md_mq_improbe(&fr->q, match, sd->index, flag, &msg->status);
 
-    *flag = m != NULL;
-    if (m == NULL)
+    if (in == NULL)
         return MD_OK;
-    md_mq_remove_unexpected(&fr->q, m);
     in->state = MD_FWD_IN_PROBED;
-    md_mq_status_from_env(&m->env, &msg->status);
     memcpy(&msg->sd_priv[0], &in, sizeof(in));
     return MD_OK;
 }

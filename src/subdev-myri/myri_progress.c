@@ -73,19 +73,13 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
         myri_fail_posted(ctx, peer, status);
 }
 
-static void fail_posted_req(void *arg, md_request_t *req)
-{
-    fail_arg_t *a = arg;
-    fail_req(a->ctx, req, a->status);
-}
-
-/* Posted receives that only peer (peer < 0: anyone) can satisfy fail. */
+/* Posted receives that only peer (peer < 0: anyone) can satisfy fail
+ * (fail_waiting: their peer_world is peer). */
 void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status)
 {
     fail_arg_t fa = { ctx, peer, status };
 
-    md_mq_remove_posted_if(&ctx->mq, ctx->sd->index, peer < 0 ? NULL : md_mq_from_rank, &peer,
-                           fail_posted_req, &fa);
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, fail_waiting, &fa);
 }
 
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)

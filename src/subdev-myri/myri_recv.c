@@ -223,10 +223,9 @@ int myri_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request
 
     if (ctx->dead)
         return ctx->dead;
-    m = (myri_msg_t *)md_mq_probe(&ctx->mq, match, sd->index, flag, &msg->status);
+    m = (myri_msg_t *)md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
     if (m == NULL)
         return MD_OK;
-    md_mq_remove_unexpected(&ctx->mq, &m->mq);
     memset(myri_rp(msg), 0, sizeof(myri_rpriv_t));
     myri_rp(msg)->unexp = m;
     if (m->handler == MYRI_H_EAGER_SYNC) {

@@ -47,8 +47,7 @@ static void fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
 {
     fail_arg_t fa = { ctx, status };
 
-    md_mq_remove_posted_if(&ctx->mq, ctx->sd->index, peer < 0 ? NULL : md_mq_from_rank, &peer,
-                           fail_posted_req, &fa);
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, fail_posted_req, &fa);
 }
 
 /* Everything that waits on peer fails with status; with keep_arrived,

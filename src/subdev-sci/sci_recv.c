@@ -73,10 +73,9 @@ int sci_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request_
     if (ctx->dead)
         return ctx->dead;
     sci_progress_inner(ctx);
-    mm = md_mq_probe(&ctx->mq, match, sd->index, flag, &msg->status);
+    mm = md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
     if (mm != NULL) {
         m = (sci_msg_t *)mm;
-        md_mq_remove_unexpected(&ctx->mq, mm);
         memset(sci_rp(msg), 0, sizeof(sci_rpriv_t));
         sci_rp(msg)->bound = m;
         if (m->rdv != 0 && m->proto != SCI_P_TRANSPORT) {

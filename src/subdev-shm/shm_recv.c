@@ -372,6 +372,5 @@ void shm_recv_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
 
     while ((req = md_reqlist_pop(&peer->rndv_recvs)) != NULL)
         shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
-    md_mq_remove_posted_if(&ctx->mq, ctx->sd->index, md_mq_from_rank, &peer->world,
-                           shm_recv_fail_posted, ctx);
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer->world, shm_recv_fail_posted, ctx);
 }

@@ -105,8 +105,7 @@ void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status)
 {
     fail_arg_t fa = { ctx, peer, status };
 
-    md_mq_remove_posted_if(&ctx->mq, ctx->sd->index, peer < 0 ? NULL : md_mq_from_rank, &peer,
-                           fail_posted_req, &fa);
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, fail_posted_req, &fa);
 }
 
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)

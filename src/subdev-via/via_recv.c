@@ -257,11 +257,10 @@ int vsd_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request_
 
     if (ctx->dead)
         return ctx->dead;
-    mm = md_mq_probe(&ctx->mq, match, sd->index, flag, &msg->status);
+    mm = md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
     if (mm == NULL)
         return MD_OK;
     m = msg_of(mm);
-    md_mq_remove_unexpected(&ctx->mq, mm);
     memset(vsd_rp(msg), 0, sizeof(via_rpriv_t));
     vsd_rp(msg)->unexp = m;
     if (m->type == VSD_EAGER_SYNC) {

@@ -254,6 +254,13 @@ Test(mq, a_probe_reports_the_earliest_match_and_leaves_it_queued)
     cr_assert_eq(md_mq_num_unexpected(&q), 2);
     cr_assert_null(md_mq_probe(&q, &(md_match_t){ 3, MD_ANY_TAG, CTX }, 6, &flag, NULL));
     cr_assert_eq(flag, 0);
+    memset(&st, 0, sizeof(st));
+    cr_assert_eq(md_mq_improbe(&q, &(md_match_t){ MD_ANY_SOURCE, 1, CTX }, 6, &flag, &st), &m1,
+                 "a matched probe takes the earliest");
+    cr_assert_eq(flag, 1);
+    cr_assert_eq(st.seq, 3);
+    cr_assert_eq(md_mq_num_unexpected(&q), 1, "and unlinks it");
+    cr_assert_eq(md_mq_find_unexpected(&q, &(md_match_t){ MD_ANY_SOURCE, 1, CTX }), &m2);
 }
 
 /* --- removal by predicate --- */
@@ -309,10 +316,10 @@ Test(mq_remove, posted_receives_of_one_rank_go_in_order_the_lost_are_dropped)
     cr_assert_eq(md_mq_cancel_posted(&q, &lost_dup), MD_OK);
 }
 
-Test(mq_remove, no_predicate_removes_every_posted_receive)
+Test(mq_remove, a_peer_gone_removes_its_receives_everyone_gone_removes_all)
 {
     md_mq_t q;
-    md_request_t r[3];
+    md_request_t r[3], wild;
     taken_log_t l = { 0 };
 
     md_mq_init(&q);
@@ -320,7 +327,13 @@ Test(mq_remove, no_predicate_removes_every_posted_receive)
         recv_init(&r[i], i, i, 0, NULL);
         md_mq_post(&q, &r[i]);
     }
-    cr_assert_eq(md_mq_remove_posted_if(&q, 0, NULL, NULL, log_taken, &l), 3);
+    recv_init(&wild, MD_ANY_SOURCE, -1, 0, NULL);
+    md_mq_post(&q, &wild);
+    cr_assert_eq(md_mq_remove_posted_from(&q, 0, 1, log_taken, &l), 1);
+    cr_assert_eq(l.req[0], &r[1]);
+    cr_assert_eq(md_mq_remove_posted_from(&q, 0, -1, log_taken, &l), 3);
+    cr_assert_eq(l.req[1], &r[0]);
+    cr_assert_eq(l.req[3], &wild, "everyone gone: the wildcard too");
     cr_assert_eq(md_mq_num_posted(&q), 0);
     cr_assert_null(md_mq_take_posted(&q, &(md_envelope_t){ .context_id = CTX }, 0));
     cr_assert_eq(md_mq_cancel_posted(&q, &r[0]), MD_ERR_NOT_FOUND, "handed to the visitor");

@@ -181,7 +181,7 @@ static void tnet_fail_peer(md_subdev_t *sd, int peer)
         free(o);
     }
     t->out_tail = last;
-    md_mq_remove_posted_if(&t->q, sd->index, md_mq_from_rank, &peer, tnet_fail_posted, sd);
+    md_mq_remove_posted_from(&t->q, sd->index, peer, tnet_fail_posted, sd);
     sd->host->peer_failed(sd, peer, MD_ERR_PEER_FAILED);
 }
 
@@ -434,11 +434,7 @@ static int tnet_recv_cancel(md_subdev_t *sd, md_request_t *req)
 static int tnet_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
                        md_recv_status_t *st)
 {
-    md_mq_msg_t *m = md_mq_find_unexpected(&((tnet_t *)sd->priv)->q, match);
-
-    *flag = m != NULL;
-    if (m != NULL)
-        md_mq_status_from_env(&m->env, st);
+    md_mq_probe(&((tnet_t *)sd->priv)->q, match, sd->index, flag, st);
     return MD_OK;
 }
 
@@ -446,13 +442,10 @@ static int tnet_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
                         md_request_t *msg)
 {
     tnet_t *t = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&t->q, match);
+    md_mq_msg_t *m = md_mq_improbe(&t->q, match, sd->index, flag, &msg->status);
 
-    *flag = m != NULL;
     if (m == NULL)
         return MD_OK;
-    md_mq_remove_unexpected(&t->q, m);
-    md_mq_status_from_env(&m->env, &msg->status);
     memcpy(&msg->sd_priv[0], &m, sizeof(m));
     return MD_OK;
 }
