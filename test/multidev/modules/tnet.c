@@ -20,6 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "md_kit.h"
 #include "md_mq.h"
 #include "md_param.h"
 #include "md_sdi.h"
@@ -476,6 +477,7 @@ MD_LOAD_DEVICE_PTR(TNET_NAME);
 MD_LOAD_DEVICE_PTR(TNET_NAME)
 {
     ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = MD_KIT_ABI_VERSION;   /* it uses md_mq */
     ops->name = TNET_STR(TNET_NAME);
     ops->init = tnet_init;
     ops->connect = tnet_connect;
