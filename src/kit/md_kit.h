@@ -1,8 +1,8 @@
 /*
  * md_kit.h - the subdevice kit: what a subdevice may use beside md_sdi.h.
  *
- * libmdkit is the toolkit that subdevice modules link: matching queues
- * (md_mq.h), cookies (md_cookie.h), operation queues (md_opq.h), peer sets
+ * libmdkit is the toolkit that subdevice modules link: matching (md_mq.h,
+ * md_reqlist.h), cookies (md_cookie.h), operation queues (md_opq.h), peer sets
  * (md_peerset.h), awaited lists (md_awaited.h), completion (md_complete.h),
  * pools (md_pool.h), business cards and NIC addresses (md_card.h,
  * md_nic_addr.h, md_ifaddr.h), parameters and firmware placement
