@@ -85,8 +85,8 @@ static inline size_t md_mq_num_unexpected(const md_mq_t *q) { return q->num_unex
 
 /* req's claim for the subdevice of index subdev_index (md_request_claim):
  * 1 if won (or req has no claim), req then idle; 0 if lost, req then
- * dropped.  For a subdevice that completes a receive outside md_mq (its
- * peer is gone). */
+ * dropped.  For a subdevice that completes a receive it has not posted
+ * (its peer is gone) instead of md_mq_post. */
 int md_mq_claim(md_request_t *req, int subdev_index);
 
 /* 1 if md_mq dropped req (lost claim) and no cancel has come yet. */
