@@ -43,6 +43,7 @@
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
+#include "md_log.h"
 #include "md_mq.h"
 #include "md_reqlist.h"
 #include "md_nic_addr.h"
@@ -263,5 +264,7 @@ void vsd_flush_done(vsd_ctx_t *ctx);
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status);
 void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status);
 void vsd_fail_all(vsd_ctx_t *ctx, int status);
+/* via_util.c */
+int vsd_status_of_vipl(vipl_result_t r);
 
 #endif /* VIA_IMPL_H */
