@@ -7,65 +7,10 @@
 
 #include "md_mq.h"
 
-static inline md_mq_req_t *md_mq_req(md_request_t *req)
-{
-    return (md_mq_req_t *)(void *)req->sd_priv;
-}
-
 void md_mq_init(md_mq_t *q)
 {
     memset(q, 0, sizeof(*q));
     md_reqlist_init(&q->posted);
-}
-
-int md_mq_claim(md_request_t *req, int subdev_index)
-{
-    int won = md_request_claim(req, subdev_index);
-
-    md_mq_req(req)->state = won ? MD_MQ_IDLE : MD_MQ_DROPPED;
-    return won;
-}
-
-/* Takes req off the posted list; whether it is then idle or dropped is
- * the claim's to say. */
-static int md_mq_unpost_claim(md_mq_t *q, md_request_t *req, int subdev_index)
-{
-    md_reqlist_remove(&q->posted, req);
-    q->num_posted--;
-    return md_mq_claim(req, subdev_index);
-}
-
-void md_mq_post(md_mq_t *q, md_request_t *req)
-{
-    md_reqlist_append(&q->posted, req);
-    md_mq_req(req)->state = MD_MQ_POSTED;
-    q->num_posted++;
-}
-
-md_request_t *md_mq_take_posted(md_mq_t *q, const md_envelope_t *env, int subdev_index)
-{
-    md_request_t *req = q->posted.head;
-
-    while (req != NULL) {
-        md_request_t *next = md_reqlist_next(req);
-
-        if (md_match_envelope(&req->match, env) && md_mq_unpost_claim(q, req, subdev_index))
-            return req;
-        /* not this one, or dropped: its claim went to another subdevice */
-        req = next;
-    }
-    return NULL;
-}
-
-md_mq_msg_t *md_mq_take_unexpected(md_mq_t *q, md_request_t *req, int subdev_index)
-{
-    md_mq_msg_t *msg = md_mq_find_unexpected(q, &req->match);
-
-    md_mq_req(req)->state = MD_MQ_IDLE;
-    if (msg == NULL || !md_mq_claim(req, subdev_index))
-        return NULL;
-    md_mq_remove_unexpected(q, msg);
-    return msg;
 }
 
 int md_mq_cancel_posted(md_mq_t *q, md_request_t *req)

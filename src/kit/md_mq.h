@@ -29,7 +29,9 @@
  * cancelling and removing one message are O(1) beside the search.
  *
  * The fields of md_mq_t and md_mq_req_t are md_mq's: read them only
- * through these functions.  Not thread-safe: the caller serialises.
+ * through these functions.  What runs on every message (post, take, claim)
+ * is inline, as md_reqlist is: shm's ping-pong pays for each call into
+ * libmdkit.  Not thread-safe: the caller serialises.
  */
 #ifndef MD_MQ_H
 #define MD_MQ_H
@@ -81,13 +83,25 @@ void md_mq_init(md_mq_t *q);
 static inline size_t md_mq_num_posted(const md_mq_t *q) { return q->num_posted; }
 static inline size_t md_mq_num_unexpected(const md_mq_t *q) { return q->num_unexpected; }
 
+/* md_mq's part of req (inside md_mq's own functions). */
+static inline md_mq_req_t *md_mq_req(md_request_t *req)
+{
+    return (md_mq_req_t *)(void *)req->sd_priv;
+}
+
 /* ---- claims -------------------------------------------------------- */
 
 /* req's claim for the subdevice of index subdev_index (md_request_claim):
  * 1 if won (or req has no claim), req then idle; 0 if lost, req then
  * dropped.  For a subdevice that completes a receive it has not posted
  * (its peer is gone) instead of md_mq_post. */
-int md_mq_claim(md_request_t *req, int subdev_index);
+static inline int md_mq_claim(md_request_t *req, int subdev_index)
+{
+    int won = md_request_claim(req, subdev_index);
+
+    md_mq_req(req)->state = won ? MD_MQ_IDLE : MD_MQ_DROPPED;
+    return won;
+}
 
 /* 1 if md_mq dropped req (lost claim) and no cancel has come yet. */
 static inline int md_mq_dropped(const md_request_t *req)
@@ -98,6 +112,13 @@ static inline int md_mq_dropped(const md_request_t *req)
     return state == MD_MQ_DROPPED;
 }
 
+/* ---- unexpected messages -------------------------------------------- */
+
+void md_mq_push_unexpected(md_mq_t *q, md_mq_msg_t *msg);
+/* The earliest unexpected message that m accepts, or NULL; it stays. */
+md_mq_msg_t *md_mq_find_unexpected(const md_mq_t *q, const md_match_t *m);
+void md_mq_remove_unexpected(md_mq_t *q, md_mq_msg_t *msg);
+
 /* ---- posting a receive ------------------------------------------------ */
 
 /* The first step of an irecv: the earliest unexpected message that req
@@ -106,10 +127,34 @@ static inline int md_mq_dropped(const md_request_t *req)
  * dropped, NULL.  None: NULL and req idle; the caller then posts it
  * (md_mq_post), after any checks of its own.  md_mq_dropped(req) tells
  * the two NULLs apart. */
-md_mq_msg_t *md_mq_take_unexpected(md_mq_t *q, md_request_t *req, int subdev_index);
+static inline md_mq_msg_t *md_mq_take_unexpected(md_mq_t *q, md_request_t *req,
+                                                 int subdev_index)
+{
+    md_mq_msg_t *msg = q->num_unexpected > 0 ? md_mq_find_unexpected(q, &req->match) : NULL;
+
+    md_mq_req(req)->state = MD_MQ_IDLE;
+    if (msg == NULL || !md_mq_claim(req, subdev_index))
+        return NULL;
+    md_mq_remove_unexpected(q, msg);
+    return msg;
+}
 
 /* Appends req to the posted receives. */
-void md_mq_post(md_mq_t *q, md_request_t *req);
+static inline void md_mq_post(md_mq_t *q, md_request_t *req)
+{
+    md_reqlist_append(&q->posted, req);
+    md_mq_req(req)->state = MD_MQ_POSTED;
+    q->num_posted++;
+}
+
+/* Takes the posted req off the list; whether it is then idle or dropped is
+ * its claim's to say (1: won). */
+static inline int md_mq_unpost_claim(md_mq_t *q, md_request_t *req, int subdev_index)
+{
+    md_reqlist_remove(&q->posted, req);
+    q->num_posted--;
+    return md_mq_claim(req, subdev_index);
+}
 
 /* ---- an arrival ----------------------------------------------------- */
 
@@ -117,7 +162,21 @@ void md_mq_post(md_mq_t *q, md_request_t *req);
  * subdev_index wins: unlinked and returned (idle), for the caller to
  * deliver into.  Matching receives with a lost claim met on the way are
  * dropped.  NULL: none; the caller pushes the message as unexpected. */
-md_request_t *md_mq_take_posted(md_mq_t *q, const md_envelope_t *env, int subdev_index);
+static inline md_request_t *md_mq_take_posted(md_mq_t *q, const md_envelope_t *env,
+                                              int subdev_index)
+{
+    md_request_t *req = q->posted.head;
+
+    while (req != NULL) {
+        md_request_t *next = md_reqlist_next(req);
+
+        if (md_match_envelope(&req->match, env) && md_mq_unpost_claim(q, req, subdev_index))
+            return req;
+        /* not this one, or dropped: its claim went to another subdevice */
+        req = next;
+    }
+    return NULL;
+}
 
 /* ---- cancel and removal --------------------------------------------- */
 
@@ -151,12 +210,8 @@ md_request_t *md_mq_find_posted_if(const md_mq_t *q, md_mq_req_pred_t pred, void
  * the queue. */
 void md_mq_foreach_posted(const md_mq_t *q, md_mq_req_fn_t fn, void *arg);
 
-/* ---- unexpected messages -------------------------------------------- */
+/* ---- removing unexpected messages ----------------------------------- */
 
-void md_mq_push_unexpected(md_mq_t *q, md_mq_msg_t *msg);
-/* The earliest unexpected message that m accepts, or NULL; it stays. */
-md_mq_msg_t *md_mq_find_unexpected(const md_mq_t *q, const md_match_t *m);
-void md_mq_remove_unexpected(md_mq_t *q, md_mq_msg_t *msg);
 /* Unlinks every unexpected message for which pred is true (pred NULL:
  * every one) and then calls fn for each (which frees it, typically), in
  * arrival order.  Returns how many. */
