@@ -32,24 +32,20 @@ int md_mq_cancel_posted(md_mq_t *q, md_request_t *req)
 }
 
 size_t md_mq_remove_posted_if(md_mq_t *q, int subdev_index, md_mq_req_pred_t pred, void *arg,
-                              md_mq_req_fn_t fn, void *fn_arg)
+                              md_reqlist_t *out)
 {
-    md_reqlist_t won;
     md_request_t *req = q->posted.head;
     size_t n = 0;
 
-    md_reqlist_init(&won);
+    md_reqlist_init(out);
     while (req != NULL) {
         md_request_t *next = md_reqlist_next(req);
 
-        if ((pred == NULL || pred(arg, req)) && md_mq_unpost_claim(q, req, subdev_index))
-            md_reqlist_append(&won, req);
+        if ((pred == NULL || pred(arg, req)) && md_mq_unpost_claim(q, req, subdev_index)) {
+            md_reqlist_append(out, req);
+            n++;
+        }
         req = next;
-    }
-    /* handed over once q is consistent: fn may use it */
-    while ((req = md_reqlist_pop(&won)) != NULL) {
-        fn(fn_arg, req);
-        n++;
     }
     return n;
 }
@@ -59,11 +55,9 @@ int md_mq_from_rank(void *rank, const md_request_t *req)
     return req->match.src_rank != MD_ANY_SOURCE && req->peer_world == *(const int32_t *)rank;
 }
 
-size_t md_mq_remove_posted_from(md_mq_t *q, int subdev_index, int32_t peer, md_mq_req_fn_t fn,
-                                void *fn_arg)
+size_t md_mq_remove_posted_from(md_mq_t *q, int subdev_index, int32_t peer, md_reqlist_t *out)
 {
-    return md_mq_remove_posted_if(q, subdev_index, peer < 0 ? NULL : md_mq_from_rank, &peer, fn,
-                                  fn_arg);
+    return md_mq_remove_posted_if(q, subdev_index, peer < 0 ? NULL : md_mq_from_rank, &peer, out);
 }
 
 md_request_t *md_mq_find_posted_if(const md_mq_t *q, md_mq_req_pred_t pred, void *arg)

@@ -186,12 +186,12 @@ static inline md_request_t *md_mq_take_posted(md_mq_t *q, const md_envelope_t *e
 int md_mq_cancel_posted(md_mq_t *q, md_request_t *req);
 
 /* Unlinks, in posting order, every posted receive for which pred is true
- * (pred NULL: every one).  Those whose claim subdev_index wins go to fn,
- * which owns them then (fails them, typically); the others are dropped.
- * fn runs after the walk, so it may post, take or cancel on q.  Returns
- * the number handed to fn. */
+ * (pred NULL: every one).  Those whose claim subdev_index wins are handed
+ * over in *out (set by the call; in posting order, linked by md_reqlist),
+ * for the caller to finish, typically to fail them; the others are
+ * dropped.  Returns how many are in *out. */
 size_t md_mq_remove_posted_if(md_mq_t *q, int subdev_index, md_mq_req_pred_t pred, void *arg,
-                              md_mq_req_fn_t fn, void *fn_arg);
+                              md_reqlist_t *out);
 
 /* A predicate for md_mq_remove_posted_if: the receive names the world rank
  * *(const int32_t *)rank as its source (MD_ANY_SOURCE receives never do),
@@ -200,8 +200,7 @@ int md_mq_from_rank(void *rank, const md_request_t *req);
 
 /* A peer is gone: md_mq_remove_posted_if with md_mq_from_rank for world
  * rank peer, or with no predicate if peer < 0 (everyone is gone). */
-size_t md_mq_remove_posted_from(md_mq_t *q, int subdev_index, int32_t peer, md_mq_req_fn_t fn,
-                                void *fn_arg);
+size_t md_mq_remove_posted_from(md_mq_t *q, int subdev_index, int32_t peer, md_reqlist_t *out);
 
 /* The earliest posted receive for which pred is true, or NULL. */
 md_request_t *md_mq_find_posted_if(const md_mq_t *q, md_mq_req_pred_t pred, void *arg);

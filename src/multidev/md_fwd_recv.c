@@ -291,6 +291,8 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
 {
     md_fwd_recv_t *fr = sd->priv;
     md_fwd_fail_ctx_t f = { sd, status };
+    md_reqlist_t gone;
+    md_request_t *req;
 
     if (fr == NULL)
         return;
@@ -313,7 +315,9 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
     }
     /* Receives that only it could match, unless one of its messages that
      * did arrive whole is theirs (md_fwd_recv_irecv takes those). */
-    md_mq_remove_posted_from(&fr->q, sd->index, rank, md_fwd_fail_req, &f);
+    md_mq_remove_posted_from(&fr->q, sd->index, rank, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        md_fwd_fail_req(&f, req);
 }
 
 void md_fwd_recv_foreach_posted(md_subdev_t *sd, void (*fn)(void *arg, md_request_t *req),

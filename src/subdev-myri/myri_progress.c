@@ -73,13 +73,15 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
         myri_fail_posted(ctx, peer, status);
 }
 
-/* Posted receives that only peer (peer < 0: anyone) can satisfy fail
- * (fail_waiting: their peer_world is peer). */
+/* Posted receives that only peer (peer < 0: anyone) can satisfy fail. */
 void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status)
 {
-    fail_arg_t fa = { ctx, peer, status };
+    md_reqlist_t gone;
+    md_request_t *req;
 
-    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, fail_waiting, &fa);
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        fail_req(ctx, req, status);
 }
 
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)

@@ -31,23 +31,15 @@ void sci_fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
     sci_complete(ctx, req);
 }
 
-typedef struct fail_arg {
-    sci_ctx_t *ctx;
-    int        status;
-} fail_arg_t;
-
-static void fail_posted_req(void *arg, md_request_t *req)
-{
-    fail_arg_t *a = arg;
-    sci_fail_req(a->ctx, req, a->status);
-}
-
 /* Receives that only peer (peer < 0: anyone) can match fail with status. */
 static void fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
 {
-    fail_arg_t fa = { ctx, status };
+    md_reqlist_t gone;
+    md_request_t *req;
 
-    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, fail_posted_req, &fa);
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        sci_fail_req(ctx, req, status);
 }
 
 /* Everything that waits on peer fails with status; with keep_arrived,

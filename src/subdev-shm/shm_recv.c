@@ -357,20 +357,15 @@ void shm_recv_on_data(shm_ctx_t *ctx, shm_peer_t *peer, const shm_ctrl_rec_t *re
     }
 }
 
-/* A posted receive that only a dead peer could satisfy (md_mq's visitor). */
-static void shm_recv_fail_posted(void *arg, md_request_t *req)
-{
-    shm_ctx_t *ctx = arg;
-
-    ctx->outstanding++;
-    shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
-}
-
 void shm_recv_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
 {
+    md_reqlist_t posted;
     md_request_t *req;
 
     while ((req = md_reqlist_pop(&peer->rndv_recvs)) != NULL)
         shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
-    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer->world, shm_recv_fail_posted, ctx);
+    /* the receives that only it could satisfy */
+    ctx->outstanding += md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer->world, &posted);
+    while ((req = md_reqlist_pop(&posted)) != NULL)
+        shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
 }

@@ -93,19 +93,16 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
         vsd_fail_posted(ctx, peer, status);
 }
 
-static void fail_posted_req(void *arg, md_request_t *req)
-{
-    fail_arg_t *a = arg;
-    fail_req(a->ctx, req, a->status);
-}
-
 /* Posted receives that can only be satisfied by the lost peer (peer < 0:
  * every one). */
 void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status)
 {
-    fail_arg_t fa = { ctx, peer, status };
+    md_reqlist_t gone;
+    md_request_t *req;
 
-    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, fail_posted_req, &fa);
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        fail_req(ctx, req, status);
 }
 
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)

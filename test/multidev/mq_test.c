@@ -265,31 +265,13 @@ Test(mq, a_probe_reports_the_earliest_match_and_leaves_it_queued)
 
 /* --- removal by predicate --- */
 
-typedef struct taken_log {
-    md_request_t *req[8];
-    int           n;
-    md_mq_t      *q;
-    md_request_t *repost;     /* posted by the visitor, NULL: none */
-} taken_log_t;
-
-static void log_taken(void *arg, md_request_t *req)
-{
-    taken_log_t *l = arg;
-
-    l->req[l->n++] = req;
-    if (l->repost != NULL) {
-        md_mq_post(l->q, l->repost);      /* the queue is consistent by now */
-        l->repost = NULL;
-    }
-}
-
 Test(mq_remove, posted_receives_of_one_rank_go_in_order_the_lost_are_dropped)
 {
     md_mq_t q;
     md_claim_t lost;
-    md_request_t a, b, wild, lost_dup, c, extra;
+    md_request_t a, b, wild, lost_dup, c;
+    md_reqlist_t out;
     int32_t rank = 1;
-    taken_log_t l = { .q = &q, .repost = &extra };
 
     md_mq_init(&q);
     claim_init(&lost);
@@ -299,28 +281,30 @@ Test(mq_remove, posted_receives_of_one_rank_go_in_order_the_lost_are_dropped)
     recv_init(&wild, MD_ANY_SOURCE, -1, 1, NULL);
     recv_init(&lost_dup, 1, 1, 2, &lost);
     recv_init(&c, 1, 1, 3, NULL);
-    recv_init(&extra, 1, 1, 4, NULL);
     md_mq_post(&q, &a);
     md_mq_post(&q, &b);
     md_mq_post(&q, &wild);
     md_mq_post(&q, &lost_dup);
     md_mq_post(&q, &c);
-    cr_assert_eq(md_mq_remove_posted_if(&q, 1, md_mq_from_rank, &rank, log_taken, &l), 2);
-    cr_assert_eq(l.n, 2);
-    cr_assert_eq(l.req[0], &a, "in posting order");
-    cr_assert_eq(l.req[1], &c);
+    cr_assert_eq(md_mq_remove_posted_if(&q, 1, md_mq_from_rank, &rank, &out), 2);
+    cr_assert_eq(md_reqlist_pop(&out), &a, "in posting order");
+    cr_assert_eq(md_reqlist_pop(&out), &c);
+    cr_assert(md_reqlist_empty(&out));
     cr_assert(md_mq_dropped(&lost_dup), "its claim went elsewhere: dropped, not handed over");
-    cr_assert_eq(md_mq_num_posted(&q), 3, "b, the wildcard and what the visitor posted");
-    cr_assert_eq(md_mq_find_posted_if(&q, md_mq_from_rank, &rank), &extra);
+    cr_assert_eq(md_mq_num_posted(&q), 2, "b and the wildcard stay");
+    cr_assert_null(md_mq_find_posted_if(&q, md_mq_from_rank, &rank));
+    rank = 2;
+    cr_assert_eq(md_mq_find_posted_if(&q, md_mq_from_rank, &rank), &b);
     cr_assert_eq(md_mq_cancel_posted(&q, &wild), MD_OK);
     cr_assert_eq(md_mq_cancel_posted(&q, &lost_dup), MD_OK);
+    cr_assert_eq(md_mq_cancel_posted(&q, &a), MD_ERR_NOT_FOUND, "handed over, not posted");
 }
 
 Test(mq_remove, a_peer_gone_removes_its_receives_everyone_gone_removes_all)
 {
     md_mq_t q;
     md_request_t r[3], wild;
-    taken_log_t l = { 0 };
+    md_reqlist_t out;
 
     md_mq_init(&q);
     for (int i = 0; i < 3; i++) {
@@ -329,14 +313,17 @@ Test(mq_remove, a_peer_gone_removes_its_receives_everyone_gone_removes_all)
     }
     recv_init(&wild, MD_ANY_SOURCE, -1, 0, NULL);
     md_mq_post(&q, &wild);
-    cr_assert_eq(md_mq_remove_posted_from(&q, 0, 1, log_taken, &l), 1);
-    cr_assert_eq(l.req[0], &r[1]);
-    cr_assert_eq(md_mq_remove_posted_from(&q, 0, -1, log_taken, &l), 3);
-    cr_assert_eq(l.req[1], &r[0]);
-    cr_assert_eq(l.req[3], &wild, "everyone gone: the wildcard too");
+    cr_assert_eq(md_mq_remove_posted_from(&q, 0, 1, &out), 1);
+    cr_assert_eq(md_reqlist_pop(&out), &r[1]);
+    cr_assert_eq(md_mq_remove_posted_from(&q, 0, -1, &out), 3);
+    cr_assert_eq(md_reqlist_pop(&out), &r[0]);
+    cr_assert_eq(md_reqlist_pop(&out), &r[2]);
+    cr_assert_eq(md_reqlist_pop(&out), &wild, "everyone gone: the wildcard too");
     cr_assert_eq(md_mq_num_posted(&q), 0);
     cr_assert_null(md_mq_take_posted(&q, &(md_envelope_t){ .context_id = CTX }, 0));
-    cr_assert_eq(md_mq_cancel_posted(&q, &r[0]), MD_ERR_NOT_FOUND, "handed to the visitor");
+    md_mq_post(&q, &r[0]);
+    cr_assert_eq(md_mq_take_posted(&q, &(md_envelope_t){ .context_id = CTX }, 0), &r[0],
+                 "a request handed over can be posted again");
 }
 
 typedef struct msg_log {

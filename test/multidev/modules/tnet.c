@@ -151,19 +151,14 @@ static void tnet_unexpected_free(void *unused, md_mq_msg_t *m)
     tnet_msg_free((tnet_msg_t *)m);
 }
 
-static void tnet_fail_posted(void *arg, md_request_t *req)
-{
-    md_subdev_t *sd = arg;
-    req->status.error = MD_ERR_PEER_FAILED;
-    sd->host->complete(sd, req);
-}
-
 /* The peer's socket is gone: its queued sends and the receives only it
  * could match fail, and the multidevice hears of it once. */
 static void tnet_fail_peer(md_subdev_t *sd, int peer)
 {
     tnet_t *t = sd->priv;
     tnet_out_t **p = &t->out_head, *last = NULL;
+    md_reqlist_t gone;
+    md_request_t *req;
 
     if (t->failed[peer])
         return;
@@ -182,7 +177,11 @@ static void tnet_fail_peer(md_subdev_t *sd, int peer)
         free(o);
     }
     t->out_tail = last;
-    md_mq_remove_posted_from(&t->q, sd->index, peer, tnet_fail_posted, sd);
+    md_mq_remove_posted_from(&t->q, sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL) {
+        req->status.error = MD_ERR_PEER_FAILED;
+        sd->host->complete(sd, req);
+    }
     sd->host->peer_failed(sd, peer, MD_ERR_PEER_FAILED);
 }
 
