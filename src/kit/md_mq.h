@@ -12,7 +12,7 @@
  *
  * Claims: the one rule.  A receive posted on several subdevices (an
  * MD_ANY_SOURCE receive, or a peer reachable over several) shares a claim
- * with its duplicates (md_request_claim(), md_sdi.h); only the subdevice
+ * with its duplicates (md_request_claim(), md_request.h); only the subdevice
  * that wins the claim delivers into it.  Whenever md_mq meets a receive
  * whose claim is lost (matching an arrival, matching the unexpected queue
  * at post time, or removing by predicate), it drops it: the receive is
