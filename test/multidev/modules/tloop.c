@@ -101,9 +101,7 @@ static int tloop_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     t->blind_probe = md_param_get(args, "blind_probe") != NULL &&
                      atoi(md_param_get(args, "blind_probe")) != 0;
     sd->priv = t;
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = SIZE_MAX;
-    sd->attr.max_msg_size = SIZE_MAX;
     *card_len = 0;
     return MD_OK;
 }
