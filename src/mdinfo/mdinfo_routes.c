@@ -45,7 +45,7 @@ static void print_devices(const md_nodeconf_t *conf)
         printf("  %-5zu %-*s %-5d", i, wname, d->name, d->line);
         for (size_t k = 0; k < d->num_params; k++)
             printf(" %s=%s", d->params[k].key, d->params[k].value);
-        printf("\n");
+        printf("%s\n", d->num_params == 0 ? " -" : "");
     }
 }
 
