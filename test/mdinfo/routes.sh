@@ -3,14 +3,7 @@
 # of the node files mdconfig writes is a row (see Makefile.am).
 set -eu
 : "${MDINFO:?make check sets MDINFO}" "${MDCONFIG:?}" "${TOP_SRCDIR:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-
-fail() {
-    echo "routes.sh: $*" >&2
-    status=1
-}
+. "$TOP_SRCDIR/test/mdinfo/common.sh"
 
 # Every "route PEER MIN MAX SUBDEV HOP" line of node file $1 is the row of
 # table output $2 that ends in its line number, with its subdevice and

@@ -3,14 +3,7 @@
 # loader makes of them (see Makefile.am).
 set -eu
 : "${MDINFO:?make check sets MDINFO}" "${TOP_SRCDIR:?}" "${SUBDEV_DIRS:?}" "${TEST_MODULE_DIR:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-
-fail() {
-    echo "subdevs.sh: $*" >&2
-    status=1
-}
+. "$TOP_SRCDIR/test/mdinfo/common.sh"
 
 # The block of subdevice $1 in file $2 (from its "subdevice" line to the next).
 block() {
