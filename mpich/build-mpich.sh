@@ -122,13 +122,13 @@ for tool in apt-get apt-cache dpkg-source autoconf automake libtoolize python3 s
   command -v "$tool" >/dev/null || die "'$tool' is missing; run scripts/setup-deps.sh"
 done
 
-for f in "$PREFIX/include/multidev.h" "$PREFIX/include/md_sdi.h"; do
+for f in "$PREFIX/include/multidev.h" "$PREFIX/include/md_request.h"; do
   [ -f "$f" ] || die "$f is missing: build and install the project into $PREFIX first
   (autoreconf -fi && mkdir -p _build && cd _build && ../configure --prefix=$PREFIX && make -j2 install)"
 done
 ls "$PREFIX"/lib/libmultidev.so >/dev/null 2>&1 ||
   die "$PREFIX/lib/libmultidev.so is missing: run 'make install' of the project first"
-for h in multidev/multidev.h kit/md_sdi.h; do
+for h in multidev/multidev.h kit/md_request.h; do
   cmp -s "$ROOT/src/$h" "$PREFIX/include/${h#*/}" ||
     die "$PREFIX/include/${h#*/} differs from src/$h: run 'make install' of the project first"
 done
@@ -151,7 +151,7 @@ cache_key() {
     echo "cc $(gcc -dumpfullversion 2>/dev/null || gcc --version | head -n 1)"
     (cd "$ROOT" && find mpich/netmod -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     (cd "$ROOT" && sha256sum mpich/build-mpich.sh mpich/coll-errflag.py src/multidev/multidev.h \
-                               src/kit/md_sdi.h)
+                               src/kit/md_request.h)
   } | sha256sum | cut -c1-24
 }
 KEY=$(cache_key)
@@ -280,7 +280,7 @@ coll_errflag() {
 snapshot_headers() {
   mkdir -p "$WORK/multidev-include"
   local h
-  for h in multidev.h md_sdi.h; do
+  for h in multidev.h md_request.h; do
     cmp -s "$PREFIX/include/$h" "$WORK/multidev-include/$h" ||
       cp "$PREFIX/include/$h" "$WORK/multidev-include/$h"
   done

@@ -13,6 +13,7 @@
 
 #include "md_hosts.h"
 #include "md_nodeconf.h"
+#include "md_sdi.h"
 #include "multidev.h"
 
 #define MD_MAX_SUBDEVS     8    /**< device list capacity (mask is 8 bits) */

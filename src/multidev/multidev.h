@@ -29,16 +29,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "md_sdi.h"
+#include "md_request.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MD_API_VERSION 2
+#define MD_API_VERSION 3
 
 typedef struct md md_t;             /**< one multidevice instance */
 typedef struct md_comm md_comm_t;   /**< a communicator's member set */
+typedef struct md_subdev md_subdev_t; /**< a loaded subdevice (md_sdi.h) */
 
 /* Collective services of the launcher, used only during md_init(). */
 typedef struct md_bootstrap {

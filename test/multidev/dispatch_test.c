@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "md_sdi.h"
 #include "multidev.h"
 #include "solo_bootstrap.h"
 

@@ -7,6 +7,7 @@
 
 #include <time.h>
 
+#include "md_sdi.h"
 #include "multidev.h"
 
 #define FORKJOB_MAX_RANKS 16

@@ -2,6 +2,7 @@
 #ifndef SOLO_BOOTSTRAP_H
 #define SOLO_BOOTSTRAP_H
 
+#include "md_sdi.h"
 #include "multidev.h"
 
 /* Parameters for md_init as rank 0 of 1 with the given configuration text

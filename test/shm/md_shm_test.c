@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "md_sdi.h"
 #include "multidev.h"
 #include "shm_test_boot.h"
 

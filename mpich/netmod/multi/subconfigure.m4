@@ -5,7 +5,7 @@ dnl subconfigure.m4 below src/.
 dnl
 dnl   --with-multidev=PREFIX   where libmultidev is installed (include/ and
 dnl                            lib/); libmpi gets an rpath to PREFIX/lib.
-dnl   --with-multidev-include=DIR  take multidev.h and md_sdi.h from DIR
+dnl   --with-multidev-include=DIR  take multidev.h and md_request.h from DIR
 dnl                            instead of PREFIX/include (build-mpich.sh
 dnl                            passes a snapshot whose timestamps change
 dnl                            only with the contents: every MPICH object
@@ -39,7 +39,7 @@ AM_COND_IF([BUILD_CH4_NETMOD_MULTI],[
         [], [with_multidev=no])
     AC_ARG_WITH([multidev-include],
         AS_HELP_STRING([--with-multidev-include=DIR],
-                       [directory holding multidev.h and md_sdi.h]),
+                       [directory holding multidev.h and md_request.h]),
         [], [with_multidev_include=no])
     if test "$with_multidev_include" != "no" && test "$with_multidev_include" != "yes" ; then
         PAC_APPEND_FLAG([-I${with_multidev_include}], [CPPFLAGS])
@@ -52,11 +52,13 @@ AM_COND_IF([BUILD_CH4_NETMOD_MULTI],[
 
     AC_CHECK_HEADER([multidev.h], [],
         [AC_MSG_ERROR([multidev.h not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
-    AC_CHECK_LIB([multidev], [md_status_string], [],
+    AC_CHECK_LIB([mdkit], [md_status_string], [],
+        [AC_MSG_ERROR([libmdkit not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
+    AC_CHECK_LIB([multidev], [md_init], [],
         [AC_MSG_ERROR([libmultidev not found: build and install the multidev project first and pass --with-multidev=PREFIX])])
-    AC_MSG_CHECKING([whether libmultidev speaks SDI ABI 4 and API 2])
+    AC_MSG_CHECKING([whether libmultidev speaks API 3])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([#include <multidev.h>], [
-        #if MD_API_VERSION != 2 || MD_SDI_ABI_VERSION != 4
+        #if MD_API_VERSION != 3
         #error version mismatch
         #endif
         return 0;])], [AC_MSG_RESULT([yes])],
