@@ -72,7 +72,7 @@ static int apply_option(nic_fw_config_t *cfg, int which, const char *text)
     md_tun_value_t v;
 
     if (md_tun_parse(t, text, &v, allowed, sizeof(allowed)) != 0) {
-        nic_log_error("--%s '%s': expected %s", tunable_options[which].option, text, allowed);
+        nic_log_error(NULL, "--%s '%s': expected %s", tunable_options[which].option, text, allowed);
         return -1;
     }
     switch (which) {
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     if (report_fd >= 0)
         nic_log_tee(report_fd);
     snprintf(who, sizeof(who), "nicd[%s/%s]", node, nic != NULL ? nic : "myri0");
-    if (nic_log_init(who) != NIC_OK || nic_fw_config_defaults(&cfg) != NIC_OK)
+    if (nic_log_init(who) != NIC_OK || nic_fw_config_defaults(&cfg, NULL) != NIC_OK)
         return 1;
     cfg.node = node;
     cfg.nic = nic != NULL ? nic : cfg.nic;
@@ -175,24 +175,24 @@ int main(int argc, char **argv)
         return rc == NIC_OK ? 0 : 1;
     }
 
-    rc = nic_fw_lock(cfg.rundir, cfg.node, cfg.nic, &lock_fd, NULL, 0);
+    rc = nic_fw_lock(NULL, cfg.rundir, cfg.node, cfg.nic, &lock_fd, NULL, 0);
     if (rc == NIC_ERR_NO_RESOURCE) {
-        nic_log_info("a firmware already runs for node %s nic %s", cfg.node, cfg.nic);
+        nic_log_info(NULL, "a firmware already runs for node %s nic %s", cfg.node, cfg.nic);
         report_ready(&report_fd);
         return 0;
     }
     if (rc != NIC_OK) {
-        nic_log_error("cannot take the node lock: %s", nic_status_str(rc));
+        nic_log_error(NULL, "cannot take the node lock: %s", nic_status_str(rc));
         return 1;
     }
     if ((rc = nic_fw_create(&cfg, &the_fw)) != NIC_OK) {
-        nic_log_error("firmware start failed: %s", nic_status_str(rc));
+        nic_log_error(NULL, "firmware start failed: %s", nic_status_str(rc));
         return 1;
     }
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     signal(SIGPIPE, SIG_IGN);
-    nic_log_info("running (pid %d)", (int)getpid());
+    nic_log_info(NULL, "running (pid %d)", (int)getpid());
     report_ready(&report_fd);
     nic_fw_run(the_fw);
     nic_fw_destroy(the_fw);

@@ -27,7 +27,7 @@ static inline int test_send_as_member(const nic_job_t *job, const struct sockadd
     struct iovec iov = { (void *)frame, len };
     int rc;
 
-    if ((rc = nic_wire_open(&w, "127.0.0.1", 0, NULL)) != NIC_OK)
+    if ((rc = nic_wire_open(&w, "127.0.0.1", 0, NULL, NULL)) != NIC_OK)
         return rc;
     if ((rc = nic_wire_job_add(&w, job)) == NIC_OK)
         rc = nic_wire_send(&w, to, job->tag, &iov, 1);

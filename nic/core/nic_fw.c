@@ -13,7 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "md_tun.h"
+#include "nic_env.h"
 #include "nic_fw_internal.h"
 #include "nic_log.h"
 #include "nic_rundir.h"
@@ -29,31 +29,32 @@ uint64_t nic_fw_random(nic_fw_t *fw)
     return fw->rng * 2685821657736338717ull;
 }
 
-int nic_fw_config_defaults(nic_fw_config_t *cfg)
+int nic_fw_config_defaults(nic_fw_config_t *cfg, const nic_log_sink_t *sink)
 {
     long long port, idle_ms, spin_us, offload, seed, mac, mtu;
     const char *addr = NULL;
 
     memset(cfg, 0, sizeof(*cfg));
+    if (sink != NULL)
+        cfg->log = *sink;
+    sink = &cfg->log;
     cfg->nic = "myri0";
     cfg->pers = "myri";
     /* Subdevices always pass the address they chose (md_nic_addr); this
      * default serves a firmware started by hand.  Empty counts as unset, as
      * there; a malformed value fails at bind, naming it (nic_wire_open). */
-    if (md_tun_env_text("MULTIDEV_NIC_ADDR", &addr, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_NIC_PORT", &port, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_NIC_IDLE_MS", &idle_ms, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_NIC_SPIN_US", &spin_us, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_NIC_OFFLOAD", &offload, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_NIC_MAC", &mac, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_NIC_MTU", &mtu, nic_log_say_error) < 0 ||
-        md_tun_env_prob("MULTIDEV_NIC_FAULT_DROP", &cfg->fault.drop, nic_log_say_error) < 0 ||
-        md_tun_env_prob("MULTIDEV_NIC_FAULT_DUP", &cfg->fault.dup, nic_log_say_error) < 0 ||
-        md_tun_env_prob("MULTIDEV_NIC_FAULT_REORDER", &cfg->fault.reorder,
-                        nic_log_say_error) < 0 ||
-        md_tun_env_prob("MULTIDEV_NIC_FAULT_CORRUPT", &cfg->fault.corrupt,
-                        nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_NIC_FAULT_SEED", &seed, nic_log_say_error) < 0)
+    if (nic_env_text(sink, "MULTIDEV_NIC_ADDR", &addr) != NIC_OK ||
+        nic_env_num(sink, "MULTIDEV_NIC_PORT", &port) != NIC_OK ||
+        nic_env_num(sink, "MULTIDEV_NIC_IDLE_MS", &idle_ms) != NIC_OK ||
+        nic_env_num(sink, "MULTIDEV_NIC_SPIN_US", &spin_us) != NIC_OK ||
+        nic_env_num(sink, "MULTIDEV_NIC_OFFLOAD", &offload) != NIC_OK ||
+        nic_env_num(sink, "MULTIDEV_NIC_MAC", &mac) != NIC_OK ||
+        nic_env_num(sink, "MULTIDEV_NIC_MTU", &mtu) != NIC_OK ||
+        nic_env_prob(sink, "MULTIDEV_NIC_FAULT_DROP", &cfg->fault.drop) != NIC_OK ||
+        nic_env_prob(sink, "MULTIDEV_NIC_FAULT_DUP", &cfg->fault.dup) != NIC_OK ||
+        nic_env_prob(sink, "MULTIDEV_NIC_FAULT_REORDER", &cfg->fault.reorder) != NIC_OK ||
+        nic_env_prob(sink, "MULTIDEV_NIC_FAULT_CORRUPT", &cfg->fault.corrupt) != NIC_OK ||
+        nic_env_num(sink, "MULTIDEV_NIC_FAULT_SEED", &seed) != NIC_OK)
         return NIC_ERR_CONFIG;
     cfg->bind_ip = addr != NULL ? addr : "127.0.0.1";
     cfg->bind_port = (uint16_t)port;
@@ -79,7 +80,7 @@ static int fw_listen(nic_fw_t *fw)
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
     if (strlen(fw->sock_path) >= sizeof(sa.sun_path)) {
-        nic_log_error("socket path %s is too long", fw->sock_path);
+        nic_log_error(&fw->cfg.log, "socket path %s is too long", fw->sock_path);
         return NIC_ERR_CONFIG;
     }
     strcpy(sa.sun_path, fw->sock_path);
@@ -89,7 +90,7 @@ static int fw_listen(nic_fw_t *fw)
     unlink(fw->sock_path);   /* a stale socket of a dead firmware (we hold the lock) */
     if (bind(fw->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
         listen(fw->listen_fd, 64) != 0) {
-        nic_log_error("control socket %s: %m", fw->sock_path);
+        nic_log_error(&fw->cfg.log, "control socket %s: %m", fw->sock_path);
         return NIC_ERR_IO;
     }
     return NIC_OK;
@@ -117,11 +118,12 @@ int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
 
     fw->pers = nic_pers_find(cfg->pers);
     if (fw->pers == NULL) {
-        nic_log_error("unknown NIC personality '%s'", cfg->pers ? cfg->pers : "");
+        nic_log_error(&fw->cfg.log, "unknown NIC personality '%s'", cfg->pers ? cfg->pers : "");
         rc = NIC_ERR_CONFIG;
         goto err;
     }
-    if ((rc = nic_rundir_node(cfg->rundir, fw->node, fw->dir, sizeof(fw->dir))) != NIC_OK ||
+    if ((rc = nic_rundir_node(&fw->cfg.log, cfg->rundir, fw->node, fw->dir,
+                              sizeof(fw->dir))) != NIC_OK ||
         (rc = nic_rundir_file(fw->dir, fw->nic, ".sock", fw->sock_path,
                               sizeof(fw->sock_path))) != NIC_OK)
         goto err;
@@ -149,7 +151,8 @@ int nic_fw_create(const nic_fw_config_t *cfg, nic_fw_t **fw_p)
         rc = NIC_ERR_IO;
         goto err;
     }
-    if ((rc = nic_wire_open(&fw->wire, cfg->bind_ip, cfg->bind_port, &cfg->fault)) != NIC_OK)
+    if ((rc = nic_wire_open(&fw->wire, cfg->bind_ip, cfg->bind_port, &cfg->fault,
+                            &fw->cfg.log)) != NIC_OK)
         goto err;
     nic_wire_set_offload(&fw->wire, cfg->offload);
     if ((rc = nic_wire_set_mac(&fw->wire, cfg->mac)) != NIC_OK ||
@@ -211,6 +214,7 @@ void nic_fw_destroy(nic_fw_t *fw)
 void *nic_fw_pers_state(nic_fw_t *fw) { return fw->pers_state; }
 nic_wire_t *nic_fw_wire(nic_fw_t *fw) { return &fw->wire; }
 const nic_fw_config_t *nic_fw_config(nic_fw_t *fw) { return &fw->cfg; }
+const nic_log_sink_t *nic_fw_log(const nic_fw_t *fw) { return &fw->cfg.log; }
 
 static void fw_rx_one(void *arg, const struct sockaddr_in *from, uint64_t job, uint8_t *frame,
                       size_t len)
@@ -235,7 +239,8 @@ static int fw_service_eps(nic_fw_t *fw)
         if (ep == NULL)
             continue;
         if (nic_ring_corrupt(&ep->sq)) {
-            nic_log_warn("endpoint %#x: send doorbell beyond the ring; endpoint failed", ep->id);
+            nic_log_warn(&fw->cfg.log, "endpoint %#x: send doorbell beyond the ring; endpoint "
+                         "failed", ep->id);
             nic_fw_ep_fail(ep, NIC_ERR_PROTECTION);
             continue;
         }
@@ -427,12 +432,13 @@ int nic_fw_run(nic_fw_t *fw)
             continue;
         }
         if (fw->nconns == 0 && fw->exit_when_idle) {
-            nic_log_info("the start-up of its last process failed: exiting");
+            nic_log_info(&fw->cfg.log, "the start-up of its last process failed: exiting");
             break;
         }
         if (fw->nconns == 0 && fw->cfg.idle_exit_ms >= 0 &&
             now - fw->idle_since_ns >= (uint64_t)fw->cfg.idle_exit_ms * 1000000ull) {
-            nic_log_info("no process attached for %d ms: exiting", fw->cfg.idle_exit_ms);
+            nic_log_info(&fw->cfg.log, "no process attached for %d ms: exiting",
+                         fw->cfg.idle_exit_ms);
             break;
         }
         /* Block.  Announce it, then look once more, so that a host that

@@ -20,6 +20,7 @@
 
 #include "nic_abi.h"
 #include "nic_clock.h"
+#include "nic_log.h"
 #include "nic_ring.h"
 #include "nic_status.h"
 #include "nic_wire.h"
@@ -72,12 +73,16 @@ typedef struct nic_fw_config {
                                   --ready-fd), not by hand: it ends with a
                                   failed start-up (NIC_CTL_START_FAILED) */
     nic_fault_t fault;         /* fault injection on transmit */
+    nic_log_sink_t log;        /* where the firmware's lines go (nic_log.h):
+                                  an in-process firmware's host's; nicd's
+                                  writes stderr */
 } nic_fw_config_t;
 
-/* Fills defaults, then applies the MULTIDEV_NIC_* environment variables:
- * NIC_OK, or NIC_ERR_CONFIG after an error line naming a malformed one
- * (the rest of cfg is then unset). */
-int nic_fw_config_defaults(nic_fw_config_t *cfg);
+/* Fills defaults, log = *sink (NULL: stderr), then applies the
+ * MULTIDEV_NIC_* environment variables: NIC_OK, or NIC_ERR_CONFIG after an
+ * error line to sink naming a malformed one (the rest of cfg is then
+ * unset). */
+int nic_fw_config_defaults(nic_fw_config_t *cfg, const nic_log_sink_t *sink);
 
 /* Personality interface.  All callbacks run on the firmware thread. */
 struct nic_pers_ops {
@@ -145,6 +150,9 @@ void nic_fw_destroy(nic_fw_t *fw);
 void            *nic_fw_pers_state(nic_fw_t *fw);
 nic_wire_t      *nic_fw_wire(nic_fw_t *fw);
 const nic_fw_config_t *nic_fw_config(nic_fw_t *fw);
+/* Where the lines about this firmware go: the first argument of every
+ * nic_log_*() of the firmware, its wire and its personality. */
+const nic_log_sink_t *nic_fw_log(const nic_fw_t *fw);
 nic_fw_ep_t     *nic_fw_ep_lookup(nic_fw_t *fw, uint32_t ep_id);
 /* Process id of the endpoint's owner (from SO_PEERCRED; 0 if unknown). */
 pid_t            nic_fw_ep_pid(nic_fw_t *fw, const nic_fw_ep_t *ep);

@@ -42,7 +42,7 @@ int nic_fw_ctl_accept(nic_fw_t *fw)
     for (c = 0; c < NIC_FW_MAX_CONN && fw->conns[c].fd >= 0; c++)
         ;
     if (c == NIC_FW_MAX_CONN) {
-        nic_log_warn("refusing a process: %u already attached", NIC_FW_MAX_CONN);
+        nic_log_warn(&fw->cfg.log, "refusing a process: %u already attached", NIC_FW_MAX_CONN);
         close(fd);
         return 1;
     }
@@ -64,7 +64,7 @@ int nic_fw_ctl_accept(nic_fw_t *fw)
     }
     fw->nconns++;
     fw->exit_when_idle = 0;     /* a newcomer wants this firmware */
-    nic_log_info("process %d attached", (int)fw->conns[c].pid);
+    nic_log_info(&fw->cfg.log, "process %d attached", (int)fw->conns[c].pid);
     return 1;
 }
 
@@ -81,7 +81,7 @@ void nic_fw_conn_drop(nic_fw_t *fw, unsigned c, const char *why)
         }
     }
     if (reclaimed > 0)
-        nic_log_info("process %d %s: reclaimed %u endpoint(s)", (int)fw->conns[c].pid,
+        nic_log_info(&fw->cfg.log, "process %d %s: reclaimed %u endpoint(s)", (int)fw->conns[c].pid,
                      why, reclaimed);
     epoll_ctl(fw->epoll_fd, EPOLL_CTL_DEL, fw->conns[c].fd, NULL);
     close(fw->conns[c].fd);
@@ -127,7 +127,7 @@ static nic_fw_ep_t *ctl_owned_ep(nic_fw_t *fw, unsigned c, const nic_ctl_msg_t *
         return NULL;
     }
     if (ep->conn != c || ep->job_key != m->job_key) {
-        nic_log_warn("process %d named endpoint %#x it does not own: refused",
+        nic_log_warn(&fw->cfg.log, "process %d named endpoint %#x it does not own: refused",
                      (int)fw->conns[c].pid, m->ep_id);
         *rc = NIC_ERR_PROTECTION;
         return NULL;
@@ -163,7 +163,8 @@ void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
         goto out;
     }
     if (m.abi_version != NIC_ABI_VERSION) {
-        nic_log_warn("process %d speaks NIC ABI %u, firmware %u", (int)fw->conns[c].pid,
+        nic_log_warn(&fw->cfg.log,
+                     "process %d speaks NIC ABI %u, firmware %u", (int)fw->conns[c].pid,
                      m.abi_version, NIC_ABI_VERSION);
         m.status = NIC_ERR_ABI;
         m.len = 0;
@@ -256,7 +257,7 @@ void nic_fw_ctl_handle(nic_fw_t *fw, unsigned c)
         m.len = (uint32_t)strlen((char *)m.data) + 1;
         break;
     case NIC_CTL_SHUTDOWN:
-        nic_log_info("shutdown requested by process %d", (int)fw->conns[c].pid);
+        nic_log_info(&fw->cfg.log, "shutdown requested by process %d", (int)fw->conns[c].pid);
         nic_fw_stop(fw);
         m.len = 0;
         break;

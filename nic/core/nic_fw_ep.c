@@ -32,14 +32,14 @@ int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, const nic_job_t *job, uint32_t
 
     if (!is_pow2(sq_n) || !is_pow2(cq_n) || (rq_n != 0 && !is_pow2(rq_n)) ||
         sq_n > NIC_EP_MAX_ENTRIES || rq_n > NIC_EP_MAX_ENTRIES || cq_n > NIC_EP_MAX_ENTRIES) {
-        nic_log_warn("endpoint open refused: ring sizes %u/%u/%u must be powers of "
+        nic_log_warn(&fw->cfg.log, "endpoint open refused: ring sizes %u/%u/%u must be powers of "
                      "two <= %u", sq_n, rq_n, cq_n, NIC_EP_MAX_ENTRIES);
         return NIC_ERR_INVALID;
     }
     for (slot = 0; slot < NIC_FW_MAX_EP && fw->eps[slot] != NULL; slot++)
         ;
     if (slot == NIC_FW_MAX_EP) {
-        nic_log_warn("endpoint open refused: all %u endpoints in use", NIC_FW_MAX_EP);
+        nic_log_warn(&fw->cfg.log, "endpoint open refused: all %u endpoints in use", NIC_FW_MAX_EP);
         return NIC_ERR_NO_RESOURCE;
     }
     /* The job's key first: without it, none of its frames could leave or
@@ -55,13 +55,13 @@ int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, const nic_job_t *job, uint32_t
     seg = (seg + 4095) & ~(size_t)4095;
     ep->memfd = memfd_create("nic-endpoint", MFD_CLOEXEC);
     if (ep->memfd < 0 || ftruncate(ep->memfd, (off_t)seg) != 0) {
-        nic_log_error("endpoint segment of %zu bytes: %m", seg);
+        nic_log_error(&fw->cfg.log, "endpoint segment of %zu bytes: %m", seg);
         rc = NIC_ERR_NO_MEMORY;
         goto err_free;
     }
     ep->sh = mmap(NULL, seg, PROT_READ | PROT_WRITE, MAP_SHARED, ep->memfd, 0);
     if (ep->sh == MAP_FAILED) {
-        nic_log_error("mmap endpoint segment: %m");
+        nic_log_error(&fw->cfg.log, "mmap endpoint segment: %m");
         rc = NIC_ERR_NO_MEMORY;
         goto err_free;
     }
@@ -99,7 +99,8 @@ int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, const nic_job_t *job, uint32_t
         munmap(ep->sh, seg);
         goto err_free;
     }
-    nic_log_info("endpoint %#x opened (sq %u, rq %u, cq %u)", ep->id, sq_n, rq_n, cq_n);
+    nic_log_info(&fw->cfg.log,
+                 "endpoint %#x opened (sq %u, rq %u, cq %u)", ep->id, sq_n, rq_n, cq_n);
     *ep_p = ep;
     return NIC_OK;
 
@@ -130,7 +131,7 @@ void nic_fw_ep_destroy(nic_fw_t *fw, nic_fw_ep_t *ep)
     close(ep->memfd);
     if (ep->wake_fd >= 0)
         close(ep->wake_fd);
-    nic_log_info("endpoint %#x closed", ep->id);
+    nic_log_info(&fw->cfg.log, "endpoint %#x closed", ep->id);
     free(ep);
 }
 
@@ -160,7 +161,7 @@ int nic_fw_mr_register(nic_fw_t *fw, nic_fw_ep_t *ep, int fd, uint64_t size,
     void *base;
 
     if (size == 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size < size) {
-        nic_log_warn("region registration refused: the descriptor does not hold "
+        nic_log_warn(&fw->cfg.log, "region registration refused: the descriptor does not hold "
                      "%llu bytes", (unsigned long long)size);
         return NIC_ERR_INVALID;
     }
@@ -170,7 +171,7 @@ int nic_fw_mr_register(nic_fw_t *fw, nic_fw_ep_t *ep, int fd, uint64_t size,
         return NIC_ERR_NO_RESOURCE;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
-        nic_log_error("mmap region of %llu bytes: %m", (unsigned long long)size);
+        nic_log_error(&fw->cfg.log, "mmap region of %llu bytes: %m", (unsigned long long)size);
         return NIC_ERR_NO_MEMORY;
     }
     /* The key carries 24 random bits so that a guessed key is refused. */

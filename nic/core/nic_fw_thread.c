@@ -24,13 +24,13 @@ struct nic_fw_thread {
     char      own_lock[600];    /* removed at stop (own_files), else "" */
 };
 
-int nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p,
-                char *path_out, size_t path_len)
+int nic_fw_lock(const nic_log_sink_t *sink, const char *rundir, const char *node,
+                const char *nic, int *fd_p, char *path_out, size_t path_len)
 {
     char dir[512], path[600];
     int rc, fd;
 
-    if ((rc = nic_rundir_node(rundir, node, dir, sizeof(dir))) != NIC_OK ||
+    if ((rc = nic_rundir_node(sink, rundir, node, dir, sizeof(dir))) != NIC_OK ||
         (rc = nic_rundir_file(dir, nic, ".lock", path, sizeof(path))) != NIC_OK)
         return rc;
     if (path_out != NULL)
@@ -69,14 +69,16 @@ static pid_t own_lock_pid(const char *name)
  * holds (a child may have inherited it).  A process that is alive is never
  * touched: taking the lock of one that is starting would make its own
  * flock fail. */
-static void fw_sweep_stale_own(const char *rundir, const char *node)
+static void fw_sweep_stale_own(const nic_log_sink_t *sink, const char *rundir,
+                               const char *node)
 {
     char dir[512], nic[64], lock[600], sock[600];
     struct dirent *e;
     unsigned swept = 0;
     DIR *d;
 
-    if (nic_rundir_node(rundir, node, dir, sizeof(dir)) != NIC_OK || (d = opendir(dir)) == NULL)
+    if (nic_rundir_node(sink, rundir, node, dir, sizeof(dir)) != NIC_OK ||
+        (d = opendir(dir)) == NULL)
         return;
     while ((e = readdir(d)) != NULL) {
         pid_t pid = own_lock_pid(e->d_name);
@@ -100,7 +102,8 @@ static void fw_sweep_stale_own(const char *rundir, const char *node)
     }
     closedir(d);
     if (swept > 0)
-        nic_log_info("node %s: removed the files of %u firmware(s) of processes that are gone",
+        nic_log_info(sink,
+                     "node %s: removed the files of %u firmware(s) of processes that are gone",
                      node, swept);
 }
 
@@ -124,13 +127,14 @@ int nic_fw_thread_start(const nic_fw_config_t *cfg, nic_fw_thread_t **thr_p)
 
     if (thr == NULL)
         return NIC_ERR_NO_MEMORY;
-    if ((rc = nic_fw_lock(cfg->rundir, cfg->node, cfg->nic, &thr->lock_fd,
-                          cfg->own_files ? thr->own_lock : NULL, sizeof(thr->own_lock))) != NIC_OK) {
+    if ((rc = nic_fw_lock(&cfg->log, cfg->rundir, cfg->node, cfg->nic, &thr->lock_fd,
+                          cfg->own_files ? thr->own_lock : NULL, sizeof(thr->own_lock))) !=
+        NIC_OK) {
         free(thr);
         return rc;
     }
     if (cfg->own_files)
-        fw_sweep_stale_own(cfg->rundir, cfg->node);
+        fw_sweep_stale_own(&cfg->log, cfg->rundir, cfg->node);
     if ((rc = nic_fw_create(cfg, &thr->fw)) != NIC_OK)
         goto err;
     if (pthread_create(&thr->tid, NULL, fw_thread_main, thr) != 0) {

@@ -20,8 +20,9 @@ nic_fw_t *nic_fw_thread_fw(nic_fw_thread_t *thr);
 
 /* Take <dir>/<nic>.lock for the life of the firmware: NIC_OK, or
  * NIC_ERR_NO_RESOURCE when another firmware holds it.  path (path_len
- * bytes, may be NULL) receives the lock file's path. */
-int  nic_fw_lock(const char *rundir, const char *node, const char *nic, int *fd_p,
-                 char *path, size_t path_len);
+ * bytes, may be NULL) receives the lock file's path; sink: where a bad run
+ * directory is said. */
+int  nic_fw_lock(const nic_log_sink_t *sink, const char *rundir, const char *node,
+                 const char *nic, int *fd_p, char *path, size_t path_len);
 
 #endif /* NIC_FW_THREAD_H */

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "md_tun.h"
+#include "nic_env.h"
 #include "nic_ctl_proto.h"
 #include "nic_fw_thread.h"
 #include "nic_host.h"
@@ -220,14 +220,14 @@ static int host_spawn_nicd(const nic_attach_opts_t *o, const char *log_path, int
     int report[2], status, rc;
     pid_t pid;
 
-    if ((path == NULL && md_tun_env_text("MULTIDEV_NICD", &path, nic_log_say_error) < 0) ||
-        (rundir == NULL &&
-         md_tun_env_text("MULTIDEV_NIC_RUNDIR", &rundir, nic_log_say_error) < 0))
+    if ((path == NULL && nic_env_text(&o->log, "MULTIDEV_NICD", &path) != NIC_OK) ||
+        (rundir == NULL && nic_env_text(&o->log, "MULTIDEV_NIC_RUNDIR", &rundir) != NIC_OK))
         return NIC_ERR_CONFIG;
     if (path == NULL)
         path = NIC_NICD_PATH;
     if (pipe2(report, O_CLOEXEC) != 0) {
-        nic_log_error("node %s nic %s: pipe for the firmware's start: %m", o->node, o->nic);
+        nic_log_error(&o->log,
+                      "node %s nic %s: pipe for the firmware's start: %m", o->node, o->nic);
         return NIC_ERR_IO;
     }
     pid = fork();
@@ -251,11 +251,12 @@ static int host_spawn_nicd(const nic_attach_opts_t *o, const char *log_path, int
     rc = host_read_report(report[0], timeout_ms, why, sizeof(why));
     close(report[0]);
     if (rc == NIC_ERR_CONFIG)
-        nic_log_error("the firmware for node %s nic %s could not start: %s (%s, log %s)",
+        nic_log_error(&o->log, "the firmware for node %s nic %s could not start: %s (%s, log %s)",
                       o->node, o->nic, why[0] != '\0' ? why : "it exited without a word",
                       path, log_path);
     else if (rc == NIC_ERR_TIMEOUT)
-        nic_log_error("the firmware for node %s nic %s did not report its start within %d ms "
+        nic_log_error(&o->log,
+                      "the firmware for node %s nic %s did not report its start within %d ms "
                       "(%s, log %s)", o->node, o->nic, timeout_ms, path, log_path);
     return rc;
 }
@@ -269,7 +270,7 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
     int timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 10000;
     int rc, fd;
 
-    if ((rc = nic_rundir_node(o->rundir, o->node, dir, sizeof(dir))) != NIC_OK ||
+    if ((rc = nic_rundir_node(&o->log, o->rundir, o->node, dir, sizeof(dir))) != NIC_OK ||
         (rc = nic_rundir_file(dir, o->nic, ".sock", sock, sizeof(sock))) != NIC_OK ||
         (rc = nic_rundir_file(dir, o->nic, ".start", start, sizeof(start))) != NIC_OK ||
         (rc = nic_rundir_file(dir, o->nic, ".lock", lock, sizeof(lock))) != NIC_OK ||
@@ -280,13 +281,13 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
         return NIC_OK;
     }
     if (!o->start) {
-        nic_log_error("no firmware runs for node %s nic %s (socket %s): start it with "
+        nic_log_error(&o->log, "no firmware runs for node %s nic %s (socket %s): start it with "
                       "'nicctl start --node %s --nic %s'", o->node, o->nic, sock, o->node, o->nic);
         return NIC_ERR_NOT_FOUND;
     }
     int sfd = open(start, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (sfd < 0 || flock(sfd, LOCK_EX) != 0) {
-        nic_log_error("start lock %s: %m", start);
+        nic_log_error(&o->log, "start lock %s: %m", start);
         if (sfd >= 0)
             close(sfd);
         return NIC_ERR_IO;
@@ -321,7 +322,7 @@ static int host_connect_or_start(const nic_attach_opts_t *o, int *fd_p)
     if (rc != NIC_OK)
         return rc;      /* said by host_spawn_nicd */
     if (fd < 0) {
-        nic_log_error("firmware for node %s nic %s did not come up within %d ms (see %s)",
+        nic_log_error(&o->log, "firmware for node %s nic %s did not come up within %d ms (see %s)",
                       o->node, o->nic, timeout_ms, log);
         return NIC_ERR_TIMEOUT;
     }
@@ -346,7 +347,7 @@ static int host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
     nic_fw_thread_t *thr;
     int rc;
 
-    if ((rc = nic_fw_config_defaults(&cfg)) != NIC_OK)
+    if ((rc = nic_fw_config_defaults(&cfg, &h->log)) != NIC_OK)
         return rc;
     cfg.node = o->node;
     cfg.nic = o->nic;
@@ -367,11 +368,12 @@ static int host_start_inproc(const nic_attach_opts_t *o, nic_host_t *h,
         conn->nic = cfg.nic;
         conn->start = 0;
     } else if (rc == NIC_ERR_NO_RESOURCE) {
-        nic_log_info("%s: a firmware already runs for this node; attaching to it", h->what);
+        nic_log_info(&h->log,
+                     "%s: a firmware already runs for this node; attaching to it", h->what);
         rc = NIC_OK;
     } else {
         /* its cause was said where it was found; the caller says what failed */
-        nic_log_info("%s: the in-process firmware could not start: %s", h->what,
+        nic_log_info(&h->log, "%s: the in-process firmware could not start: %s", h->what,
                      nic_status_str(rc));
     }
     return rc;
@@ -402,12 +404,12 @@ static int host_check_bound(const nic_attach_opts_t *o, const nic_host_t *h)
         return NIC_OK;
     inet_ntop(AF_INET, &have, have_text, sizeof(have_text));
     if (!o->bind_ip_must_match) {
-        nic_log_info("%s runs already, bound to %s:%u rather than %s; that address is the "
+        nic_log_info(&h->log, "%s runs already, bound to %s:%u rather than %s; that address is the "
                      "one published", h->what, have_text, (unsigned)ntohs(h->wire_port),
                      o->bind_ip);
         return NIC_OK;
     }
-    nic_log_error("%s runs already, bound to %s:%u, but this process must publish %s: let "
+    nic_log_error(&h->log, "%s runs already, bound to %s:%u, but this process must publish %s: let "
                   "that firmware exit first (nicctl stop --node %s --nic %s) or give both the "
                   "same address", h->what, have_text, (unsigned)ntohs(h->wire_port),
                   o->bind_ip, o->node, o->nic);
@@ -424,11 +426,14 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
 
     if (o->node == NULL || o->nic == NULL)
         return NIC_ERR_INVALID;
-    if (md_tun_env_num("MULTIDEV_NIC_WATCHDOG_MS", &watchdog_ms, nic_log_say_error) < 0)
+    /* the level of this process's NIC lines: MULTIDEV_LOG_LEVEL, as nicd's */
+    if (nic_log_level_read(&o->log) != NIC_OK ||
+        nic_env_num(&o->log, "MULTIDEV_NIC_WATCHDOG_MS", &watchdog_ms) != NIC_OK)
         return NIC_ERR_CONFIG;
     h = calloc(1, sizeof(*h));
     if (h == NULL)
         return NIC_ERR_NO_MEMORY;
+    h->log = o->log;
     h->lock = malloc(sizeof(pthread_mutex_t));
     pthread_mutex_init(h->lock, NULL);
     h->fd = h->event_fd = -1;
@@ -461,10 +466,10 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
     pthread_mutex_unlock(&attach_lock);
     if (rc != NIC_OK || fd < 0) {
         if (rc == NIC_ERR_ABI)
-            nic_log_error("%s: firmware speaks another host/NIC ABI than %u", h->what,
+            nic_log_error(&h->log, "%s: firmware speaks another host/NIC ABI than %u", h->what,
                           NIC_ABI_VERSION);
         else if (rc == NIC_ERR_PEER_FAILED)
-            nic_log_error("%s: firmware closed the control connection", h->what);
+            nic_log_error(&h->log, "%s: firmware closed the control connection", h->what);
         goto err;
     }
     h->fd = fd;
@@ -472,7 +477,7 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
     h->status = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fds[1], 0);
     close(fds[1]);
     if (h->status == MAP_FAILED || h->status->magic != NIC_STATUS_MAGIC) {
-        nic_log_error("%s: bad firmware status page", h->what);
+        nic_log_error(&h->log, "%s: bad firmware status page", h->what);
         h->status = NULL;
         rc = NIC_ERR_ABI;
         goto err;
@@ -481,7 +486,7 @@ int nic_host_attach(const nic_attach_opts_t *o, nic_host_t **host_p)
     h->wire_ip = (uint32_t)m.arg[1];
     h->wire_port = (uint16_t)m.arg[2];
     if (o->pers != NULL && strcmp((char *)m.data, o->pers) != 0) {
-        nic_log_error("%s runs personality %s, not %s", h->what, (char *)m.data, o->pers);
+        nic_log_error(&h->log, "%s runs personality %s, not %s", h->what, (char *)m.data, o->pers);
         rc = NIC_ERR_CONFIG;
         goto err;
     }
@@ -604,7 +609,7 @@ int nic_ep_open(nic_host_t *h, const nic_job_t *job, uint32_t sq_n, uint32_t rq_
     rc = host_locked_call(h, &m, -1, fds, &nfds);
     memset(m.data, 0, NIC_JOB_SECRET_LEN);
     if (rc != NIC_OK || nfds != 1) {
-        nic_log_error("%s: opening an endpoint failed: %s", h->what, nic_status_str(rc));
+        nic_log_error(&h->log, "%s: opening an endpoint failed: %s", h->what, nic_status_str(rc));
         return rc != NIC_OK ? rc : NIC_ERR_IO;
     }
     ep = calloc(1, sizeof(*ep));
@@ -621,7 +626,7 @@ int nic_ep_open(nic_host_t *h, const nic_job_t *job, uint32_t sq_n, uint32_t rq_
     close(fds[0]);
     if (ep->sh == MAP_FAILED || ep->sh->magic != NIC_EP_MAGIC ||
         ep->sh->abi_version != NIC_ABI_VERSION) {
-        nic_log_error("%s: endpoint segment has a bad header", h->what);
+        nic_log_error(&h->log, "%s: endpoint segment has a bad header", h->what);
         free(ep);
         return NIC_ERR_ABI;
     }
@@ -694,7 +699,7 @@ int nic_mr_alloc(nic_ep_t *ep, uint64_t size, uint32_t access, nic_mr_t *mr)
     memset(mr, 0, sizeof(*mr));
     mr->fd = memfd_create("nic-region", MFD_CLOEXEC);
     if (mr->fd < 0 || ftruncate(mr->fd, (off_t)size) != 0) {
-        nic_log_error("region of %llu bytes: %m", (unsigned long long)size);
+        nic_log_error(&ep->host->log, "region of %llu bytes: %m", (unsigned long long)size);
         if (mr->fd >= 0)
             close(mr->fd);
         return NIC_ERR_NO_MEMORY;
@@ -761,7 +766,7 @@ static int host_watchdog(nic_host_t *h)
         atomic_store(&h->dead, 1);
     pthread_mutex_unlock(h->lock);
     if (atomic_load(&h->dead)) {
-        nic_log_error("%s: the NIC firmware (pid %u) died; every endpoint on it is lost",
+        nic_log_error(&h->log, "%s: the NIC firmware (pid %u) died; every endpoint on it is lost",
                       h->what, h->status->fw_pid);
         return NIC_ERR_PEER_FAILED;
     }

@@ -20,6 +20,7 @@
 #include "nic_abi.h"
 #include "nic_clock.h"
 #include "nic_job.h"
+#include "nic_log.h"
 #include "nic_ring.h"
 #include "nic_status.h"
 
@@ -46,6 +47,9 @@ typedef struct nic_attach_opts {
                                 so processes of other jobs on the node, which
                                 it will not outlive, use their own */
     int         timeout_ms;  /* how long to wait for a starting firmware */
+    nic_log_sink_t log;      /* where the lines about this NIC go, its
+                                in-process firmware's too (nic_log.h);
+                                zero: stderr */
 } nic_attach_opts_t;
 
 typedef struct nic_ep {
@@ -84,6 +88,7 @@ struct nic_host {
     char               what[160];    /* "node n1 nic myri0" */
     void              *lock;         /* pthread mutex */
     void              *inproc;       /* our own firmware thread, or NULL */
+    nic_log_sink_t     log;          /* nic_attach_opts_t.log */
 };
 
 int  nic_host_attach(const nic_attach_opts_t *opts, nic_host_t **host_p);

@@ -11,12 +11,17 @@
 #include <sys/uio.h>
 
 #include "nic_log.h"
+#include "nic_rel_env.h"
 #include "nic_rel_internal.h"
 
 int nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops_t *ops,
                    void *arg, nic_rel_t **rel_p)
 {
-    return nic_rel_create_on_wire(nic_fw_wire(fw), cfg, ops, arg, rel_p);
+    nic_rel_config_t c = *cfg;
+
+    if (nic_rel_settings_read(nic_fw_log(fw), nic_fw_config(fw)->pers, &c) != NIC_OK)
+        return NIC_ERR_CONFIG;
+    return nic_rel_create_on_wire(nic_fw_wire(fw), &c, ops, arg, rel_p);
 }
 
 int nic_rel_create_on_wire(nic_wire_t *wire, const nic_rel_config_t *cfg,
@@ -133,7 +138,8 @@ nic_rel_peer_t *nic_rel_peer(nic_rel_t *rel, const struct sockaddr_in *addr, uin
         if (!rel->full_logged) {
             char a[64];
             nic_addr_format(addr, a, sizeof(a));
-            nic_log_error("this firmware has %u streams open, as many as it can: frames to "
+            nic_log_error(rel->wire->log,
+                          "this firmware has %u streams open, as many as it can: frames to "
                           "and from %s (job %016llx) and any other new one are dropped until "
                           "a job ends", NIC_REL_MAX_PEERS, a, (unsigned long long)job);
             rel->full_logged = 1;
@@ -313,12 +319,14 @@ static void rel_peer_gone(nic_rel_t *rel, nic_rel_peer_t *p, int status)
         lost++;
     }
     if (status == NIC_ERR_PEER_FAILED) {
-        nic_log_warn("peer firmware %s answered nothing for %llu ms: declared dead, %u "
+        nic_log_warn(rel->wire->log,
+                     "peer firmware %s answered nothing for %llu ms: declared dead, %u "
                      "packet(s) reported failed", addr,
                      (unsigned long long)(rel->cfg.peer_timeout_ns / 1000000ull), lost);
         rel->c.peer_failures++;
     } else {
-        nic_log_info("peer firmware %s stopped; %u packet(s) to it reported undelivered",
+        nic_log_info(rel->wire->log,
+                     "peer firmware %s stopped; %u packet(s) to it reported undelivered",
                      addr, lost);
         rel->c.peers_stopped++;
     }

@@ -205,10 +205,15 @@ typedef struct nic_rel_config {
 
 typedef struct nic_rel nic_rel_t;
 
+/* The streams of a firmware, on its wire.  cfg gives the frame layout
+ * (hdr_off, frame_max, ack_tail); the timeouts are the settings of the
+ * firmware's personality, MULTIDEV_<PERS>_* (nic_rel_settings_read): the
+ * one place any personality's are read.  NIC_ERR_CONFIG after an error
+ * line when one is malformed. */
 int  nic_rel_create(nic_fw_t *fw, const nic_rel_config_t *cfg, const nic_rel_ops_t *ops,
                     void *arg, nic_rel_t **rel_p);
-/* The same on a bare wire (the firmware's is nic_fw_wire(fw)): for tests
- * that drive the module without a firmware. */
+/* On a bare wire, with every field of cfg the caller's: for tests that
+ * drive the module without a firmware. */
 int  nic_rel_create_on_wire(nic_wire_t *wire, const nic_rel_config_t *cfg,
                             const nic_rel_ops_t *ops, void *arg, nic_rel_t **rel_p);
 void nic_rel_destroy(nic_rel_t *rel);

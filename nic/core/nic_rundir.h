@@ -17,11 +17,15 @@
 
 #include <stddef.h>
 
+#include "nic_log.h"
+
 /* Writes the node directory and creates it (mode 0700) if needed.  The run
  * directory and the node directory must be directories of this user that
  * nobody else may enter (no symbolic link, mode 0700 or less): anything
- * else is refused with NIC_ERR_PROTECTION and a message saying why. */
-int nic_rundir_node(const char *rundir, const char *node, char *dir, size_t len);
+ * else is refused with NIC_ERR_PROTECTION and a message saying why, to
+ * sink (the NIC's that asks). */
+int nic_rundir_node(const nic_log_sink_t *sink, const char *rundir, const char *node,
+                    char *dir, size_t len);
 /* <dir>/<nic><suffix> */
 int nic_rundir_file(const char *dir, const char *nic, const char *suffix, char *path,
                     size_t len);

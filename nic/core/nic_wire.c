@@ -27,15 +27,17 @@ static double wire_rand(nic_wire_t *w)
     return (double)((w->rng * 2685821657736338717ull) >> 11) / (double)(1ull << 53);
 }
 
-int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_t *fault)
+int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_t *fault,
+                  const nic_log_sink_t *sink)
 {
     int size = NIC_WIRE_SOCKBUF;
     socklen_t alen = sizeof(w->addr);
 
     memset(w, 0, sizeof(*w));
+    w->log = sink;
     w->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (w->fd < 0) {
-        nic_log_error("wire: socket: %m");
+        nic_log_error(w->log, "wire: socket: %m");
         return NIC_ERR_IO;
     }
     /* A window of 4 kB frames must fit the socket buffers, or the kernel
@@ -48,12 +50,12 @@ int nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port, const nic_fault_
     w->addr.sin_family = AF_INET;
     w->addr.sin_port = htons(port);
     if (inet_pton(AF_INET, ip ? ip : "127.0.0.1", &w->addr.sin_addr) != 1) {
-        nic_log_error("wire: bad IPv4 address '%s'", ip);
+        nic_log_error(w->log, "wire: bad IPv4 address '%s'", ip);
         close(w->fd);
         return NIC_ERR_CONFIG;
     }
     if (bind(w->fd, (struct sockaddr *)&w->addr, sizeof(w->addr)) != 0) {
-        nic_log_error("wire: bind %s:%u: %m", ip ? ip : "127.0.0.1", port);
+        nic_log_error(w->log, "wire: bind %s:%u: %m", ip ? ip : "127.0.0.1", port);
         close(w->fd);
         return NIC_ERR_IO;
     }

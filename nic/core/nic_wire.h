@@ -68,6 +68,7 @@
 #include <sys/uio.h>
 
 #include "nic_job.h"
+#include "nic_log.h"
 
 #define NIC_WIRE_MTU 9000u     /* largest frame a personality may send */
 #define NIC_WIRE_RX_BATCH 32   /* datagrams (or GRO trains) per receive call */
@@ -212,10 +213,13 @@ typedef struct nic_wire {
     nic_wire_sender_t *last_sender;
     uint64_t           rx_clock;
     nic_wire_stats_t   st;
+    const nic_log_sink_t *log;          /* its firmware's (nic_fw_log), or NULL */
 } nic_wire_t;
 
+/* Binds ip:port.  sink: where the lines about this wire (and the reliable
+ * streams on it) go, kept for its life; NULL: stderr. */
 int  nic_wire_open(nic_wire_t *w, const char *ip, uint16_t port,
-                   const nic_fault_t *fault);
+                   const nic_fault_t *fault, const nic_log_sink_t *sink);
 void nic_wire_close(nic_wire_t *w);
 
 /* The jobs this wire carries: a job's key is kept while it has a reference

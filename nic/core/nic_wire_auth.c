@@ -61,7 +61,7 @@ _Static_assert((NIC_WIRE_MAX_SENDERS & (NIC_WIRE_MAX_SENDERS - 1)) == 0,
 int nic_wire_auth_init(nic_wire_t *w)
 {
     if (sodium_init() < 0) {
-        nic_log_error("wire: the crypto library (libsodium) cannot start");
+        nic_log_error(w->log, "wire: the crypto library (libsodium) cannot start");
         return NIC_ERR_IO;
     }
     w->senders = calloc(NIC_WIRE_MAX_SENDERS, sizeof(*w->senders));
@@ -82,7 +82,8 @@ int nic_wire_set_mac(nic_wire_t *w, int mac)
         return NIC_OK;
     }
     if (mac == NIC_WIRE_MAC_AESGCM && !w->have_aesgcm) {
-        nic_log_error("wire: MULTIDEV_NIC_MAC=aesgcm, but this CPU has no AES-NI (libsodium "
+        nic_log_error(w->log,
+                      "wire: MULTIDEV_NIC_MAC=aesgcm, but this CPU has no AES-NI (libsodium "
                       "computes AES-GCM only with it): use poly1305 on every host of the job");
         return NIC_ERR_CONFIG;
     }
@@ -131,7 +132,7 @@ int nic_wire_job_add(nic_wire_t *w, const nic_job_t *job)
                 gcm_sender_state(k->key, w->sender_id, k->tx_gcm);
             return NIC_OK;
         }
-    nic_log_warn("wire: %u jobs have endpoints here already; job %016llx refused",
+    nic_log_warn(w->log, "wire: %u jobs have endpoints here already; job %016llx refused",
                  NIC_WIRE_MAX_JOBS, (unsigned long long)job->tag);
     return NIC_ERR_NO_RESOURCE;
 }
@@ -332,11 +333,11 @@ static void drop_note(nic_wire_t *w, const uint64_t *counter, const struct socka
 {
     char a[64], me[64];
 
-    if (*counter != 1 || level > nic_log_level)
+    if (*counter != 1 || !nic_log_on(level))
         return;
     nic_addr_format(from, a, sizeof(a));
     nic_addr_format(&w->addr, me, sizeof(me));
-    nic_log_emit(level, "wire %s: dropped a datagram from %s: %s; further ones are counted "
+    nic_log_emit(w->log, level, "wire %s: dropped a datagram from %s: %s; further ones are counted "
                  "(nicctl status, 'auth:')", me, a, what);
 }
 

@@ -106,7 +106,8 @@ int nic_wire_flush_tx(nic_wire_t *w)
                 /* The route or the kernel refuses a train (a segment above
                  * the path MTU, no checksum offload): one datagram per
                  * frame from now on. */
-                nic_log_info("wire: UDP segmentation offload refused (%s); sending frame by "
+                nic_log_info(w->log,
+                             "wire: UDP segmentation offload refused (%s); sending frame by "
                              "frame", strerror(errno));
                 w->gso = 0;
                 continue;

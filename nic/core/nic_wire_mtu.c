@@ -62,7 +62,7 @@ static unsigned wire_find_mtu(int fd, struct in_addr addr)
 int nic_wire_set_mtu(nic_wire_t *w, unsigned mtu)
 {
     if (mtu != 0 && (mtu < WIRE_MTU_MIN || mtu > WIRE_MTU_MAX)) {
-        nic_log_error("wire: MTU %u is outside %u .. %u", mtu, WIRE_MTU_MIN, WIRE_MTU_MAX);
+        nic_log_error(w->log, "wire: MTU %u is outside %u .. %u", mtu, WIRE_MTU_MIN, WIRE_MTU_MAX);
         return NIC_ERR_CONFIG;
     }
     if (mtu == 0)

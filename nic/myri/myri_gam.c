@@ -39,7 +39,7 @@ int myri_gam_open(nic_host_t *host, const myri_gam_params_t *p, myri_gam_t **g_p
      * (at most credits), plus error reports for my out-queue. */
     cq_need = 2ull * p->credits * (uint64_t)p->num_vnn + g->sq_n;
     if (cq_need > 65536) {
-        nic_log_error("myri: %u credits x %d nodes need an in-queue of %llu entries "
+        nic_log_error(&host->log, "%u credits x %d nodes need an in-queue of %llu entries "
                       "(at most 65536): lower the credits", p->credits, p->num_vnn,
                       (unsigned long long)cq_need);
         free(g);

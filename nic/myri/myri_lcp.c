@@ -64,7 +64,8 @@ static void lcp_ep_close(nic_fw_t *fw, nic_fw_ep_t *ep)
     ep->pers = NULL;
 }
 
-static int lcp_ctl_setup(nic_fw_ep_t *ep, lcp_ep_t *e, const myri_ctl_setup_t *s)
+static int lcp_ctl_setup(nic_fw_t *fw, nic_fw_ep_t *ep, lcp_ep_t *e,
+                         const myri_ctl_setup_t *s)
 {
     uint64_t need = (uint64_t)s->recv_offset + (uint64_t)ep->sh->cq_entries * MYRI_PAGE;
 
@@ -74,8 +75,8 @@ static int lcp_ctl_setup(nic_fw_ep_t *ep, lcp_ep_t *e, const myri_ctl_setup_t *s
     /* The receive partition must hold one page per in-queue entry. */
     if (nic_fw_mr_lookup(ep, s->copy_key, s->recv_offset, need - s->recv_offset,
                          NIC_MR_LOCAL_WRITE) == NULL) {
-        nic_log_warn("endpoint %#x: copy block %#x does not cover %u receive pages",
-                     ep->id, s->copy_key, ep->sh->cq_entries);
+        nic_log_warn(nic_fw_log(fw), "endpoint %#x: copy block %#x does not cover %u "
+                     "receive pages", ep->id, s->copy_key, ep->sh->cq_entries);
         return NIC_ERR_PROTECTION;
     }
     if (s->stamp_offset != 0 &&
@@ -83,8 +84,8 @@ static int lcp_ctl_setup(nic_fw_ep_t *ep, lcp_ep_t *e, const myri_ctl_setup_t *s
          nic_fw_mr_lookup(ep, s->copy_key, s->stamp_offset,
                           MYRI_STAMPS_BYTES(ep->sh->sq_entries, ep->sh->cq_entries),
                           NIC_MR_LOCAL_READ | NIC_MR_LOCAL_WRITE) == NULL)) {
-        nic_log_warn("endpoint %#x: copy block %#x does not hold the timing stamps at %#x",
-                     ep->id, s->copy_key, s->stamp_offset);
+        nic_log_warn(nic_fw_log(fw), "endpoint %#x: copy block %#x does not hold the timing "
+                     "stamps at %#x", ep->id, s->copy_key, s->stamp_offset);
         return NIC_ERR_PROTECTION;
     }
     free(e->peers);
@@ -141,7 +142,7 @@ static int lcp_ep_ctl(nic_fw_t *fw, nic_fw_ep_t *ep, uint32_t op, const void *in
     case MYRI_CTL_SETUP:
         if (in_len != sizeof(myri_ctl_setup_t))
             return NIC_ERR_INVALID;
-        return lcp_ctl_setup(ep, e, in);
+        return lcp_ctl_setup(fw, ep, e, in);
     case MYRI_CTL_PEERS: {
         const myri_ctl_peers_t *p = in;
         if (!e->setup_done || in_len < sizeof(*p) ||

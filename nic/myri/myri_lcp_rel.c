@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "../core/nic_log.h"
-#include "../core/nic_rel_env.h"
 #include "myri_lcp.h"
 
 /* The stream header sits right after the type word, in the fields
@@ -89,8 +88,6 @@ int lcp_rel_create(nic_fw_t *fw, lcp_t *l)
         .deliver = lcp_deliver,
         .lost = lcp_lost,
     };
-    if (nic_rel_config_env("myri", &cfg) != NIC_OK)
-        return NIC_ERR_CONFIG;
     return nic_rel_create(fw, &cfg, &ops, fw, &l->rel);
 }
 

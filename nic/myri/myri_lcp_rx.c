@@ -54,7 +54,7 @@ int lcp_deliver(void *arg, nic_rel_peer_t *p, const struct sockaddr_in *from, ui
     lcp_ep_t *e = ep ? ep->pers : NULL;
     if (ep == NULL || ep->job_key != h->job_key || !e->setup_done) {
         l->c.protection++;
-        nic_log_info("refused a packet for endpoint %#x: %s", h->dst_ep,
+        nic_log_info(nic_fw_log(fw), "refused a packet for endpoint %#x: %s", h->dst_ep,
                      ep == NULL ? "no such endpoint" : "protection key mismatch");
         return lcp_refuse(fw, l, p, h, ep == NULL ? NIC_ERR_NOT_FOUND : NIC_ERR_PROTECTION);
     }

@@ -69,7 +69,7 @@ int lcp_resolve(nic_fw_t *fw, lcp_t *l, lcp_ep_t *e, int32_t vnn, nic_rel_peer_t
     rc = myri_fabric_walk(&l->fab, l->self_sw, l->self_port, pe->route, pe->route_len, &dst, hops);
     if (rc != NIC_OK) {
         l->c.route_errors++;
-        nic_log_warn("route to node %d (%u bytes) leads nowhere in the fabric", vnn,
+        nic_log_warn(nic_fw_log(fw), "route to node %d (%u bytes) leads nowhere in the fabric", vnn,
                      pe->route_len);
         return rc;
     }

@@ -60,7 +60,7 @@ static int ctl_export(sci_bridge_t *b, nic_fw_ep_t *ep, const void *in, size_t i
     if (x->flags & SCI_EXP_DMA)
         access |= NIC_MR_LOCAL_READ;
     if ((rc = sci_up_alloc(b, (uint32_t)npages, &first)) != NIC_OK) {
-        nic_log_warn("endpoint %#x: export of %llu pages refused: the upstream ATT has no "
+        nic_log_warn(b->log, "endpoint %#x: export of %llu pages refused: the upstream ATT has no "
                      "such free range (%u of %u entries used)", ep->id,
                      (unsigned long long)npages, b->up_used, b->up_entries);
         return rc;
@@ -121,7 +121,8 @@ static int ctl_import(nic_fw_t *fw, sci_bridge_t *b, nic_fw_ep_t *ep, const void
         return NIC_ERR_NO_ROUTE;
     npages = (uint32_t)((m.size + SCI_DOWN_PAGE - 1) / SCI_DOWN_PAGE);
     if ((rc = sci_down_alloc(b, npages, &first)) != NIC_OK) {
-        nic_log_warn("endpoint %#x: import of %u pages refused: the downstream ATT has no "
+        nic_log_warn(nic_fw_log(fw),
+                     "endpoint %#x: import of %u pages refused: the downstream ATT has no "
                      "such free range", ep->id, npages);
         return rc;
     }

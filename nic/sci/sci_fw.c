@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/nic_log.h"
-#include "md_tun.h"
+#include "../core/nic_env.h"
 #include "sci_fw.h"
 
 static void sci_fw_fini(nic_fw_t *fw, void *state)
@@ -29,11 +28,12 @@ static int sci_fw_init(nic_fw_t *fw, void **state)
     int rc;
 
     /* MULTIDEV_SCI_UP_ATT's declared default is SCI_UP_ENTRIES_DEF */
-    if (md_tun_env_num("MULTIDEV_SCI_UP_ATT", &up, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_SCI_TIMEOUT_MS", &timeout_ms, nic_log_say_error) < 0)
+    if (nic_env_num(nic_fw_log(fw), "MULTIDEV_SCI_UP_ATT", &up) != NIC_OK ||
+        nic_env_num(nic_fw_log(fw), "MULTIDEV_SCI_TIMEOUT_MS", &timeout_ms) != NIC_OK)
         return NIC_ERR_CONFIG;
     if ((b = calloc(1, sizeof(*b))) == NULL)
         return NIC_ERR_NO_MEMORY;
+    b->log = nic_fw_log(fw);
     b->up_entries = (uint32_t)up;
     sci_frame_fit(b, nic_fw_wire(fw)->piece_max);
     b->timeout_ns = (uint64_t)timeout_ms * 1000000u;

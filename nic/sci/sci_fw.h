@@ -144,6 +144,7 @@ typedef struct sci_bridge {
     uint32_t        late_head, late_tail;
     sci_delayed_t  *delay;                 /* [SCI_DELAY_SLOTS] FIFO */
     uint32_t        delay_head, delay_tail;
+    const nic_log_sink_t *log;             /* its firmware's (nic_fw_log) */
 } sci_bridge_t;
 
 static inline sci_bridge_t *sci_of(nic_fw_t *fw) { return nic_fw_pers_state(fw); }

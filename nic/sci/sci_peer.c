@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "../core/nic_log.h"
-#include "../core/nic_rel_env.h"
 #include "sci_fw.h"
 
 _Static_assert(sizeof(nic_rel_hdr_t) == sizeof(((sci_frame_hdr_t *)0)->rel),
@@ -229,7 +228,8 @@ static void rel_peer_gone(void *arg, const nic_rel_peer_t *rp, int status)
         }
     nic_fw_ep_foreach(fw, node_gone_tell, &g);
     if (g.missed > 0)
-        nic_log_warn("%u endpoint(s) could not be told that a bridge is gone: their completion "
+        nic_log_warn(nic_fw_log(fw),
+                     "%u endpoint(s) could not be told that a bridge is gone: their completion "
                      "queues are full (their liveness checks will find it)", g.missed);
 }
 
@@ -242,7 +242,5 @@ int sci_rel_open(nic_fw_t *fw, sci_bridge_t *b)
     nic_rel_ops_t ops = { .ack_frame = rel_ack_frame, .seal = rel_seal,
                           .deliver = sci_rx_deliver, .peer_gone = rel_peer_gone };
 
-    if (nic_rel_config_env("sci", &cfg) != NIC_OK)
-        return NIC_ERR_CONFIG;
     return nic_rel_create(fw, &cfg, &ops, fw, &b->rel);
 }

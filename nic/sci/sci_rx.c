@@ -197,7 +197,7 @@ static void rx_intr(sci_bridge_t *b, int peer, const sci_pkt_hdr_t *p)
                                                         src->addr.sin_port }) };
     if (nic_ring_space(&ep->cq) <= sci_ep(ep)->cq_reserved || !sci_cq_post(ep, &c)) {
         if (b->st.intr_dropped++ == 0)
-            nic_log_warn("endpoint %#x: completion queue full, remote interrupt %u dropped "
+            nic_log_warn(b->log, "endpoint %#x: completion queue full, remote interrupt %u dropped "
                          "(counted as intr_dropped)", ep->id, no);
         return;
     }

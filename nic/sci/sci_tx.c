@@ -300,7 +300,8 @@ int sci_ep_service(nic_fw_t *fw, nic_fw_ep_t *ep)
         memcpy(&h, &ep->sq.slots[idx & ep->sq.mask], sizeof(h));   /* the host may change it */
         if (h.nslots == 0 || h.nslots > ep->sq.mask + 1 || h.op == 0 || h.op >= SCI_OP_MAX ||
             h.nslots != sci_sqe_slots(h.op, h.len)) {
-            nic_log_warn("endpoint %#x: malformed send request (op %u, %u entries, %u "
+            nic_log_warn(nic_fw_log(fw),
+                         "endpoint %#x: malformed send request (op %u, %u entries, %u "
                          "bytes): endpoint failed", ep->id, h.op, h.nslots, h.len);
             nic_fw_ep_fail(ep, NIC_ERR_INVALID);
             return events;

@@ -43,7 +43,7 @@ int sci_waits_timeout(sci_bridge_t *b, uint64_t now, uint64_t *next)
         sci_read_t *r = &b->reads[i];
         if (r->ep == NULL || !nic_stall_timer_expired(&r->waited, now, b->timeout_ns, next))
             continue;
-        nic_log_warn("endpoint %#x: a remote read got no answer in %llu ms", r->ep->id, ms);
+        nic_log_warn(b->log, "endpoint %#x: a remote read got no answer in %llu ms", r->ep->id, ms);
         sci_waits_read_end(b, r, NIC_ERR_PEER_FAILED);
         n++;
     }
@@ -51,7 +51,8 @@ int sci_waits_timeout(sci_bridge_t *b, uint64_t now, uint64_t *next)
         sci_barrier_t *bar = &b->barriers[i];
         if (bar->ep == NULL || !nic_stall_timer_expired(&bar->waited, now, b->timeout_ns, next))
             continue;
-        nic_log_warn("endpoint %#x: a store barrier got no answer from %u bridge(s) in %llu ms",
+        nic_log_warn(b->log,
+                     "endpoint %#x: a store barrier got no answer from %u bridge(s) in %llu ms",
                      bar->ep->id, sci_peers_count(bar->waits), ms);
         barrier_end(b, bar, NIC_ERR_PEER_FAILED);
         n++;
@@ -90,6 +91,6 @@ void sci_waits_peer_gone(sci_bridge_t *b, int peer, int status)
             barriers++;
         }
     if (reads + barriers > 0)
-        nic_log_info("a bridge %s: %u remote read(s) and %u store barrier(s) waiting on it "
+        nic_log_info(b->log, "a bridge %s: %u remote read(s) and %u store barrier(s) waiting on it "
                      "failed", why, reads, barriers);
 }

@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "../core/nic_log.h"
-#include "../core/nic_rel_env.h"
-#include "md_tun.h"
+#include "../core/nic_env.h"
 #include "via_fw.h"
 
 uint32_t via_random(via_fw_t *v)
@@ -112,9 +111,8 @@ static int via_fw_init(nic_fw_t *fw, void **state)
     int rc;
 
     /* MULTIDEV_VIA_MTU's declared range is 256..VIA_PAYLOAD_MAX */
-    if (md_tun_env_num("MULTIDEV_VIA_RDMA_READ", &rdma_read, nic_log_say_error) < 0 ||
-        md_tun_env_num("MULTIDEV_VIA_MTU", &mtu, nic_log_say_error) < 0 ||
-        nic_rel_config_env("via", &cfg) != NIC_OK)
+    if (nic_env_num(nic_fw_log(fw), "MULTIDEV_VIA_RDMA_READ", &rdma_read) != NIC_OK ||
+        nic_env_num(nic_fw_log(fw), "MULTIDEV_VIA_MTU", &mtu) != NIC_OK)
         return NIC_ERR_CONFIG;
     if ((v = calloc(1, sizeof(*v))) == NULL)
         return NIC_ERR_NO_MEMORY;
@@ -242,7 +240,8 @@ static int via_vi_create(via_fw_t *v, nic_fw_ep_t *ep, const via_ctl_vi_create_t
     if (nic == NULL || via_ep(nic)->kind != VIA_EP_NIC || nic->conn != ep->conn)
         return NIC_ERR_PROTECTION;
     if (c->ptag == 0 || via_ptag_owner(v, c->ptag) != c->nic_ep) {
-        nic_log_info("VI create refused: protection tag %#x is not this process's", c->ptag);
+        nic_log_info(nic_fw_log(v->fw), "VI create refused: protection tag %#x is not this "
+                     "process's", c->ptag);
         return NIC_ERR_PROTECTION;
     }
     if (c->level != VIA_UNRELIABLE && c->level != VIA_RELIABLE_DELIVERY &&

@@ -230,7 +230,8 @@ static void rx_request(via_fw_t *v, const struct sockaddr_in *from, const via_hd
             return;                                 /* already here */
     }
     if (free_slot == NULL) {
-        nic_log_warn("connection request from VI %#x dropped: %u requests already wait",
+        nic_log_warn(nic_fw_log(v->fw),
+                     "connection request from VI %#x dropped: %u requests already wait",
                      h->src_vi, VIA_PEND_MAX);
         return;
     }
@@ -325,7 +326,7 @@ static void conn_timeout_one(nic_fw_t *fw, nic_fw_ep_t *ep, void *arg)
         return;
     if (s->now >= vi->connect_deadline_ns) {
         s->v->c.conn_timeouts++;
-        nic_log_info("VI %#x: connection request timed out", ep->id);
+        nic_log_info(nic_fw_log(fw), "VI %#x: connection request timed out", ep->id);
         conn_result(s->v, vi, VIA_VI_IDLE, VIA_CONN_TIMEOUT);
         s->events++;
     } else if (vi->connect_deadline_ns < s->next) {

@@ -94,7 +94,8 @@ static void via_notify_cq(via_fw_t *v, via_vi_t *vi, uint32_t cq_id, const via_w
          * their descriptors); every VI feeding it learns it. */
         ce->u.cq.overflowed = 1;
         v->c.cq_overruns++;
-        nic_log_warn("completion queue %#x overflowed (%u entries): it is in the error state",
+        nic_log_warn(nic_fw_log(v->fw),
+                     "completion queue %#x overflowed (%u entries): it is in the error state",
                      cq_ep->id, cq_ep->sh->cq_entries);
         nic_fw_ep_fail(cq_ep, NIC_ERR_NO_RESOURCE);
         atomic_store(&vi->sh->async_error, VIA_AERR_VI_OVERRUN);
@@ -143,7 +144,8 @@ void via_desc_complete(via_fw_t *v, via_vi_t *vi, const via_work_t *w, int is_re
             }
         }
     } else {
-        nic_log_info("VI %#x: descriptor %#llx was deregistered before it completed",
+        nic_log_info(nic_fw_log(v->fw),
+                     "VI %#x: descriptor %#llx was deregistered before it completed",
                      vi->ep->id, (unsigned long long)w->desc_va);
     }
     uint32_t cq = is_recv ? vi->recv_cq : vi->send_cq;
@@ -281,7 +283,7 @@ void via_vi_break(via_fw_t *v, via_vi_t *vi, uint32_t aerr, uint32_t status, int
     if (state == VIA_VI_CONNECT_PENDING && v->connecting > 0)
         v->connecting--;
     v->c.breaks++;
-    nic_log_info("VI %#x: connection broken (%s, status %#x)", vi->ep->id,
+    nic_log_info(nic_fw_log(v->fw), "VI %#x: connection broken (%s, status %#x)", vi->ep->id,
                  tell ? "reported to the peer" : "by the peer or the wire", status);
     atomic_store(&vi->sh->state, VIA_VI_ERROR);
     atomic_store(&vi->sh->async_error, aerr);

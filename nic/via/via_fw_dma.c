@@ -29,8 +29,8 @@ static int dma_cma(via_fw_t *v, pid_t pid, uint64_t va, void *local, size_t len,
             v->c.dma_errors++;
             if (!v->cma_warned) {
                 v->cma_warned = 1;
-                nic_log_warn("DMA %s process %d failed: %s (cross-memory attach needs the "
-                             "firmware to be allowed to trace the process)",
+                nic_log_warn(nic_fw_log(v->fw), "DMA %s process %d failed: %s (cross-memory "
+                             "attach needs the firmware to be allowed to trace the process)",
                              write ? "into" : "from", (int)pid, n < 0 ? strerror(errno) : "short");
             }
             return NIC_ERR_IO;
@@ -79,8 +79,9 @@ void via_dma_flush(via_fw_t *v)
     if (put != (ssize_t)wc->len) {
         /* only if the process unmapped memory it had registered */
         v->c.dma_errors++;
-        nic_log_warn("RDMA write of %llu bytes into process %d failed: %s",
-                     (unsigned long long)wc->len, (int)wc->pid, put < 0 ? strerror(errno) : "short");
+        nic_log_warn(nic_fw_log(v->fw), "RDMA write of %llu bytes into process %d failed: %s",
+                     (unsigned long long)wc->len, (int)wc->pid,
+                     put < 0 ? strerror(errno) : "short");
     }
     wc->n = 0;
     wc->len = 0;

@@ -78,7 +78,8 @@ static int rx_take_desc(via_fw_t *v, via_vi_t *vi, via_work_t *w, uint32_t *stat
         via_rq_pull(vi);         /* rung after the firmware last looked */
     if (vi->rq_head == vi->rq_tail) {
         v->c.recvq_empty++;
-        nic_log_info("VI %#x: a message found the receive queue empty", vi->ep->id);
+        nic_log_info(nic_fw_log(v->fw),
+                     "VI %#x: a message found the receive queue empty", vi->ep->id);
         *status = VIA_STATUS_REMOTE_DESC_ERROR;
         return VIA_AERR_RECVQ_EMPTY;
     }
@@ -158,7 +159,8 @@ static void rx_write(via_fw_t *v, via_vi_t *vi, const via_hdr_t *h, const uint8_
         v->c.protection++;
     }
     if (e == NULL) {
-        nic_log_info("VI %#x: RDMA write to handle %#x refused (status %#x)", vi->ep->id,
+        nic_log_info(nic_fw_log(v->fw),
+                     "VI %#x: RDMA write to handle %#x refused (status %#x)", vi->ep->id,
                      h->rhandle, st);
         rx_fail(v, vi, VIA_AERR_RDMAW_PROT, VIA_STATUS_RDMA_PROT_ERROR);
         return;
@@ -197,7 +199,8 @@ static int rx_read_req(via_fw_t *v, via_vi_t *vi, const via_hdr_t *h)
     if (e == NULL || !(vi->rdma_flags & VIA_MR_RDMA_READ)) {
         if (e != NULL)
             v->c.protection++;
-        nic_log_info("VI %#x: RDMA read of handle %#x refused", vi->ep->id, h->rhandle);
+        nic_log_info(nic_fw_log(v->fw),
+                     "VI %#x: RDMA read of handle %#x refused", vi->ep->id, h->rhandle);
         via_vi_break(v, vi, VIA_AERR_RDMAR_PROT, VIA_STATUS_RDMA_PROT_ERROR, 1);
         return NIC_OK;
     }

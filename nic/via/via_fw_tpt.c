@@ -62,7 +62,8 @@ int via_tpt_register(via_fw_t *v, nic_fw_ep_t *nic_ep, const via_ctl_mem_reg_t *
     if (r->len == 0 || r->va + r->len < r->va || (r->flags & ~(VIA_MR_RDMA_WRITE | VIA_MR_RDMA_READ)))
         return NIC_ERR_INVALID;
     if (via_ptag_owner(v, r->ptag) != nic_ep->id) {
-        nic_log_info("registration refused: protection tag %#x is not this process's", r->ptag);
+        nic_log_info(nic_fw_log(v->fw), "registration refused: protection tag %#x is not this "
+                     "process's", r->ptag);
         return NIC_ERR_PROTECTION;
     }
     if (r->core_key != 0) {

@@ -342,7 +342,8 @@ static int take_tokens(via_fw_t *v, via_vi_t *vi, uint32_t state)
         st = via_desc_fetch(v, vi, &t, 0, w);
         w->msg_id = vi->next_msg_id++;
         if (st != 0) {
-            nic_log_info("VI %#x: send descriptor %#llx refused (status %#x)", vi->ep->id,
+            nic_log_info(nic_fw_log(v->fw),
+                         "VI %#x: send descriptor %#llx refused (status %#x)", vi->ep->id,
                          (unsigned long long)t.desc_va, st);
             if (st & VIA_STATUS_LENGTH_ERROR)
                 v->c.length_errors++;

@@ -7,9 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../core/nic_log.h"
+#include "../core/nic_env.h"
 #include "../core/nic_status.h"
-#include "md_tun.h"
 #include "via_lmm.h"
 
 static int lmm_mlock(void *arg, uint64_t start, uint64_t end, int pin)
@@ -22,7 +21,7 @@ static int lmm_mlock(void *arg, uint64_t start, uint64_t end, int pin)
         return munlock((void *)(uintptr_t)start, end - start) == 0 ? 0 : -1;
     if (mlock((void *)(uintptr_t)start, end - start) != 0) {
         /* RLIMIT_MEMLOCK or no privilege: emulate pinning with the counts. */
-        nic_log_info("mlock of %llu bytes refused (%s): locked memory is emulated by "
+        nic_log_info(m->log, "mlock of %llu bytes refused (%s): locked memory is emulated by "
                      "lock counts from now on", (unsigned long long)(end - start),
                      strerror(errno));
         m->real = 0;
@@ -30,7 +29,7 @@ static int lmm_mlock(void *arg, uint64_t start, uint64_t end, int pin)
     return 0;
 }
 
-int via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg)
+int via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg, const nic_log_sink_t *sink)
 {
     long page = sysconf(_SC_PAGESIZE);
     long long mlock_on = 1;
@@ -39,8 +38,8 @@ int via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg)
     m->page = page > 0 ? (size_t)page : 4096;
     m->pin = pin ? pin : lmm_mlock;
     m->pin_arg = pin ? arg : m;
-    if (pin == NULL &&
-        md_tun_env_num("MULTIDEV_VIA_MLOCK", &mlock_on, nic_log_say_error) < 0)
+    m->log = sink;
+    if (pin == NULL && nic_env_num(sink, "MULTIDEV_VIA_MLOCK", &mlock_on) != NIC_OK)
         return NIC_ERR_CONFIG;
     m->real = pin == NULL && mlock_on;
     return NIC_OK;

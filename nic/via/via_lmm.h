@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/nic_log.h"
+
 enum via_lmm_case {
     VIA_LMM_FRONT = 0, VIA_LMM_REAR, VIA_LMM_MIDDLE, VIA_LMM_TOTAL, VIA_LMM_DISJOINT,
     VIA_LMM_NCASES
@@ -61,12 +63,14 @@ typedef struct via_lmm {
     int             real;            /* pages really locked (mlock) */
     uint64_t        cases[VIA_LMM_NCASES];
     uint64_t        pins, unpins;    /* calls of the pin callback */
+    const nic_log_sink_t *log;       /* its NIC's (via_lmm_init) */
 } via_lmm_t;
 
 /* pin NULL: mlock/munlock, falling back to counting alone (at once with
  * MULTIDEV_VIA_MLOCK=0).  NIC_OK, or NIC_ERR_CONFIG after an error line if
- * that variable is malformed. */
-int  via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg);
+ * that variable is malformed.  sink: where its lines go (its NIC's, kept
+ * for its life; NULL: stderr). */
+int  via_lmm_init(via_lmm_t *m, via_lmm_pin_fn pin, void *arg, const nic_log_sink_t *sink);
 void via_lmm_fini(via_lmm_t *m);     /* unpins whatever is left */
 /* Lock [start, end); may be called again for overlapping ranges.
  * 0, or -1 (out of memory). */

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "../core/nic_job.h"
+#include "../core/nic_log.h"
 #include "via_desc.h"
 #include "via_wire.h"
 
@@ -80,6 +81,7 @@ typedef struct vipl_nic_opts {
     int         start;         /* 1: start nicd if no firmware runs */
     int         inproc;        /* 1: the firmware as a thread of this process */
     int         own_fw;        /* with inproc: this process's alone (nic_attach_opts_t) */
+    nic_log_sink_t log;        /* where the lines about this NIC go (nic_attach_opts_t) */
 } vipl_nic_opts_t;
 
 vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic);

@@ -30,6 +30,7 @@ struct vipl_nic {
     nic_job_t          job;           /* its endpoints' job */
     uint64_t           job_key;       /* = job.tag */
     pthread_mutex_t    lock;          /* registrations, LMM, VI table */
+    nic_log_sink_t     log;           /* vipl_nic_opts_t.log */
     via_lmm_t          lmm;
     vipl_reg_t        *regs;          /* [VIA_TPT_MAX], by handle slot */
     vipl_shared_t      shared[VIPL_MAX_SHARED];

@@ -132,7 +132,8 @@ vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic_p)
         return VIPL_ERROR_RESOURCE;
     }
     pthread_mutex_init(&nic->lock, NULL);
-    if ((rc = via_lmm_init(&nic->lmm, NULL, NULL)) != NIC_OK)
+    nic->log = o->log;
+    if ((rc = via_lmm_init(&nic->lmm, NULL, NULL, &nic->log)) != NIC_OK)
         goto err;
     if (o->job != NULL)
         nic->job = *o->job;
@@ -143,7 +144,7 @@ vipl_result_t vipl_open_nic(const vipl_nic_opts_t *o, vipl_nic_t **nic_p)
         .node = o->node, .nic = o->nic ? o->nic : "via0", .pers = "via", .rundir = o->rundir,
         .bind_ip = o->bind_ip, .bind_ip_must_match = o->bind_ip_must_match,
         .start = o->start, .inproc = o->inproc,
-        .own_fw = o->own_fw, .timeout_ms = 10000,
+        .own_fw = o->own_fw, .timeout_ms = 10000, .log = o->log,
     };
     if ((rc = nic_host_attach(&ao, &nic->host)) != NIC_OK)
         goto err;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "md_complete.h"
+#include "md_log.h"
 #include "md_pool.h"
 
 /* A system message's receive request and its buffer, in one block from
@@ -76,7 +77,7 @@ void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t sr
         sd->counters.sysmsgs_recvd++;
         sd->host->sysmsg(sd, &req->env, req->buf);
     } else {
-        sd->host->log(sd, 0, "%s: system message (tag %d) from rank %d lost: %s", sd->name,
+        sd->host->log(sd, MD_LOG_ERROR, "system message (tag %d) from rank %d lost: %s",
                       (int)req->env.tag, (int)src, md_status_string(req->status.error));
     }
     md_pool_release(req);           /* the block: req is its first member */

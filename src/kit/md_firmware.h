@@ -27,4 +27,12 @@ int md_param_firmware(const md_subdev_init_args_t *args, const char *subdev);
 #define MD_FW_ATTACH_INPROC(fw) ((fw) != MD_FW_NICD)
 #define MD_FW_ATTACH_OWN(fw)    ((fw) == MD_FW_OWN_THREAD)
 
+/* The log sink of the NIC a subdevice drives: the function of the
+ * nic_log_sink_t it attaches with, sd (an md_subdev_t *) its argument.
+ * Hands each line of that NIC (its host library's and, in-process, its
+ * firmware's) to sd->host->log at its level (the NIC's levels are
+ * md_log.h's), which prefixes the subdevice's name: NIC lines carry none.
+ * Runs on the firmware thread too: host->log must be thread-safe. */
+void md_firmware_log(void *sd, int level, const char *text);
+
 #endif /* MD_FIRMWARE_H */

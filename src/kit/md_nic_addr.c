@@ -27,7 +27,7 @@ static void log_error(md_subdev_t *sd, const md_nic_addr_t *out,
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    sd->host->log(sd, 0, "node %s, network %s: %s", args->node_name, out->net, text);
+    sd->host->log(sd, MD_LOG_ERROR, "node %s, network %s: %s", args->node_name, out->net, text);
 }
 
 static const char *host_of_me(const md_nic_addr_t *out, const md_subdev_init_args_t *args)
@@ -224,7 +224,7 @@ int md_nic_addr_choose_from(md_subdev_t *sd, const md_subdev_init_args_t *args,
     else
         rc = from_default(sd, args, out, env_addr);
     if (rc == MD_OK)
-        sd->host->log(sd, 2, "node %s, network %s: NIC address %s (%s)", args->node_name,
+        sd->host->log(sd, MD_LOG_INFO, "node %s, network %s: NIC address %s (%s)", args->node_name,
                       out->net, out->text, out->source);
     return rc;
 }

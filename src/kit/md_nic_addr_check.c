@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "md_ipv4.h"
+#include "md_log.h"
 #include "md_nic_addr.h"
 
 static void log_pair(md_subdev_t *sd, const md_nic_addr_t *mine,
@@ -29,7 +30,7 @@ static void log_pair(md_subdev_t *sd, const md_nic_addr_t *mine,
     for (char *c = env; *c != '\0'; c++)
         *c = (char)toupper((unsigned char)*c);
     /* the host's logger puts the subdevice's name in front */
-    sd->host->log(sd, 0, "rank %d (node %s, host %s) published its NIC address %s:%u, "
+    sd->host->log(sd, MD_LOG_ERROR, "rank %d (node %s, host %s) published its NIC address %s:%u, "
                   "which rank %d (node %s, host %s) cannot reach from %s; give network %s a "
                   "subnet= or iface= in the description, or set %s on host %s",
                   (int)publisher, h->node_names[mine->node_of_rank[publisher]],
@@ -67,7 +68,8 @@ int md_nic_addr_check_peers(md_subdev_t *sd, const md_nic_addr_t *mine,
             log_pair(sd, mine, published, publisher, publisher == q ? me : q);
     }
     if (bad > 1)
-        sd->host->log(sd, 0, "%d more peers of rank %d on other hosts are in the same case",
+        sd->host->log(sd, MD_LOG_ERROR,
+                      "%d more peers of rank %d on other hosts are in the same case",
                       (int)(bad - 1), (int)me);
     return bad > 0 ? MD_ERR_NO_ROUTE : MD_OK;
 }

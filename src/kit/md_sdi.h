@@ -186,7 +186,9 @@ struct md_sdi_host {
                    const void *payload);
 
     /* Logging through the multidevice's logger (MULTIDEV_LOG_LEVEL).
-     * level: 0 error, 1 warn, 2 info, 3 debug, 4 trace. */
+     * level: MD_LOG_ERROR, _WARN, _INFO, _DEBUG or _TRACE (md_log.h).
+     * The line comes out as "<subdevice name>: <text>": a text never
+     * starts with the subdevice's name itself. */
     void (*log)(md_subdev_t *sd, int level, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 

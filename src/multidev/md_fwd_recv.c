@@ -367,7 +367,7 @@ static int md_fwd_recv_finalize(md_subdev_t *sd)
 static int md_fwd_recv_isend(md_subdev_t *sd, md_request_t *req)
 {
     (void)req;
-    sd->host->log(sd, 0, "the forwarding receiver sends nothing itself");
+    sd->host->log(sd, MD_LOG_ERROR, "the forwarding receiver sends nothing itself");
     return MD_ERR_UNSUPPORTED;
 }
 

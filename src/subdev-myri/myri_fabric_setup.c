@@ -81,7 +81,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
         unsigned pa, pb;
         if (parse_link(tok, a, &pa, b, &pb) != 0 || pa >= MYRI_SWITCH_PORTS ||
             pb >= MYRI_SWITCH_PORTS) {
-            MYRI_LOG(ctx, 0, "myri: links: '%s' is not <switch>:<port>-<switch>:<port> with "
+            MYRI_LOG(ctx, MD_LOG_ERROR, "links: '%s' is not <switch>:<port>-<switch>:<port> with "
                      "ports below %d", tok, MYRI_SWITCH_PORTS);
             rc = MD_ERR_CONFIG;
             goto out;
@@ -105,14 +105,15 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
             if (fab->attach[i].sw == it.sw_a && fab->attach[i].port == it.port_a &&
                 (fab->attach[i].addr.sin_addr.s_addr != c->ip ||
                  fab->attach[i].addr.sin_port != c->udp_port)) {
-                MYRI_LOG(ctx, 0, "myri: two NICs claim switch %s port %u (rank %d among them): "
+                MYRI_LOG(ctx, MD_LOG_ERROR,
+                         "two NICs claim switch %s port %u (rank %d among them): "
                          "give each node its own port=", c->sw, c->port, r);
                 rc = MD_ERR_CONFIG;
                 goto out;
             }
         }
         if (myri_fabric_find(fab, &addr, &s, &p) == MD_OK && (s != it.sw_a || p != it.port_a)) {
-            MYRI_LOG(ctx, 0, "myri: rank %d's NIC is plugged into two switch ports", r);
+            MYRI_LOG(ctx, MD_LOG_ERROR, "rank %d's NIC is plugged into two switch ports", r);
             rc = MD_ERR_CONFIG;
             goto out;
         }
@@ -131,7 +132,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
         items[nitems++] = it;
     }
     if ((rc = myri_gam_fabric(ctx->gam, items, nitems)) != NIC_OK) {
-        MYRI_LOG(ctx, 0, "myri: the NIC refused the fabric description: %s",
+        MYRI_LOG(ctx, MD_LOG_ERROR, "the NIC refused the fabric description: %s",
                  md_status_string(rc));
         goto out;
     }
@@ -143,7 +144,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
         if (!ctx->serves[r])
             continue;
         if (c == NULL) {
-            MYRI_LOG(ctx, 0, "myri: rank %d is to be reached over myri but published no "
+            MYRI_LOG(ctx, MD_LOG_ERROR, "rank %d is to be reached over myri but published no "
                      "myri card", r);
             rc = MD_ERR_NO_ROUTE;
             goto out;
@@ -151,7 +152,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
         int len = myri_fabric_route(fab, my_sw, mine->port, (uint16_t)name_id(sw, c->sw),
                                     c->port, pe[r].route);
         if (len < 0) {
-            MYRI_LOG(ctx, 0, "myri: no route of at most %d hops from switch %s port %u to "
+            MYRI_LOG(ctx, MD_LOG_ERROR, "no route of at most %d hops from switch %s port %u to "
                      "rank %d (switch %s port %u): check links=", MYRI_MAX_HOPS, mine->sw,
                      mine->port, r, c->sw, c->port);
             rc = MD_ERR_NO_ROUTE;
@@ -163,7 +164,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
     }
     rc = myri_gam_set_peers(ctx->gam, 0, (uint32_t)ctx->world_size, pe);
     if (rc != NIC_OK)
-        MYRI_LOG(ctx, 0, "myri: loading routes into the NIC failed: %s", md_status_string(rc));
+        MYRI_LOG(ctx, MD_LOG_ERROR, "loading routes into the NIC failed: %s", md_status_string(rc));
 out:
     free(sw);
     free(fab);

@@ -32,6 +32,7 @@
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
+#include "md_log.h"
 #include "md_nic_addr.h"
 #include "md_opq.h"
 #include "md_peerset.h"

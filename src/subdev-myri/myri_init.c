@@ -8,7 +8,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "core/nic_log.h"
 #include "md_firmware.h"
 #include "myri/myri_timing.h"
 #include "myri_impl.h"
@@ -33,7 +32,7 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
         return rc;
     ctx->port = port;
     if (ctx->port >= MYRI_SWITCH_PORTS) {
-        MYRI_LOG(ctx, 0, "myri: switch port %zu of node %s is beyond the %d ports of a "
+        MYRI_LOG(ctx, MD_LOG_ERROR, "switch port %zu of node %s is beyond the %d ports of a "
                  "crossbar (set port= and switch= on the device line)", ctx->port,
                  args->node_name, MYRI_SWITCH_PORTS);
         return MD_ERR_CONFIG;
@@ -41,12 +40,6 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
     if ((ctx->fw_thread = md_param_firmware(args, "myri")) < 0)
         return ctx->fw_thread;
     return md_nic_addr_choose(ctx->sd, args, "myri", &ctx->addr);
-}
-
-static void myri_nic_log(void *arg, int level, const char *text)
-{
-    myri_ctx_t *ctx = arg;
-    MYRI_LOG(ctx, level, "%s", text);
 }
 
 int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len)
@@ -63,7 +56,6 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     ctx->me = args->world_rank;
     ctx->world_size = args->world_size;
     md_cookies_init(&ctx->cookies);
-    nic_log_set_sink(myri_nic_log, ctx);
     if ((rc = myri_params(ctx, args)) != MD_OK)
         goto err;
     ctx->serves = malloc((size_t)args->world_size);
@@ -81,10 +73,10 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
         .node = args->node_name, .nic = ctx->nic_name, .pers = "myri",
         .bind_ip = ctx->addr.text, .bind_ip_must_match = ctx->addr.must_match, .start = 1,
         .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
-        .timeout_ms = 10000,
+        .timeout_ms = 10000, .log = { md_firmware_log, sd },
     };
     if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
-        MYRI_LOG(ctx, 0, "myri: cannot reach the NIC firmware of node %s (%s): %s",
+        MYRI_LOG(ctx, MD_LOG_ERROR, "cannot reach the NIC firmware of node %s (%s): %s",
                  args->node_name, ctx->nic_name, md_status_string(rc));
         goto err;
     }
@@ -175,7 +167,6 @@ int myri_finalize(md_subdev_t *sd)
         nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
-    nic_log_set_sink(NULL, NULL);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
         md_opq_flush(&ctx->peers[q].ops, NULL, NULL);
         while (ctx->peers[q].held.head != NULL) {

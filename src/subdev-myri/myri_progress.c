@@ -93,9 +93,9 @@ void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
     if (ctx->peers[peer].failed)
         return;
     if (status == MD_ERR_NOT_FOUND)
-        MYRI_LOG(ctx, 2, "myri: rank %d has closed its endpoint (finalized or exited)", peer);
+        MYRI_LOG(ctx, MD_LOG_INFO, "rank %d has closed its endpoint (finalized or exited)", peer);
     else
-        MYRI_LOG(ctx, 0, "myri: rank %d is unreachable: %s", peer, md_status_string(status));
+        MYRI_LOG(ctx, MD_LOG_ERROR, "rank %d is unreachable: %s", peer, md_status_string(status));
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);
     ctx->host->peer_failed(ctx->sd, peer, status);
@@ -210,7 +210,7 @@ int myri_progress(md_subdev_t *sd)
     n = myri_gam_poll(ctx->gam, 64);   /* lends an in-process firmware a turn first */
     if (n < 0) {
         ctx->dead = n;
-        MYRI_LOG(ctx, 0, "myri: the NIC firmware of this node (%s) is gone: %s; every "
+        MYRI_LOG(ctx, MD_LOG_ERROR, "the NIC firmware of this node (%s) is gone: %s; every "
                  "request on this subdevice fails", ctx->nic_name, md_status_string(n));
         myri_fail_all(ctx, n);
         myri_flush_done(ctx);

@@ -95,7 +95,7 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
     } else {
         myri_msg_t *m = owned ? owned : msg_copy(src, handler, env, cookie, data, len);
         if (m == NULL) {
-            MYRI_LOG(ctx, 0, "myri: out of memory queueing a message from rank %d", src);
+            MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
         myri_msgq_append(&ctx->unexp, m);
@@ -110,7 +110,7 @@ static void recv_sysmsg_rndv(myri_ctx_t *ctx, int32_t src, const md_envelope_t *
     md_request_t *req = md_sysmsg_recv_new(env, src);
 
     if (req == NULL) {
-        MYRI_LOG(ctx, 0, "myri: no memory for a %llu-byte system message from rank %d",
+        MYRI_LOG(ctx, MD_LOG_ERROR, "no memory for a %llu-byte system message from rank %d",
                  (unsigned long long)env->size, src);
         return;
     }
@@ -138,7 +138,7 @@ void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_en
     }
     myri_msg_t *m = msg_copy(src, handler, env, cookie, data, len);
     if (m == NULL) {
-        MYRI_LOG(ctx, 0, "myri: out of memory holding a message from rank %d", src);
+        MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
     }
     md_peerset_add(&ctx->held, src);

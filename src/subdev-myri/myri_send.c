@@ -37,7 +37,7 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
     if (ctx->dead)
         return ctx->dead;
     if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer]) {
-        MYRI_LOG(ctx, 0, "myri: no route to rank %d: this subdevice does not serve it", peer);
+        MYRI_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
         return MD_ERR_NO_ROUTE;
     }
     if (ctx->peers[peer].failed)
@@ -139,7 +139,7 @@ static int ops_drain_peer(void *arg, int32_t q, int *events)
     int rc = md_opq_drain(ops, op_emit, ctx, q, events);
 
     if (rc < 0) {
-        MYRI_LOG(ctx, 0, "myri: sending to rank %d failed: %s", q, md_status_string(rc));
+        MYRI_LOG(ctx, MD_LOG_ERROR, "sending to rank %d failed: %s", q, md_status_string(rc));
         myri_fail_peer(ctx, q, rc);
     }
     return !md_opq_empty(ops);

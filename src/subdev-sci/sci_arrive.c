@@ -75,7 +75,7 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
     } else {
         sci_msg_t *m = owned ? owned : msg_copy(src, env, proto, rdv, id, data);
         if (m == NULL) {
-            SCI_LOG(ctx, 0, "sci: out of memory queueing a message from rank %d", src);
+            SCI_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
             return;
         }
@@ -92,12 +92,13 @@ static void sysmsg_transport(sci_ctx_t *ctx, int32_t src, const md_envelope_t *e
     md_request_t *req;
 
     if (ctx->peers[src].failed) {
-        SCI_LOG(ctx, 1, "sci: a %llu-byte system message from rank %d is lost: the rank is gone",
+        SCI_LOG(ctx, MD_LOG_WARN,
+                "a %llu-byte system message from rank %d is lost: the rank is gone",
                 (unsigned long long)env->size, src);
         return;
     }
     if ((req = md_sysmsg_recv_new(env, src)) == NULL) {
-        SCI_LOG(ctx, 0, "sci: no memory for a %llu-byte system message from rank %d",
+        SCI_LOG(ctx, MD_LOG_ERROR, "no memory for a %llu-byte system message from rank %d",
                 (unsigned long long)env->size, src);
         sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
         return;
@@ -126,7 +127,7 @@ static void arrival(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint3
     }
     sci_msg_t *m = msg_copy(src, env, proto, rdv, id, data);
     if (m == NULL) {
-        SCI_LOG(ctx, 0, "sci: out of memory holding a message from rank %d", src);
+        SCI_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
         return;
     }
@@ -192,7 +193,7 @@ int sci_arrivals(sci_ctx_t *ctx, int32_t peer)
             break;
         memcpy(&in, info_at, sizeof(in));
         if (!info_sane(ctx, &in, id)) {
-            SCI_LOG(ctx, 0, "sci: message %llu from rank %d is malformed (protocol %u, %llu "
+            SCI_LOG(ctx, MD_LOG_ERROR, "message %llu from rank %d is malformed (protocol %u, %llu "
                     "bytes)", (unsigned long long)id, peer, in.proto, (unsigned long long)in.size);
             sci_fail_peer(ctx, peer, MD_ERR_IO);
             break;

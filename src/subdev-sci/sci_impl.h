@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "md_complete.h"
+#include "md_log.h"
 #include "md_mq.h"
 #include "md_nic_addr.h"
 #include "md_kit.h"

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/nic_log.h"
 #include "md_card.h"
 #include "md_firmware.h"
 #include "sci/sci_timing.h"
@@ -36,21 +35,21 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
         (rc = md_param_text(args, "sci", "timing", ctx->timing, sizeof(ctx->timing))) < 0)
         return rc;
     if (inl > eager || eager > ring) {
-        SCI_LOG(ctx, 0, "sci: need inline_max (%zu) <= eager_limit (%zu) <= ring_size (%zu)",
+        SCI_LOG(ctx, MD_LOG_ERROR, "need inline_max (%zu) <= eager_limit (%zu) <= ring_size (%zu)",
                 inl, eager, ring);
         return MD_ERR_CONFIG;
     }
     if ((ctx->sq_entries & (ctx->sq_entries - 1)) != 0 ||
         ctx->sq_entries < 2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)eager) ||
         ctx->sq_entries > 65536) {
-        SCI_LOG(ctx, 0, "sci: sq=%zu must be a power of two <= 65536 holding one eager "
+        SCI_LOG(ctx, MD_LOG_ERROR, "sq=%zu must be a power of two <= 65536 holding one eager "
                 "message (%u entries)", ctx->sq_entries,
                 2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)eager));
         return MD_ERR_CONFIG;
     }
     if ((ctx->cq_entries & (ctx->cq_entries - 1)) != 0 || ctx->cq_entries < 2 * nstage + 8 ||
         ctx->cq_entries > 65536) {
-        SCI_LOG(ctx, 0, "sci: cq=%zu must be a power of two, >= 2 x stage_chunks + 8",
+        SCI_LOG(ctx, MD_LOG_ERROR, "cq=%zu must be a power of two, >= 2 x stage_chunks + 8",
                 ctx->cq_entries);
         return MD_ERR_CONFIG;
     }
@@ -68,12 +67,6 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     return md_nic_addr_choose(ctx->sd, args, "sci", &ctx->addr);
 }
 
-static void sci_nic_log(void *arg, int level, const char *text)
-{
-    sci_ctx_t *ctx = arg;
-    SCI_LOG(ctx, level, "%s", text);
-}
-
 /* The bridge, this rank's exported segment and its tag. */
 static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
@@ -82,11 +75,11 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
         .node = args->node_name, .nic = ctx->nic_name, .pers = "sci",
         .bind_ip = ctx->addr.text, .bind_ip_must_match = ctx->addr.must_match, .start = 1,
         .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
-        .timeout_ms = 10000,
+        .timeout_ms = 10000, .log = { md_firmware_log, ctx->sd },
     };
 
     if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
-        SCI_LOG(ctx, 0, "sci: cannot reach the bridge firmware of node %s (%s): %s",
+        SCI_LOG(ctx, MD_LOG_ERROR, "cannot reach the bridge firmware of node %s (%s): %s",
                 args->node_name, ctx->nic_name, md_status_string(rc));
         return rc;
     }
@@ -94,7 +87,7 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
     if ((rc = nic_job_from_secret(&job, args->job_secret)) != NIC_OK ||
         (rc = sci_open(ctx->nic, &job, (uint32_t)ctx->sq_entries,
                        (uint32_t)ctx->cq_entries, &ctx->dev)) != NIC_OK) {
-        SCI_LOG(ctx, 0, "sci: opening an endpoint on the bridge of node %s failed: %s",
+        SCI_LOG(ctx, MD_LOG_ERROR, "opening an endpoint on the bridge of node %s failed: %s",
                 args->node_name, md_status_string(rc));
         return rc;
     }
@@ -107,7 +100,7 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
         (rc = sci_set_dma_tag(ctx->dev, ctx->tag)) != NIC_OK ||
         (rc = sci_export_range(ctx->dev, &ctx->mr, 0, ctx->lay.size, ctx->tag,
                                SCI_EXP_REMOTE | SCI_EXP_DMA, &ctx->seg)) != NIC_OK) {
-        SCI_LOG(ctx, 0, "sci: exporting %llu bytes through the bridge of node %s failed: %s",
+        SCI_LOG(ctx, MD_LOG_ERROR, "exporting %llu bytes through the bridge of node %s failed: %s",
                 (unsigned long long)ctx->lay.size, args->node_name, md_status_string(rc));
         return rc;
     }
@@ -128,12 +121,12 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->me = args->world_rank;
     ctx->world_size = args->world_size;
     md_mq_init(&ctx->mq);
-    nic_log_set_sink(sci_nic_log, ctx);
     memset(&pp, 0, sizeof(pp));
     if ((rc = sci_params(ctx, args, &pp)) != MD_OK)
         goto err;
     if ((rc = sci_layout_make(&pp, &ctx->lay)) != MD_OK) {
-        SCI_LOG(ctx, 0, "sci: nmsg, nrdv, dma_chunk, dma_chunks or stage_chunks out of range");
+        SCI_LOG(ctx, MD_LOG_ERROR,
+                "nmsg, nrdv, dma_chunk, dma_chunks or stage_chunks out of range");
         goto err;
     }
     ctx->serves = malloc((size_t)args->world_size);
@@ -172,7 +165,7 @@ static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
     int rc;
 
     if (c->magic != SCI_CARD_MAGIC || memcmp(&c->p, &ctx->card.p, sizeof(c->p)) != 0) {
-        SCI_LOG(ctx, 0, "sci: rank %d runs other SCI parameters (inline_max, eager_limit, "
+        SCI_LOG(ctx, MD_LOG_ERROR, "rank %d runs other SCI parameters (inline_max, eager_limit, "
                 "ring_size, nmsg, nrdv, dma_chunk, dma_chunks, stage_chunks must agree)", q);
         return MD_ERR_CONFIG;
     }
@@ -185,7 +178,7 @@ static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
                          ctx->tag, &p->rx_win)) != NIC_OK ||
         (rc = sci_import(ctx->dev, node, c->seg_off + sci_tx_block(l, ctx->me), l->tx_block,
                          ctx->tag, &p->tx_win)) != NIC_OK) {
-        SCI_LOG(ctx, 0, "sci: importing the segment of rank %d failed: %s", q,
+        SCI_LOG(ctx, MD_LOG_ERROR, "importing the segment of rank %d failed: %s", q,
                 md_status_string(rc));
         return rc;
     }
@@ -215,7 +208,7 @@ int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
         if (q == ctx->me || !ctx->serves[q])
             continue;
         if (q >= cards->world_size || cards->len[q] != sizeof(c)) {
-            SCI_LOG(ctx, 0, "sci: rank %d published no SCI card", q);
+            SCI_LOG(ctx, MD_LOG_ERROR, "rank %d published no SCI card", q);
             return MD_ERR_CONFIG;
         }
         memcpy(&c, cards->card[q], sizeof(c));
@@ -274,7 +267,6 @@ int sci_finalize(md_subdev_t *sd)
         nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
-    nic_log_set_sink(NULL, NULL);
     sci_ctl_drop_all(ctx);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
         sci_peer_t *p = &ctx->peers[q];

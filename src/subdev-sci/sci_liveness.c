@@ -96,7 +96,7 @@ int sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c)
         return 0;
     ctx->peers[q].probe_out = 0;
     if (c->status != NIC_OK) {
-        SCI_LOG(ctx, 0, "sci: rank %d does not answer (%s): its process or its node's bridge "
+        SCI_LOG(ctx, MD_LOG_ERROR, "rank %d does not answer (%s): its process or its node's bridge "
                 "is gone", q, c->status == NIC_ERR_PEER_FAILED ? "no bridge answers"
                               : c->status == NIC_ERR_NOT_FOUND ? "its bridge stopped"
                                                                : "its segment is gone");

@@ -54,7 +54,7 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
     md_request_t *req;
 
     if (!p->failed) {
-        SCI_LOG(ctx, keep_arrived ? 2 : 0, "sci: rank %d is %s: %s", peer,
+        SCI_LOG(ctx, keep_arrived ? MD_LOG_INFO : MD_LOG_ERROR, "rank %d is %s: %s", peer,
                 keep_arrived ? "gone (what it sent before is still received)" : "unreachable",
                 md_status_string(status));
         p->failed = status;
@@ -149,13 +149,13 @@ static int poll_bridge(sci_ctx_t *ctx)
         if (c.op == SCI_OP_DMA_WRITE) {
             sci_tp_stage_done(ctx, c.cookie, c.status);
         } else if (c.status != NIC_OK) {
-            SCI_LOG(ctx, 0, "sci: the bridge refused a request (op %u): %s", c.op,
+            SCI_LOG(ctx, MD_LOG_ERROR, "the bridge refused a request (op %u): %s", c.op,
                     md_status_string(c.status));
         }
     }
     if (rc < 0) {
         ctx->dead = rc;
-        SCI_LOG(ctx, 0, "sci: the bridge firmware of this node (%s) is gone: %s; every "
+        SCI_LOG(ctx, MD_LOG_ERROR, "the bridge firmware of this node (%s) is gone: %s; every "
                 "request on this subdevice fails", ctx->nic_name, md_status_string(rc));
         sci_fail_all(ctx, rc);
         return rc;

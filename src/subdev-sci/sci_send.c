@@ -156,7 +156,7 @@ int sci_send_progress(sci_ctx_t *ctx, int32_t peer)
             break;
         sci_reqq_pop(&p->sendq);   /* before completing: that relinks it */
         if (rc < 0)
-            SCI_LOG(ctx, 0, "sci: send to rank %d failed: %s", peer, md_status_string(rc));
+            SCI_LOG(ctx, MD_LOG_ERROR, "send to rank %d failed: %s", peer, md_status_string(rc));
         if (rc != 1) {
             req->status.error = rc < 0 ? rc : MD_OK;
             sci_complete(ctx, req);
@@ -178,7 +178,7 @@ int sci_isend(md_subdev_t *sd, md_request_t *req)
         return ctx->dead;
     if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer] ||
         !ctx->peers[peer].connected) {
-        SCI_LOG(ctx, 0, "sci: no route to rank %d: this subdevice does not serve it", peer);
+        SCI_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
         return MD_ERR_NO_ROUTE;
     }
     if (ctx->peers[peer].failed)

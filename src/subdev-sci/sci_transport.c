@@ -54,7 +54,7 @@ void sci_tp_stage_done(sci_ctx_t *ctx, uint64_t cookie, int status)
     if (slot < 32)
         ctx->stage_busy &= ~(1u << slot);
     if (status != NIC_OK && peer >= 0 && peer < ctx->world_size) {
-        SCI_LOG(ctx, 0, "sci: DMA of a transport chunk to rank %d failed: %s", peer,
+        SCI_LOG(ctx, MD_LOG_ERROR, "DMA of a transport chunk to rank %d failed: %s", peer,
                 md_status_string(status));
         sci_fail_peer(ctx, peer, status);
     }
@@ -76,7 +76,7 @@ int sci_tp_send_progress(sci_ctx_t *ctx, int32_t peer)
         memcpy(&c, tx + l->tx_ctl, sizeof(c));   /* stored before the grant */
         req = waiting_cts(p, l->p.nrdv, c.id);
         if (req == NULL || c.base != p->tp_sent || c.want > req->len) {
-            SCI_LOG(ctx, 0, "sci: rank %d granted transport chunks for message %llu that "
+            SCI_LOG(ctx, MD_LOG_ERROR, "rank %d granted transport chunks for message %llu that "
                     "this rank does not expect", peer, (unsigned long long)c.id);
             sci_fail_peer(ctx, peer, MD_ERR_IO);
             return 0;

@@ -26,6 +26,7 @@
 #include <sys/un.h>
 
 #include "md_kit.h"
+#include "md_log.h"
 #include "md_param.h"
 #include "md_sdi.h"
 #include "shm_pool.h"
@@ -264,10 +265,10 @@ static inline shm_peer_t *shm_peer_of_world(shm_ctx_t *ctx, int32_t world)
         if ((_ctx)->host != NULL && (_ctx)->host->log != NULL) \
             (_ctx)->host->log((_ctx)->sd, (_level), __VA_ARGS__); \
     } while (0)
-#define SHM_ERROR(_ctx, ...) SHM_LOG(_ctx, 0, __VA_ARGS__)
-#define SHM_WARN(_ctx, ...)  SHM_LOG(_ctx, 1, __VA_ARGS__)
-#define SHM_INFO(_ctx, ...)  SHM_LOG(_ctx, 2, __VA_ARGS__)
-#define SHM_DEBUG(_ctx, ...) SHM_LOG(_ctx, 3, __VA_ARGS__)
+#define SHM_ERROR(_ctx, ...) SHM_LOG(_ctx, MD_LOG_ERROR, __VA_ARGS__)
+#define SHM_WARN(_ctx, ...)  SHM_LOG(_ctx, MD_LOG_WARN, __VA_ARGS__)
+#define SHM_INFO(_ctx, ...)  SHM_LOG(_ctx, MD_LOG_INFO, __VA_ARGS__)
+#define SHM_DEBUG(_ctx, ...) SHM_LOG(_ctx, MD_LOG_DEBUG, __VA_ARGS__)
 
 /* ---------------------------------------------------------------- internal API */
 

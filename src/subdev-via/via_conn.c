@@ -49,8 +49,8 @@ static int peer_setup(vsd_ctx_t *ctx, int32_t q, const via_card_t *c)
      * by polling (vsd_progress), they interrupt a waiting host only when a
      * request waits for them (vipl_send_wait_begin). */
     if ((r = vipl_create_vi(ctx->nic, &a, NULL, ctx->cq, &p->vi)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: creating the VI for rank %d failed: %s", q, vipl_result_str(r));
-        return MD_ERR_NO_RESOURCE;
+        VSD_LOG(ctx, MD_LOG_ERROR, "creating the VI for rank %d failed: %s", q, vipl_result_str(r));
+        return vsd_status_of_vipl(r);
     }
     vipl_vi_set_context(p->vi, (void *)(intptr_t)(q + 1));
     /* Receives first: a send may arrive as soon as the connection exists. */
@@ -76,7 +76,8 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
         if (!ctx->serves[q] || q == ctx->me || skip[q])
             continue;
         if ((c = card_of(cards, q)) == NULL) {
-            VSD_LOG(ctx, 0, "via: rank %d is to be reached over via but published no via card", q);
+            VSD_LOG(ctx, MD_LOG_ERROR,
+                    "rank %d is to be reached over via but published no via card", q);
             return MD_ERR_NO_ROUTE;
         }
         if ((rc = peer_setup(ctx, q, c)) != MD_OK)
@@ -91,7 +92,8 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
         discriminator(ctx, ctx->me, q, &remote);
         vipl_result_t r = vipl_connect_start(ctx->peers[q].vi, &remote, timeout);
         if (r != VIPL_SUCCESS) {
-            VSD_LOG(ctx, 0, "via: connection request to rank %d failed: %s", q, vipl_result_str(r));
+            VSD_LOG(ctx, MD_LOG_ERROR,
+                    "connection request to rank %d failed: %s", q, vipl_result_str(r));
             return MD_ERR_IO;
         }
     }
@@ -107,7 +109,7 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
         discriminator(ctx, q, ctx->me, &local);
         if ((r = vipl_connect_wait(ctx->nic, &local, timeout, &conn)) != VIPL_SUCCESS ||
             (r = vipl_connect_accept(&conn, p->vi)) != VIPL_SUCCESS) {
-            VSD_LOG(ctx, 0, "via: no connection from rank %d within %d ms: %s", q, timeout,
+            VSD_LOG(ctx, MD_LOG_ERROR, "no connection from rank %d within %d ms: %s", q, timeout,
                     vipl_result_str(r));
             return r == VIPL_TIMEOUT ? MD_ERR_TIMEOUT : MD_ERR_IO;
         }
@@ -124,7 +126,7 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
             nanosleep(&ts, NULL);
         }
         if (r != VIPL_SUCCESS) {
-            VSD_LOG(ctx, 0, "via: connecting to rank %d failed: %s", q, vipl_result_str(r));
+            VSD_LOG(ctx, MD_LOG_ERROR, "connecting to rank %d failed: %s", q, vipl_result_str(r));
             return r == VIPL_TIMEOUT ? MD_ERR_TIMEOUT : MD_ERR_PEER_FAILED;
         }
         p->connected = 1;

@@ -43,6 +43,7 @@
 #include "md_card.h"
 #include "md_complete.h"
 #include "md_cookie.h"
+#include "md_log.h"
 #include "md_mq.h"
 #include "md_nic_addr.h"
 #include "md_opq.h"
@@ -269,5 +270,6 @@ void vsd_fail_all(vsd_ctx_t *ctx, int status);
 /* via_util.c */
 void          vsd_reqlist_append(vsd_reqlist_t *l, md_request_t *r);
 md_request_t *vsd_reqlist_pop(vsd_reqlist_t *l);
+int           vsd_status_of_vipl(vipl_result_t r);
 
 #endif /* VIA_IMPL_H */

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/nic_log.h"
 #include "md_firmware.h"
 #include "via_impl.h"
 
@@ -48,12 +47,6 @@ static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
     return md_nic_addr_choose(ctx->sd, args, "via", &ctx->addr);
 }
 
-static void vsd_nic_log(void *arg, int level, const char *text)
-{
-    vsd_ctx_t *ctx = arg;
-    VSD_LOG(ctx, level, "%s", text);
-}
-
 static int rc_reg(void *arg, uint64_t va, uint64_t len, uint32_t flags, uint32_t *handle)
 {
     vsd_ctx_t *ctx = arg;
@@ -84,7 +77,6 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     ctx->world_size = args->world_size;
     md_mq_init(&ctx->mq);
     md_cookies_init(&ctx->cookies);
-    nic_log_set_sink(vsd_nic_log, ctx);
     if ((rc = vsd_params(ctx, args)) != MD_OK)
         goto err;
     snprintf(ctx->job_id, sizeof(ctx->job_id), "%s", args->job_id ? args->job_id : "default");
@@ -107,9 +99,10 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
                           .bind_ip = ctx->addr.text,
                           .bind_ip_must_match = ctx->addr.must_match, .job = &ctx->job,
                           .start = 1, .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread),
-                          .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread) };
+                          .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
+                          .log = { md_firmware_log, sd } };
     if ((r = vipl_open_nic(&o, &ctx->nic)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: cannot open the VI NIC of node %s (%s): %s", args->node_name,
+        VSD_LOG(ctx, MD_LOG_ERROR, "cannot open the VI NIC of node %s (%s): %s", args->node_name,
                 ctx->nic_name, vipl_result_str(r));
         rc = MD_ERR_NO_ROUTE;
         goto err;
@@ -119,8 +112,8 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
         goto err;
     }
     if ((r = vipl_create_ptag(ctx->nic, &ctx->ptag)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: no protection tag: %s", vipl_result_str(r));
-        rc = MD_ERR_NO_RESOURCE;
+        VSD_LOG(ctx, MD_LOG_ERROR, "no protection tag: %s", vipl_result_str(r));
+        rc = vsd_status_of_vipl(r);
         goto err;
     }
     size_t npeers = 0;
@@ -128,9 +121,9 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
         npeers += ctx->serves[q] && q != ctx->me;
     size_t cq_entries = pow2_ceil((npeers + 1) * (ctx->credits + ctx->sdepth) + 16);
     if ((r = vipl_create_cq(ctx->nic, (uint32_t)cq_entries, &ctx->cq)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: no completion queue of %zu entries: %s", cq_entries,
+        VSD_LOG(ctx, MD_LOG_ERROR, "no completion queue of %zu entries: %s", cq_entries,
                 vipl_result_str(r));
-        rc = MD_ERR_NO_RESOURCE;
+        rc = vsd_status_of_vipl(r);
         goto err;
     }
     if ((rc = vsd_pool_create(ctx)) != MD_OK)
@@ -216,7 +209,6 @@ int vsd_finalize(md_subdev_t *sd)
             vipl_nic_start_failed(ctx->nic);    /* a nicd started for it goes too */
         vipl_close_nic(ctx->nic);
     }
-    nic_log_set_sink(NULL, NULL);
     free(ctx->serves);
     free(ctx->peers);
     md_peerset_fini(&ctx->busy);

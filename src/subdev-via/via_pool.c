@@ -26,7 +26,7 @@ int vsd_pool_create(vsd_ctx_t *ctx)
         npeers += ctx->serves[q] && q != ctx->me;
     ctx->pool_len = npeers * peer_bytes(ctx) + (size_t)ctx->world_size * 64 + 64;
     if ((r = vipl_alloc_mem(ctx->nic, ctx->pool_len, &plain, &va, &ctx->pool_h)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: cannot allocate %zu bytes of NIC-shared memory: %s",
+        VSD_LOG(ctx, MD_LOG_ERROR, "cannot allocate %zu bytes of NIC-shared memory: %s",
                 ctx->pool_len, vipl_result_str(r));
         return MD_ERR_NO_MEMORY;
     }
@@ -35,7 +35,7 @@ int vsd_pool_create(vsd_ctx_t *ctx)
     ctx->credit_len = (size_t)ctx->world_size * 64;
     if ((r = vipl_alloc_mem(ctx->nic, ctx->credit_len, &remote, &va, &ctx->credit_h)) !=
         VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: cannot allocate the credit words: %s", vipl_result_str(r));
+        VSD_LOG(ctx, MD_LOG_ERROR, "cannot allocate the credit words: %s", vipl_result_str(r));
         return MD_ERR_NO_MEMORY;
     }
     ctx->credit = va;
@@ -115,7 +115,8 @@ int vsd_post_recv(vsd_ctx_t *ctx, int32_t q, uint32_t i)
     vipl_desc_init(d, VIA_CONTROL_OP_SENDRECV);
     vipl_desc_add_data(d, vsd_rslot(ctx, p, i), ctx->pool_h, (uint32_t)ctx->slot);
     if ((r = vipl_post_recv(p->vi, d, ctx->pool_h)) != VIPL_SUCCESS) {
-        VSD_LOG(ctx, 0, "via: posting a receive for rank %d failed: %s", q, vipl_result_str(r));
+        VSD_LOG(ctx, MD_LOG_ERROR,
+                "posting a receive for rank %d failed: %s", q, vipl_result_str(r));
         return MD_ERR_IO;
     }
     p->posted++;

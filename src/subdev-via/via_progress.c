@@ -116,9 +116,10 @@ void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
     first = !ctx->peers[peer].failed;
     if (first) {
         if (status == MD_ERR_NOT_FOUND)
-            VSD_LOG(ctx, 2, "via: rank %d has closed its NIC (finalized or exited)", peer);
+            VSD_LOG(ctx, MD_LOG_INFO, "rank %d has closed its NIC (finalized or exited)", peer);
         else
-            VSD_LOG(ctx, 0, "via: rank %d is unreachable: %s", peer, md_status_string(status));
+            VSD_LOG(ctx, MD_LOG_ERROR,
+                    "rank %d is unreachable: %s", peer, md_status_string(status));
     }
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);
@@ -154,7 +155,8 @@ static void recv_completed(vsd_ctx_t *ctx, int32_t q, via_desc_t *d)
             return;
         }
         if (!p->failed && !ctx->dead)
-            VSD_LOG(ctx, 0, "via: the connection to rank %d is broken (receive status %#x)", q,
+            VSD_LOG(ctx, MD_LOG_ERROR,
+                    "the connection to rank %d is broken (receive status %#x)", q,
                     status);
         vsd_fail_peer(ctx, q, MD_ERR_PEER_FAILED);
         return;
@@ -179,7 +181,7 @@ static void recv_completed(vsd_ctx_t *ctx, int32_t q, via_desc_t *d)
             vsd_on_sync_ack(ctx, m);
             break;
         default:
-            VSD_LOG(ctx, 1, "via: unknown message type %u from rank %d", m->type, q);
+            VSD_LOG(ctx, MD_LOG_WARN, "unknown message type %u from rank %d", m->type, q);
             break;
         }
     }
@@ -204,7 +206,7 @@ static int poll_cq(vsd_ctx_t *ctx)
         if (r == VIPL_NOT_DONE)
             break;
         if (r != VIPL_SUCCESS) {
-            VSD_LOG(ctx, 0, "via: the completion queue failed: %s", vipl_result_str(r));
+            VSD_LOG(ctx, MD_LOG_ERROR, "the completion queue failed: %s", vipl_result_str(r));
             return MD_ERR_IO;
         }
         int32_t q = peer_of(ctx, vi);
@@ -299,7 +301,8 @@ int vsd_progress(md_subdev_t *sd)
         n = rc;
     if (n < 0) {
         ctx->dead = n == MD_ERR_IO ? MD_ERR_PEER_FAILED : n;
-        VSD_LOG(ctx, 0, "via: the VI NIC of this node (%s) is gone: %s; every request on this "
+        VSD_LOG(ctx, MD_LOG_ERROR,
+                "the VI NIC of this node (%s) is gone: %s; every request on this "
                 "subdevice fails", ctx->nic_name, md_status_string(n));
         vsd_fail_all(ctx, ctx->dead);
         vsd_flush_done(ctx);

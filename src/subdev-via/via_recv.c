@@ -49,12 +49,12 @@ static void rndv_accept(vsd_ctx_t *ctx, md_request_t *req, int32_t src, const md
     rp->rc = via_rc_acquire(&ctx->rc, req->buf, n, VIA_MR_RDMA_WRITE, VIA_RC_ONESHOT);
     rp->cookie = rp->rc ? md_cookie_new(&ctx->cookies, req) : 0;
     if (rp->cookie == 0) {
-        VSD_LOG(ctx, 0, "via: cannot register a %llu-byte receive buffer for rank %d",
+        VSD_LOG(ctx, MD_LOG_ERROR, "cannot register a %llu-byte receive buffer for rank %d",
                 (unsigned long long)n, src);
         if (rp->rc)
             via_rc_release(&ctx->rc, rp->rc);
         rp->rc = NULL;
-        req->status.error = MD_ERR_NO_RESOURCE;
+        req->status.error = MD_ERR_NO_MEMORY;   /* for good: not back-pressure */
         vsd_complete(ctx, req);
         return;
     }
@@ -109,7 +109,7 @@ static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope
     } else {
         vsd_msg_t *m = owned ? owned : msg_copy(src, type, env, cookie, data, len, local);
         if (m == NULL) {
-            VSD_LOG(ctx, 0, "via: out of memory queueing a message from rank %d", src);
+            VSD_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
         md_mq_push_unexpected(&ctx->mq, &m->mq);
@@ -124,7 +124,7 @@ static void sysmsg_rndv(vsd_ctx_t *ctx, int32_t src, const md_envelope_t *env, u
     md_request_t *req = md_sysmsg_recv_new(env, src);
 
     if (req == NULL) {
-        VSD_LOG(ctx, 0, "via: no memory for a %llu-byte system message from rank %d",
+        VSD_LOG(ctx, MD_LOG_ERROR, "no memory for a %llu-byte system message from rank %d",
                 (unsigned long long)env->size, src);
         return;
     }
@@ -154,7 +154,7 @@ void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelop
      * another subdevice: keep this one, in order. */
     vsd_msg_t *m = msg_copy(src, type, env, cookie, data, len, local);
     if (m == NULL) {
-        VSD_LOG(ctx, 0, "via: out of memory holding a message from rank %d", src);
+        VSD_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
     }
     md_peerset_add(&ctx->held, src);

@@ -65,7 +65,7 @@ int vsd_isend(md_subdev_t *sd, md_request_t *req)
     if (ctx->dead)
         return ctx->dead;
     if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer]) {
-        VSD_LOG(ctx, 0, "via: no route to rank %d: this subdevice does not serve it", peer);
+        VSD_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
         return MD_ERR_NO_ROUTE;
     }
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
@@ -263,7 +263,7 @@ static int ops_drain_peer(void *arg, int32_t q, int *events)
     int rc = md_opq_drain(ops, op_emit, ctx, q, events);
 
     if (rc < 0) {
-        VSD_LOG(ctx, 0, "via: sending to rank %d failed: %s", q, md_status_string(rc));
+        VSD_LOG(ctx, MD_LOG_ERROR, "sending to rank %d failed: %s", q, md_status_string(rc));
         vsd_fail_peer(ctx, q, rc);
     }
     vsd_credit_maybe(ctx, q);
@@ -293,12 +293,15 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
     rp->rc = via_rc_acquire(&ctx->rc, req->buf, m->u.cts.len, 0, VIA_RC_ONESHOT);
     op = rp->rc ? md_op_new(VSD_OP_WRITE, req) : NULL;
     if (op == NULL) {
-        VSD_LOG(ctx, 0, "via: cannot register %llu bytes of a send buffer",
+        VSD_LOG(ctx, MD_LOG_ERROR, "cannot register %llu bytes of a send buffer",
                 (unsigned long long)m->u.cts.len);
         if (rp->rc)
             via_rc_release(&ctx->rc, rp->rc);
-        vsd_fail_peer(ctx, req->peer_world, MD_ERR_NO_RESOURCE);
-        req->status.error = MD_ERR_NO_RESOURCE;
+        /* The receiver waits for this data: it learns that this rank is
+         * out of its reach (the SDI's one status for that), and the send
+         * fails with its own cause, for good: no retry would register. */
+        vsd_fail_peer(ctx, req->peer_world, MD_ERR_PEER_FAILED);
+        req->status.error = MD_ERR_NO_MEMORY;
         vsd_complete(ctx, req);
         return;
     }
@@ -332,7 +335,8 @@ void vsd_send_completed(vsd_ctx_t *ctx, int32_t q, uint32_t i, uint32_t status)
     vsd_sctx_put(p, i);
     if (status & VIA_STATUS_ERROR_MASK) {
         if (!p->failed)
-            VSD_LOG(ctx, 0, "via: a send to rank %d failed (descriptor status %#x)", q, status);
+            VSD_LOG(ctx, MD_LOG_ERROR,
+                    "a send to rank %d failed (descriptor status %#x)", q, status);
         vsd_fail_peer(ctx, q, MD_ERR_PEER_FAILED);
         return;
     }

@@ -39,7 +39,7 @@
       .doc = "bind this host's address inside this subnet (`A.B.C.D/N`)" }
 
 /* The firmware's reliable streams to its peers (nic_rel), one set per
- * personality (nic_rel_config_env). */
+ * personality, read by nic_rel_settings_read as a stream set is made. */
 #define REL_STREAM(SEC, SUB, PEER, DEAD)                                                      \
     { .name = "MULTIDEV_" SUB "_RTO_US", .section = SEC, .type = MD_TUN_TIME, .unit = "us",   \
       .min = 1, .max = 100000, .def = "10000",                                                \

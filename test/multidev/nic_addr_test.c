@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_log.h"
 #include "md_nic_addr.h"
 
 static char last_error[1024];
@@ -22,7 +23,7 @@ static int errors;
 static void capture_log(md_subdev_t *sd, int level, const char *fmt, ...)
 {
     va_list ap;
-    if (level != 0)
+    if (level != MD_LOG_ERROR)
         return;
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof(last_error), fmt, ap);

@@ -29,7 +29,7 @@ int lcp_pair_start(lcp_pair_t *p, const lcp_pair_opts_t *o)
                                  .inproc = o->inproc };
         int own_thread = !o->nicd && !o->inproc;
         if (own_thread) {
-            nic_fw_config_defaults(&cfg);
+            nic_fw_config_defaults(&cfg, NULL);
             cfg.node = node;
             cfg.nic = "myri0";
             cfg.pers = "myri";

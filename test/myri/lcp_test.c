@@ -451,7 +451,7 @@ Test(reliable, a_new_firmware_on_a_stopped_ones_port_is_reached_by_a_new_job, .t
     while (lcp_pair_counter(&p, 0, "stopped") != 1 && now_us() < end)
         myri_gam_poll(p.node[0].g, 64);
     cr_assert_eq(lcp_pair_counter(&p, 0, "stopped"), 1, "no BYE arrived");
-    nic_fw_config_defaults(&cfg);
+    nic_fw_config_defaults(&cfg, NULL);
     cfg.node = "t1";
     cfg.nic = "myri0";
     cfg.pers = "myri";

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "md_log.h"
 #include "test_nic_rundir.h"
 #include "test_ranks.h"
 #include "test_req.h"
@@ -96,7 +97,7 @@ static void fh_log(md_subdev_t *sd, int level, const char *fmt, ...)
 {
     mh_rank_t *r = sd->host_ctx;
     va_list ap;
-    if (level > 1 && getenv("MH_VERBOSE") == NULL)
+    if (level > MD_LOG_WARN && getenv("MH_VERBOSE") == NULL)
         return;
     fprintf(stderr, "rank %d: ", r->rank);
     va_start(ap, fmt);

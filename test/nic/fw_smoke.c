@@ -36,7 +36,7 @@ int main(void)
 
     if (mkdtemp(dir) == NULL)
         return 1;
-    nic_fw_config_defaults(&cfg);
+    nic_fw_config_defaults(&cfg, NULL);
     cfg.node = "s";
     cfg.nic = "nic0";
     cfg.pers = "echo";

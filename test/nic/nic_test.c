@@ -101,7 +101,7 @@ static nic_fw_thread_t *start_echo(const char *node, int spin_us)
 {
     nic_fw_config_t cfg;
     nic_fw_thread_t *thr;
-    nic_fw_config_defaults(&cfg);
+    nic_fw_config_defaults(&cfg, NULL);
     cfg.node = node;
     cfg.nic = "nic0";
     cfg.pers = "echo";

@@ -127,7 +127,7 @@ static void side_open(side_t *s, const nic_fault_t *fault, uint64_t rto_init_us,
     };
 
     memset(s, 0, sizeof(*s));
-    cr_assert_eq(nic_wire_open(&s->w, "127.0.0.1", 0, fault), NIC_OK);
+    cr_assert_eq(nic_wire_open(&s->w, "127.0.0.1", 0, fault, NULL), NIC_OK);
     cr_assert_eq(nic_wire_job_add(&s->w, test_jobp(1)), NIC_OK);
     cr_assert_eq(nic_rel_create_on_wire(&s->w, &cfg, &t_ops, s, &s->rel), NIC_OK);
 }

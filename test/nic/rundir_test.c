@@ -27,6 +27,9 @@ static void keep_error(void *arg, int level, const char *text)
         snprintf(said, sizeof(said), "%s", text);
 }
 
+/* the sink of the NIC that asks for its run directory */
+static const nic_log_sink_t keep = { keep_error, NULL };
+
 static char base[64];
 
 static void make_base(void)
@@ -34,13 +37,11 @@ static void make_base(void)
     snprintf(base, sizeof(base), "/tmp/md-rundir-XXXXXX");
     cr_assert_not_null(mkdtemp(base));
     said[0] = '\0';
-    nic_log_set_sink(keep_error, NULL);
 }
 
 static void remove_base(void)
 {
     char cmd[128];
-    nic_log_set_sink(NULL, NULL);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
     cr_assert_eq(system(cmd), 0);
 }
@@ -51,7 +52,7 @@ TestSuite(rundir, .init = make_base, .fini = remove_base);
 static void assert_refused(const char *rundir, const char *why)
 {
     char dir[256];
-    cr_assert_eq(nic_rundir_node(rundir, "n0", dir, sizeof(dir)), NIC_ERR_PROTECTION);
+    cr_assert_eq(nic_rundir_node(&keep, rundir, "n0", dir, sizeof(dir)), NIC_ERR_PROTECTION);
     cr_assert_not_null(strstr(said, why), "the message says '%s': %s", why, said);
     cr_assert_not_null(strstr(said, "MULTIDEV_NIC_RUNDIR"), "and what to do: %s", said);
 }
@@ -61,7 +62,7 @@ Test(rundir, a_private_directory_is_used_and_its_node_directory_made_private)
     char dir[256];
     struct stat st;
 
-    cr_assert_eq(nic_rundir_node(base, "n0", dir, sizeof(dir)), NIC_OK);
+    cr_assert_eq(nic_rundir_node(&keep, base, "n0", dir, sizeof(dir)), NIC_OK);
     cr_assert_eq(stat(dir, &st), 0);
     cr_assert_eq(st.st_mode & 0777, 0700);
     cr_assert_eq(said[0], '\0', "no complaint: %s", said);
@@ -106,7 +107,7 @@ Test(rundir, a_node_directory_open_to_others_is_refused_and_nothing_attaches)
     char node[256];
     nic_host_t *h = NULL;
     nic_attach_opts_t o = { .node = "n0", .nic = "myri0", .pers = "myri", .rundir = base,
-                            .start = 1, .inproc = 1, .timeout_ms = 2000 };
+                            .start = 1, .inproc = 1, .timeout_ms = 2000, .log = keep };
 
     snprintf(node, sizeof(node), "%s/n0", base);
     cr_assert_eq(mkdir(node, 0777), 0);

@@ -36,12 +36,10 @@ static void setup(void)
     cr_assert_not_null(getenv("MULTIDEV_NICD"), "make check sets MULTIDEV_NICD");
     cr_assert_eq(test_nic_rundir("startfail"), 0);
     said[0] = '\0';
-    nic_log_set_sink(keep_errors, NULL);
 }
 
 static void teardown(void)
 {
-    nic_log_set_sink(NULL, NULL);
     unsetenv("MULTIDEV_NIC_ADDR");
     unsetenv("MULTIDEV_NIC_PORT");
     unsetenv("MULTIDEV_NIC_FAULT_DROP");
@@ -55,7 +53,8 @@ TestSuite(start_fail, .init = setup, .fini = teardown);
 static int attach_fails_fast(const char *node, int inproc)
 {
     nic_attach_opts_t o = { .node = node, .nic = "myri0", .pers = "myri", .start = 1,
-                            .inproc = inproc, .own_fw = inproc, .timeout_ms = 8000 };
+                            .inproc = inproc, .own_fw = inproc, .timeout_ms = 8000,
+                            .log = { keep_errors, NULL } };
     nic_host_t *h = NULL;
     uint64_t t0 = nic_now_ns();
     int rc = nic_host_attach(&o, &h);
@@ -117,7 +116,8 @@ Test(start_fail, a_malformed_variable, .timeout = 30)
 Test(start_fail, a_program_that_cannot_be_run, .timeout = 30)
 {
     nic_attach_opts_t o = { .node = "prog", .nic = "myri0", .pers = "myri", .start = 1,
-                            .nicd_path = "/nonexistent/nicd", .timeout_ms = 8000 };
+                            .nicd_path = "/nonexistent/nicd", .timeout_ms = 8000,
+                            .log = { keep_errors, NULL } };
     nic_host_t *h = NULL;
     uint64_t t0 = nic_now_ns();
 

@@ -49,7 +49,7 @@ static got_t drain(nic_wire_t *b)
 
 static void open_wire(nic_wire_t *w, uint64_t job_no)
 {
-    cr_assert_eq(nic_wire_open(w, "127.0.0.1", 0, NULL), NIC_OK);
+    cr_assert_eq(nic_wire_open(w, "127.0.0.1", 0, NULL, NULL), NIC_OK);
     if (job_no != 0)
         cr_assert_eq(nic_wire_job_add(w, test_jobp(job_no)), NIC_OK);
 }

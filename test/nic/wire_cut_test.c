@@ -20,7 +20,7 @@
 
 static nic_wire_t *opened(nic_wire_t *w, unsigned mtu)
 {
-    cr_assert_eq(nic_wire_open(w, "127.0.0.1", 0, NULL), NIC_OK);
+    cr_assert_eq(nic_wire_open(w, "127.0.0.1", 0, NULL, NULL), NIC_OK);
     cr_assert_eq(nic_wire_job_add(w, test_jobp(1)), NIC_OK);
     cr_assert_eq(nic_wire_set_mtu(w, mtu), NIC_OK);
     return w;
@@ -299,7 +299,7 @@ static got_t exchange(nic_wire_t *a, nic_wire_t *b, int stable, int expect_all)
 
 static void pair(nic_wire_t *a, nic_wire_t *b, int offload, const nic_fault_t *fault)
 {
-    cr_assert_eq(nic_wire_open(a, "127.0.0.1", 0, fault), NIC_OK);
+    cr_assert_eq(nic_wire_open(a, "127.0.0.1", 0, fault, NULL), NIC_OK);
     cr_assert_eq(nic_wire_job_add(a, test_jobp(1)), NIC_OK);
     cr_assert_eq(nic_wire_set_mtu(a, 1500), NIC_OK);
     opened(b, 1500);

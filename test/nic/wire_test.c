@@ -140,8 +140,8 @@ static rx_log_t send_frames(nic_wire_t *a, nic_wire_t *b)
 
 static void open_pair(nic_wire_t *a, nic_wire_t *b, int offload)
 {
-    cr_assert_eq(nic_wire_open(a, "127.0.0.1", 0, NULL), NIC_OK);
-    cr_assert_eq(nic_wire_open(b, "127.0.0.1", 0, NULL), NIC_OK);
+    cr_assert_eq(nic_wire_open(a, "127.0.0.1", 0, NULL, NULL), NIC_OK);
+    cr_assert_eq(nic_wire_open(b, "127.0.0.1", 0, NULL, NULL), NIC_OK);
     cr_assert_eq(nic_wire_job_add(a, test_jobp(1)), NIC_OK);
     cr_assert_eq(nic_wire_job_add(b, test_jobp(1)), NIC_OK);
     nic_wire_set_offload(a, offload);
@@ -207,8 +207,8 @@ static int fallback_child(void)
     nic_wire_t a, b;
     if (unshare(CLONE_NEWNET) != 0 || lo_up_with_mtu(1500) != 0)
         return 10;
-    if (nic_wire_open(&a, "127.0.0.1", 0, NULL) != NIC_OK ||
-        nic_wire_open(&b, "127.0.0.1", 0, NULL) != NIC_OK ||
+    if (nic_wire_open(&a, "127.0.0.1", 0, NULL, NULL) != NIC_OK ||
+        nic_wire_open(&b, "127.0.0.1", 0, NULL, NULL) != NIC_OK ||
         nic_wire_job_add(&a, test_jobp(1)) != NIC_OK || nic_wire_job_add(&b, test_jobp(1)) != NIC_OK)
         return 11;
     if (a.mtu != 1500 || b.mtu != 1500)

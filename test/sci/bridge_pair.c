@@ -42,7 +42,7 @@ int bp_start_full(bridge_pair_t *bp, int n, const uint64_t *job, const nic_fault
         nic_fw_config_t cfg;
         char name[16];
         snprintf(name, sizeof(name), "b%d", i);
-        nic_fw_config_defaults(&cfg);
+        nic_fw_config_defaults(&cfg, NULL);
         cfg.node = name;
         cfg.nic = "sci0";
         cfg.pers = "sci";

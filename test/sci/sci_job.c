@@ -107,7 +107,7 @@ static void fake_log(md_subdev_t *sd, int level, const char *fmt, ...)
 {
     va_list ap;
 
-    if (level > 1 && getenv("SJ_VERBOSE") == NULL)
+    if (level > MD_LOG_WARN && getenv("SJ_VERBOSE") == NULL)
         return;
     fprintf(stderr, "[rank %d] ", ((sj_rank_t *)sd->host_ctx)->rank);
     va_start(ap, fmt);

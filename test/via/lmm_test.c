@@ -39,7 +39,7 @@ static pinlog_t pl;
 static void setup(void)
 {
     memset(&pl, 0, sizeof(pl));
-    via_lmm_init(&m, fake_pin, &pl);
+    via_lmm_init(&m, fake_pin, &pl, NULL);
 }
 
 static void teardown(void)
@@ -244,7 +244,7 @@ Test(lmm_real, mlock_held_until_the_last_unlock, .timeout = 10)
     void *mem = mmap(NULL, 64 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     cr_assert_neq(mem, MAP_FAILED);
     memset(mem, 1, 64 * P);
-    via_lmm_init(&r, NULL, NULL);
+    via_lmm_init(&r, NULL, NULL, NULL);
     long before = vm_locked_kb();
     uint64_t a = (uint64_t)(uintptr_t)mem;
     cr_assert_eq(via_lmm_lock(&r, a, a + 32 * P), 0);

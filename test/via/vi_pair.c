@@ -32,7 +32,7 @@ int vi_pair_start(vi_pair_t *p, const vi_pair_opts_t *o)
     for (int i = 0; i < p->n; i++) {
         vi_node_t *n = &p->node[i];
         snprintf(n->name, sizeof(n->name), "v%d", i);
-        nic_fw_config_defaults(&cfg);
+        nic_fw_config_defaults(&cfg, NULL);
         cfg.node = n->name;
         cfg.nic = "via0";
         cfg.pers = "via";

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "md_log.h"
 #include "test_nic_rundir.h"
 #include "test_ranks.h"
 #include "test_req.h"
@@ -100,7 +101,7 @@ static void h_peer_failed(md_subdev_t *sd, int32_t peer, int status)
 static void h_log(md_subdev_t *sd, int level, const char *fmt, ...)
 {
     va_list ap;
-    if (level > 1 && getenv("VH_VERBOSE") == NULL)
+    if (level > MD_LOG_WARN && getenv("VH_VERBOSE") == NULL)
         return;
     fprintf(stderr, "rank %d: ", ((vh_rank_t *)sd->host_ctx)->rank);
     va_start(ap, fmt);
