@@ -74,8 +74,7 @@ static int self_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *c
     md_mq_init(&s->mq);
     s->max_msg = max_msg != NULL ? strtoull(max_msg, NULL, 0) : SIZE_MAX;
     sd->priv = s;
-    sd->attr.caps = MD_CAP_IMPROBE | MD_CAP_LOCAL_ONLY;
-    sd->attr.max_msg_size = s->max_msg;
+    sd->attr.eager_limit = SIZE_MAX;    /* no handshake, whatever the size */
     *card_len = 0;              /* nothing to tell the other ranks */
     return MD_OK;
 }
@@ -216,6 +215,7 @@ MD_LOAD_DEVICE_PTR(self)
     ops->abi_version = MD_SDI_ABI_VERSION;
     ops->kit_abi_version = MD_KIT_ABI_VERSION;
     ops->name = "self";
+    ops->caps = MD_CAP_LOCAL_ONLY;      /* a route to another node over it is refused */
     ops->init = self_init;
     ops->connect = self_connect;
     ops->finalize = self_finalize;

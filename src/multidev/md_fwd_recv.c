@@ -342,9 +342,7 @@ static int md_fwd_recv_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     fr->md = sd->host_ctx;
     md_mq_init(&fr->q);
     sd->priv = fr;
-    sd->attr.caps = MD_CAP_IMPROBE;
     sd->attr.eager_limit = 0;
-    sd->attr.max_msg_size = SIZE_MAX;
     *card_len = 0;
     return MD_OK;
 }

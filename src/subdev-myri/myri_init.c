@@ -103,16 +103,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     memcpy(card, c, sizeof(*c));
     *card_len = sizeof(*c);
 
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = ctx->eager_limit;
-    sd->attr.max_msg_size = SIZE_MAX;
-    if (strcmp(ctx->timing, "off") != 0) {
-        sd->attr.latency_us = 14.05;      /* HP-LAM RTT/2 (P2 Table 4.2) */
-        sd->attr.bandwidth_MBs = 24.0;
-    } else {
-        sd->attr.latency_us = 15.0;       /* UDP loopback class */
-        sd->attr.bandwidth_MBs = 1000.0;
-    }
     return MD_OK;
 err:
     myri_finalize(sd);

@@ -10,8 +10,8 @@
  *   shm_progress.c  polling the inbound rings, peer liveness
  *   shm_wake.c      wait_fd: waking a sleeping progress thread
  *
- * Calls into one instance are serialised by the multidevice (no
- * MD_CAP_THREAD_SAFE).  Completions are collected on ctx->done and handed
+ * Calls into one instance are serialised by the multidevice (md_sdi.h,
+ * "Threading").  Completions are collected on ctx->done and handed
  * to host->complete() at the end of each SDI call, once every internal
  * list is consistent again, so the host may call back into the subdevice
  * from its completion callback.

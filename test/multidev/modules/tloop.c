@@ -105,9 +105,7 @@ static int tloop_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
                      atoi(md_param_get(args, "blind_probe")) != 0;
     md_mq_init(&t->mq);
     sd->priv = t;
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = SIZE_MAX;
-    sd->attr.max_msg_size = SIZE_MAX;
     *card_len = 0;
     return MD_OK;
 }

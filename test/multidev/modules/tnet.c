@@ -112,13 +112,11 @@ static int tnet_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
         goto err;
     }
     sd->priv = t;
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     /* eager_limit= only changes what the multidevice is told (tnet sends
      * every message eagerly): it cuts forwarded chunks by it */
     sd->attr.eager_limit = md_param_get(args, "eager_limit") != NULL
                                ? (size_t)atol(md_param_get(args, "eager_limit"))
                                : SIZE_MAX;
-    sd->attr.max_msg_size = SIZE_MAX;
     *card_len = 0;
     return MD_OK;
 err:
