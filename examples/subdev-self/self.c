@@ -74,8 +74,7 @@ static int self_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *c
     md_mq_init(&s->mq);
     s->max_msg = max_msg != NULL ? strtoull(max_msg, NULL, 0) : SIZE_MAX;
     sd->priv = s;
-    sd->attr.caps = MD_CAP_IMPROBE | MD_CAP_LOCAL_ONLY;
-    sd->attr.max_msg_size = s->max_msg;
+    sd->attr.eager_limit = SIZE_MAX;    /* no handshake, whatever the size */
     *card_len = 0;              /* nothing to tell the other ranks */
     return MD_OK;
 }
@@ -87,20 +86,23 @@ static int self_connect(md_subdev_t *sd, const md_card_table_t *cards)
     return MD_OK;
 }
 
+/* md_mq hands over the messages nobody received (finalize). */
+static void self_unexpected_free(void *unused, md_mq_msg_t *u)
+{
+    (void)unused;
+    self_msg_free(self_msg_of(u));
+}
+
 static int self_finalize(md_subdev_t *sd)
 {
     self_t *s = sd->priv;
-    md_mq_msg_t *u;
 
     while (s->flight_head != NULL) {
         self_msg_t *m = s->flight_head;
         s->flight_head = m->next;
         self_msg_free(m);
     }
-    while ((u = s->mq.unexp_head) != NULL) {
-        md_mq_remove_unexpected(&s->mq, u);
-        self_msg_free(self_msg_of(u));
-    }
+    md_mq_remove_unexpected_if(&s->mq, NULL, NULL, self_unexpected_free, NULL);
     free(s);
     return MD_OK;
 }
@@ -166,15 +168,14 @@ static int self_progress(md_subdev_t *sd)
 static int self_irecv(md_subdev_t *sd, md_request_t *req)
 {
     self_t *s = sd->priv;
-    md_mq_msg_t *u = md_mq_find_unexpected(&s->mq, &req->match);
+    md_mq_msg_t *u = md_mq_take_unexpected(&s->mq, req, sd->index);
 
-    if (u != NULL && md_request_claim(req, sd->index)) {
-        md_mq_remove_unexpected(&s->mq, u);
+    if (u != NULL)
         self_deliver(sd, self_msg_of(u), req);
-    } else if (u == NULL) {
+    else if (!md_mq_dropped(req))
         md_mq_post(&s->mq, req);
-    }
-    /* else: a duplicate whose claim another subdevice won; it is done here */
+    /* else: a duplicate whose claim another subdevice won; it is done here
+     * (recv_cancel answers MD_OK for it) */
     return MD_OK;
 }
 
@@ -186,25 +187,18 @@ static int self_recv_cancel(md_subdev_t *sd, md_request_t *req)
 static int self_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
                        md_recv_status_t *st)
 {
-    md_mq_msg_t *u = md_mq_find_unexpected(&((self_t *)sd->priv)->mq, match);
-
-    *flag = u != NULL;
-    if (u != NULL)
-        md_mq_status_from_env(&u->env, st);
+    md_mq_probe(&((self_t *)sd->priv)->mq, match, sd->index, flag, st);
     return MD_OK;
 }
 
 static int self_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
                         md_request_t *msg)
 {
-    self_t *s = sd->priv;
-    md_mq_msg_t *u = md_mq_find_unexpected(&s->mq, match);
+    md_mq_msg_t *u = md_mq_improbe(&((self_t *)sd->priv)->mq, match, sd->index, flag,
+                                   &msg->status);
 
-    *flag = u != NULL;
     if (u == NULL)
         return MD_OK;
-    md_mq_remove_unexpected(&s->mq, u);
-    md_mq_status_from_env(&u->env, &msg->status);
     msg->sd_priv[0] = (uint64_t)(uintptr_t)self_msg_of(u);
     return MD_OK;
 }
@@ -221,6 +215,7 @@ MD_LOAD_DEVICE_PTR(self)
     ops->abi_version = MD_SDI_ABI_VERSION;
     ops->kit_abi_version = MD_KIT_ABI_VERSION;
     ops->name = "self";
+    ops->caps = MD_CAP_LOCAL_ONLY;      /* a route to another node over it is refused */
     ops->init = self_init;
     ops->connect = self_connect;
     ops->finalize = self_finalize;

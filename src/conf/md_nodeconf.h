@@ -76,6 +76,15 @@ int md_nodeconf_parse_string(const char *text, const char *source,
                              md_nodeconf_t **conf_p, char *err,
                              size_t err_len);
 
+/* Which file holds node's configuration when the user named path (what:
+ * the setting that named it, for messages, e.g. "MULTIDEV_CONFIG"): path
+ * itself if it is a file; if it is a directory, <path>/<node>.conf as
+ * mdconfig -o writes them, where node "" stands for the host name, which
+ * is then written into node (node_len bytes).  0 with file filled, or -1
+ * with err saying what is missing. */
+int md_nodeconf_locate(const char *what, const char *path, char *node, size_t node_len,
+                       char *file, size_t file_len, char *err, size_t err_len);
+
 /* Building a configuration in memory (mdconfig).  Each returns 0 or -1
  * (out of memory, name too long: err filled). */
 md_nodeconf_t *md_nodeconf_new(const char *node);

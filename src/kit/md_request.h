@@ -159,7 +159,10 @@ struct md_request {
     md_request_t  *next_dup;      /**< list of a request's duplicates */
     md_request_cb_t on_complete;  /**< caller's completion callback or NULL */
     void          *user;          /**< caller's cookie */
-    md_request_t  *md_next;       /**< pending-send queue link */
+    md_request_t  *md_next;       /**< link of the multidevice's queues:
+                                       back-pressured sends (md_pending.c),
+                                       the caller's completions queued by
+                                       the progress thread (md_thread.c) */
     void          *md_any;        /**< AnyQueue entry of a duplicated recv */
 
     /* --- private to the subdevice carrying the request --- */

@@ -1,23 +1,30 @@
 /*
  * md_sdi.h - the SubDevice Interface (SDI) of the multidevice.
  *
- * This is the only header a subdevice includes from libmultidev; beside it,
- * a subdevice may include the headers of the subdevice kit (src/kit,
- * md_kit.h), a library of its own that libmultidev links too. It is the
- * contract between the multidevice (libmultidev) and the subdevices it loads
- * at run time (shm, sci, via, myri, ...), in the spirit of P1 §3.2: an
- * ADI-2-like point-to-point interface with matching done inside the
- * subdevice.
+ * The contract between the multidevice (libmultidev) and the subdevices it
+ * loads at run time (shm, sci, via, myri, ...), in the spirit of P1 §3.2:
+ * an ADI-2-like point-to-point interface with matching done inside the
+ * subdevice.  It lives in src/kit with the subdevice kit (md_kit.h) and is
+ * installed with the kit's headers; what the netmod shares with the
+ * subdevices (status codes, envelopes, matching, requests) is md_request.h,
+ * which it includes.  A subdevice is compiled with -I src/kit (and -I nic
+ * for its NIC) only, includes this header and the kit's, and links
+ * libmdkit (md_status_string among them), never libmultidev, which links
+ * libmdkit too.
  *
  * Life cycle of a subdevice, driven by the multidevice:
  *
  *   1. load:     lt_dlopenext("libmd_<name>"), resolve <name>_LoadDevicePtr
  *                and call it; it fills an md_subdev_ops_t.  The loader
- *                checks abi_version, kit_abi_version (md_kit.h) and that
- *                every mandatory slot is set.
+ *                checks abi_version, kit_abi_version (md_kit.h), the name
+ *                and that every mandatory slot is set.  What the table
+ *                says (caps, which optional slots are set) is known from
+ *                here on, before any job: the connection table is checked
+ *                against caps, and mdinfo prints both.
  *   2. init:     the subdevice learns who it is (rank, node, peers it serves,
- *                parameters from the node configuration) and writes a small
- *                "business card" (its address, at most MD_CARD_MAX bytes).
+ *                parameters from the node configuration), fills sd->attr
+ *                and writes a small "business card" (its address, at most
+ *                MD_CARD_MAX bytes).
  *   3. connect:  the multidevice has exchanged the cards of all ranks; the
  *                subdevice connects to the peers it serves.
  *   4. (barrier over all ranks)
@@ -26,10 +33,18 @@
  *   6. traffic:  isend/irecv/iprobe/improbe/imrecv/recv_cancel/progress.
  *   7. finalize.
  *
- * Threading: the multidevice serialises calls into one subdevice instance
- * unless the subdevice sets MD_CAP_THREAD_SAFE.  A subdevice may call the
- * host upcalls (md_sdi_host_t) from any SDI call made on it, and from its own
- * progress thread if it has one (MD_CAP_PROGRESS_THREAD).
+ * Threading: a subdevice instance is called by one thread at a time and
+ * needs no lock for state that only its SDI calls touch.  The multidevice
+ * makes one call at a time into all of its subdevices: its callers
+ * serialise their calls (the MPICH netmod runs under MPICH's global
+ * critical section), and when its progress thread runs
+ * (MULTIDEV_PROGRESS_THREAD) one mutex covers every call into every
+ * subdevice, the thread's and the callers' (md_thread.h).  A subdevice calls
+ * the host upcalls (md_sdi_host_t) only from inside an SDI call made on it,
+ * never from a thread of its own (an in-process NIC firmware thread
+ * included): such a thread leaves its work for progress() and makes the
+ * wait_fd() descriptor readable.  Memory shared with other processes or
+ * with a NIC firmware needs the subdevice's own atomics.
  *
  * Ownership of requests: the multidevice allocates every md_request_t and
  * fills its public part before handing it to a subdevice.  The subdevice owns
@@ -54,22 +69,27 @@ extern "C" {
 #define MD_SDI_ABI_VERSION 5
 
 /* ------------------------------------------------------------------ */
-/* Subdevice attributes and capabilities                               */
+/* Subdevice capabilities and attributes                               */
 /* ------------------------------------------------------------------ */
 
-#define MD_CAP_LOCAL_ONLY      (1ull << 0)  /**< reaches same-node peers only */
-#define MD_CAP_SYSMSG          (1ull << 1)  /**< carries tag < 0 messages */
-#define MD_CAP_IMPROBE         (1ull << 2)  /**< improbe/imrecv available */
-#define MD_CAP_SEND_CANCEL     (1ull << 3)  /**< send_cancel may succeed */
-#define MD_CAP_THREAD_SAFE     (1ull << 4)  /**< callable from many threads */
-#define MD_CAP_PROGRESS_THREAD (1ull << 5)  /**< progresses without the host */
+/* Capabilities (md_subdev_ops_t.caps): what a subdevice is, known when it
+ * loads.  Only what the multidevice acts on is a flag; what a subdevice
+ * offers is said by its optional slots instead (improbe/imrecv,
+ * send_cancel, ready, wait_fd: NULL means not offered), and what the
+ * multidevice needs of every subdevice a route names is no flag at all
+ * (system messages, tag < 0: see isend). */
+#define MD_CAP_LOCAL_ONLY (1ull << 0)  /**< reaches same-node peers only: the
+                                            connection table refuses a route
+                                            to another node over it
+                                            (md_conntab.c) */
 
+/* Attributes one instance decides at init (md_subdev_t.attr), from its
+ * parameters and the job (shm's eager limit shrinks with its rings as the
+ * node fills). */
 typedef struct md_subdev_attr {
-    uint64_t caps;          /**< MD_CAP_* */
-    double   latency_us;    /**< zero-byte one-way latency estimate */
-    double   bandwidth_MBs; /**< asymptotic bandwidth estimate */
-    size_t   eager_limit;   /**< largest message sent without handshake */
-    size_t   max_msg_size;  /**< largest message; SIZE_MAX if unbounded */
+    size_t eager_limit;     /**< largest payload sent without a handshake;
+                                 the multidevice cuts forwarded messages into
+                                 chunks that fit it (md_fwd_eager_cut) */
 } md_subdev_attr_t;
 
 /* ------------------------------------------------------------------ */
@@ -225,6 +245,7 @@ typedef struct md_subdev_ops {
                                              the kit it was built with; 0 if
                                              it includes no kit header */
     const char *name;                   /**< [M] must equal the module name */
+    uint64_t    caps;                   /**< MD_CAP_* */
 
     /* [M] Set up, fill sd->attr and write this rank's card (at most
      * MD_CARD_MAX bytes) into card, its length into *card_len. */
@@ -238,10 +259,13 @@ typedef struct md_subdev_ops {
     int (*finalize)(md_subdev_t *sd);
 
     /* [M] Start a send of req->buf/len with req->env to req->peer_world.
-     * A negative req->env.tag makes it a system message (MD_CAP_SYSMSG):
-     * it is sent at once, never matched by a receive, and on arrival the
-     * receiving subdevice supplies the buffer and calls host->sysmsg().
-     * System messages are not subject to arrival_ok() ordering. */
+     * A negative req->env.tag makes it a system message, which a subdevice
+     * that a route names must carry (the multidevice's own protocols,
+     * forwarding among them, ride on system messages over whatever
+     * subdevice the route names): it is sent at once, never matched by a
+     * receive, and on arrival the receiving subdevice supplies the buffer
+     * and calls host->sysmsg().  System messages are not subject to
+     * arrival_ok() ordering. */
     int (*isend)(md_subdev_t *sd, md_request_t *req);
     /* [M] Post a receive for req->match into req->buf (capacity req->len).
      * If a matching message is already here (and the claim is won) the

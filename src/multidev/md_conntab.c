@@ -43,6 +43,22 @@ static int md_conntab_local_default(md_t *md, md_node_route_t *r)
     return MD_OK;
 }
 
+/* A subdevice that reaches same-node peers only (MD_CAP_LOCAL_ONLY, known
+ * since it loaded) cannot carry a class whose first hop is another node:
+ * said here, naming the line, rather than at its first send. */
+static int md_conntab_hop_reachable(const md_t *md, const md_nodeconf_route_t *cr,
+                                    const md_route_class_t *c, int32_t node)
+{
+    int32_t hop = c->next_hop_node >= 0 ? c->next_hop_node : node;
+
+    if (hop == md->my_node || !(md->devs.ops[c->subdev].caps & MD_CAP_LOCAL_ONLY))
+        return 1;
+    md_log_error("%s:%d: the route to node %s goes over %s to node %s, but %s "
+                 "reaches same-node peers only", md->conf->source, cr->line,
+                 cr->peer, cr->subdev, md->node_names[hop], cr->subdev);
+    return 0;
+}
+
 static int md_conntab_from_conf(md_t *md, int32_t node, md_node_route_t *r)
 {
     const char *name = md->node_names[node];
@@ -71,6 +87,10 @@ static int md_conntab_from_conf(md_t *md, int32_t node, md_node_route_t *r)
                              cr->line, name, cr->next_hop);
                 return MD_ERR_NO_ROUTE;
             }
+        }
+        if (!md_conntab_hop_reachable(md, cr, c, node))
+            return MD_ERR_CONFIG;
+        if (c->next_hop_node >= 0) {
             /* symmetric default: its messages come back forwarded too */
             if (md->fwd_index >= 0)
                 r->arrive_mask |= 1u << md->fwd_index;

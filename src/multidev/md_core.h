@@ -70,10 +70,10 @@ typedef struct md_sysmsg_slot {
     unsigned            flags;          /**< MD_SYSMSG_F_* */
 } md_sysmsg_slot_t;
 
-/* A send the subdevice pushed back (MD_ERR_NO_RESOURCE): retried in order
+/* Sends a subdevice pushed back (MD_ERR_NO_RESOURCE): retried in order
  * by md_progress. */
 typedef struct md_pending {
-    md_request_t *head, *tail;          /**< linked through md_priv[0] */
+    md_request_t *head, *tail;          /**< linked through md_next */
 } md_pending_t;
 
 typedef struct md_deferred_sys {

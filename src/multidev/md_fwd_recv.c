@@ -291,6 +291,8 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
 {
     md_fwd_recv_t *fr = sd->priv;
     md_fwd_fail_ctx_t f = { sd, status };
+    md_reqlist_t gone;
+    md_request_t *req;
 
     if (fr == NULL)
         return;
@@ -313,7 +315,9 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
     }
     /* Receives that only it could match, unless one of its messages that
      * did arrive whole is theirs (md_fwd_recv_irecv takes those). */
-    md_mq_fail_posted_from(&fr->q, rank, sd->index, md_fwd_fail_req, &f);
+    md_mq_remove_posted_from(&fr->q, sd->index, rank, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        md_fwd_fail_req(&f, req);
 }
 
 void md_fwd_recv_foreach_posted(md_subdev_t *sd, void (*fn)(void *arg, md_request_t *req),
@@ -338,9 +342,7 @@ static int md_fwd_recv_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     fr->md = sd->host_ctx;
     md_mq_init(&fr->q);
     sd->priv = fr;
-    sd->attr.caps = MD_CAP_IMPROBE;
     sd->attr.eager_limit = 0;
-    sd->attr.max_msg_size = SIZE_MAX;
     *card_len = 0;
     return MD_OK;
 }
@@ -376,20 +378,22 @@ static int md_fwd_recv_isend(md_subdev_t *sd, md_request_t *req)
 static int md_fwd_recv_irecv(md_subdev_t *sd, md_request_t *req)
 {
     md_fwd_recv_t *fr = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, &req->match);
-
+    md_mq_msg_t *m = md_mq_take_unexpected(&fr->q, req, sd->index);
     int failed;
 
-    if (m != NULL && md_request_claim(req, sd->index)) {
-        md_mq_remove_unexpected(&fr->q, m);
+    if (m != NULL) {
         md_fwd_in_bind(sd, (md_fwd_in_t *)m, req);
         return MD_OK;
     }
+    if (md_mq_dropped(req))
+        return MD_OK;                   /* another subdevice has it */
     failed = req->match.src_rank != MD_ANY_SOURCE ? md_rank_failed(fr->md, req->peer_world)
                                                   : MD_OK;
-    if (failed != MD_OK && md_request_claim(req, sd->index)) {
-        req->status.error = failed;      /* nothing of it here, and nothing will come */
-        sd->host->complete(sd, req);
+    if (failed != MD_OK) {
+        if (md_mq_claim(req, sd->index)) {
+            req->status.error = failed;  /* nothing of it here, and nothing will come */
+            sd->host->complete(sd, req);
+        }
         return MD_OK;
     }
     md_mq_post(&fr->q, req);
@@ -407,11 +411,8 @@ static int md_fwd_recv_iprobe(md_subdev_t *sd, const md_match_t *match,
                               int *flag, md_recv_status_t *status)
 {
     md_fwd_recv_t *fr = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, match);
 
-    *flag = m != NULL;
-    if (m != NULL)
-        md_mq_status_from_env(&m->env, status);
+    md_mq_probe(&fr->q, match, sd->index, flag, status);
     return MD_OK;
 }
 
@@ -419,15 +420,11 @@ static int md_fwd_recv_improbe(md_subdev_t *sd, const md_match_t *match,
                                int *flag, md_request_t *msg)
 {
     md_fwd_recv_t *fr = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&fr->q, match);
-    md_fwd_in_t *in = (md_fwd_in_t *)m;
+    md_fwd_in_t *in = (md_fwd_in_t *)md_mq_improbe(&fr->q, match, sd->index, flag, &msg->status);
 
-    *flag = m != NULL;
-    if (m == NULL)
+    if (in == NULL)
         return MD_OK;
-    md_mq_remove_unexpected(&fr->q, m);
     in->state = MD_FWD_IN_PROBED;
-    md_mq_status_from_env(&m->env, &msg->status);
     memcpy(&msg->sd_priv[0], &in, sizeof(in));
     return MD_OK;
 }

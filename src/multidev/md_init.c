@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "md_core.h"
 #include "md_log.h"
@@ -42,7 +40,6 @@ static int md_config_load(md_t *md, const md_init_params_t *p)
 {
     const char *path = p->config_path, *name = p->node_name;
     char file[4096], err[MD_NODECONF_ERR_MAX];
-    struct stat st;
 
     if ((path == NULL && md_tun_env_text("MULTIDEV_CONFIG", &path, md_log_say_error) < 0) ||
         (name == NULL && md_tun_env_text("MULTIDEV_NODE", &name, md_log_say_error) < 0))
@@ -52,25 +49,9 @@ static int md_config_load(md_t *md, const md_init_params_t *p)
     if (path == NULL || *path == '\0')
         return MD_OK;
 
-    if (stat(path, &st) != 0) {
-        md_log_error("MULTIDEV_CONFIG=%s: no such file or directory", path);
-        return MD_ERR_CONFIG;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        char host[MD_NAME_MAX] = "";
-        if (md->node_name[0] == '\0' && gethostname(host, sizeof(host) - 1) == 0)
-            snprintf(md->node_name, MD_NAME_MAX, "%s", host);
-        snprintf(file, sizeof(file), "%s/%s.conf", path, md->node_name);
-        if (stat(file, &st) != 0) {
-            md_log_error("MULTIDEV_CONFIG=%s holds no configuration for node "
-                         "%s (expected %s); set MULTIDEV_NODE to one of the "
-                         "nodes mdconfig wrote", path, md->node_name, file);
-            return MD_ERR_CONFIG;
-        }
-    } else {
-        snprintf(file, sizeof(file), "%s", path);
-    }
-    if (md_nodeconf_parse_file(file, &md->conf, err, sizeof(err)) != 0) {
+    if (md_nodeconf_locate("MULTIDEV_CONFIG", path, md->node_name, MD_NAME_MAX, file,
+                           sizeof(file), err, sizeof(err)) != 0 ||
+        md_nodeconf_parse_file(file, &md->conf, err, sizeof(err)) != 0) {
         md_log_error("%s", err);
         return MD_ERR_CONFIG;
     }

@@ -15,6 +15,7 @@
 #include "md_core.h"
 #include "md_kit.h"
 #include "md_log.h"
+#include "md_module.h"
 
 #ifndef MD_MODULE_DIR
 #define MD_MODULE_DIR "/usr/local/lib/multidev"
@@ -99,6 +100,12 @@ int md_loader_validate(const char *name, const md_subdev_ops_t *ops,
     return MD_OK;
 }
 
+void md_module_search_path(const char *search_path, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s%s", search_path ? search_path : "",
+             (search_path && *search_path) ? ":" : "", MD_MODULE_DIR);
+}
+
 int md_loader_load(const char *name, const char *search_path,
                    md_subdev_ops_t *ops, lt_dlhandle *handle,
                    char *err, size_t err_len)
@@ -117,8 +124,7 @@ int md_loader_load(const char *name, const char *search_path,
     if (rc != MD_OK)
         return rc;
 
-    snprintf(path, sizeof(path), "%s%s%s", search_path ? search_path : "",
-             (search_path && *search_path) ? ":" : "", MD_MODULE_DIR);
+    md_module_search_path(search_path, path, sizeof(path));
     lt_dlsetsearchpath(path);
     snprintf(module, sizeof(module), "libmd_%s", name);
     h = lt_dlopenext(module);

@@ -38,8 +38,10 @@
 #include "md_opq.h"
 #include "md_peerset.h"
 #include "md_kit.h"
+#include "md_mq.h"
 #include "md_param.h"
 #include "md_peerfail.h"
+#include "md_reqlist.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "myri/myri_gam.h"
@@ -62,11 +64,9 @@ typedef struct myri_card {
     char     sw[32];      /* switch name */
 } myri_card_t;
 
-/* Request state, in req->sd_priv. */
+/* Request state, in req->sd_priv (a posted receive's is md_mq's). */
 enum myri_rstate {
     MYRI_RS_FREE = 0,
-    MYRI_RS_POSTED,       /* receive in the posted queue */
-    MYRI_RS_DROPPED,      /* another subdevice won the claim */
     MYRI_RS_WAIT_DATA,    /* receive matched an RTS, DATA coming */
     MYRI_RS_QUEUED,       /* send waiting in the op queue */
     MYRI_RS_WAIT_CTS,     /* RTS sent */
@@ -76,7 +76,7 @@ enum myri_rstate {
 };
 
 typedef struct myri_rpriv {
-    md_request_t *next, *prev;     /* posted/done lists */
+    md_mq_req_t   mq;              /* the kit's: posted (md_mq) or done list */
     uint32_t      state;
     uint32_t      cookie;          /* its md_cookie, 0: none */
     uint64_t      remote_cookie;   /* the peer's cookie (rendezvous) */
@@ -91,21 +91,17 @@ _Static_assert(sizeof(myri_rpriv_t) <= sizeof(((md_request_t *)0)->sd_priv), "sd
 
 static inline myri_rpriv_t *myri_rp(md_request_t *r) { return (myri_rpriv_t *)r->sd_priv; }
 
-typedef struct myri_reqlist { md_request_t *head, *tail; } myri_reqlist_t;
-
 /* An arrived message nobody has matched yet (or one held back). */
 typedef struct myri_msg {
-    struct myri_msg *next, *prev;
+    md_mq_msg_t      mq;           /* first (a cast converts): envelope,
+                                      unexpected-queue links */
     md_held_link_t   held;         /* while held back (md_held) */
-    md_envelope_t    env;
     int32_t          src;          /* sender's world rank (vnn) */
     uint32_t         handler;      /* EAGER, EAGER_SYNC or RTS */
     uint64_t         cookie;       /* sender cookie (sync, RTS) */
     uint32_t         len;          /* eager bytes held in data */
     uint8_t          data[];
 } myri_msg_t;
-
-typedef struct myri_msgq { myri_msg_t *head, *tail; } myri_msgq_t;
 
 /* One outgoing GAM request waiting for a credit. */
 typedef struct myri_peer {
@@ -123,8 +119,8 @@ typedef struct myri_ctx {
     myri_peer_t        *peers;     /* [world_size] */
     md_peerset_t        busy;      /* peers with queued ops */
     md_held_set_t       held;      /* arrivals held back by arrival_ok, per peer */
-    myri_reqlist_t      posted, done;
-    myri_msgq_t         unexp;
+    md_mq_t             mq;        /* posted receives, unexpected messages */
+    md_reqlist_t        done;
     md_cookies_t        cookies;   /* requests waiting for a peer's answer */
     size_t              eager_limit;
     int                 dead;      /* status once the firmware died */
@@ -176,11 +172,6 @@ void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status);
 void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status);
 void myri_install_handlers(myri_ctx_t *ctx);
 /* myri_util.c */
-void          myri_reqlist_append(myri_reqlist_t *l, md_request_t *r);
-void          myri_reqlist_remove(myri_reqlist_t *l, md_request_t *r);
-md_request_t *myri_reqlist_pop(myri_reqlist_t *l);
-void          myri_msgq_append(myri_msgq_t *q, myri_msg_t *m);
-void          myri_msgq_remove(myri_msgq_t *q, myri_msg_t *m);
 void          myri_env_pack(const md_envelope_t *env, uint64_t args[5]);
 void          myri_env_unpack(const uint64_t args[5], md_envelope_t *env);
 

@@ -51,6 +51,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     if (ctx == NULL)
         return MD_ERR_NO_MEMORY;
     sd->priv = ctx;
+    md_mq_init(&ctx->mq);
     ctx->sd = sd;
     ctx->host = sd->host;
     ctx->me = args->world_rank;
@@ -104,16 +105,7 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     memcpy(card, c, sizeof(*c));
     *card_len = sizeof(*c);
 
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = ctx->eager_limit;
-    sd->attr.max_msg_size = SIZE_MAX;
-    if (strcmp(ctx->timing, "off") != 0) {
-        sd->attr.latency_us = 14.05;      /* HP-LAM RTT/2 (P2 Table 4.2) */
-        sd->attr.bandwidth_MBs = 24.0;
-    } else {
-        sd->attr.latency_us = 15.0;       /* UDP loopback class */
-        sd->attr.bandwidth_MBs = 1000.0;
-    }
     return MD_OK;
 err:
     myri_finalize(sd);
@@ -184,11 +176,7 @@ int myri_finalize(md_subdev_t *sd)
         nic_host_detach(ctx->nic);
     for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++)
         md_opq_flush(&ctx->peers[q].ops, NULL, NULL);
-    while (ctx->unexp.head != NULL) {
-        myri_msg_t *m = ctx->unexp.head;
-        myri_msgq_remove(&ctx->unexp, m);
-        free(m);
-    }
+    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
     free((void *)ctx->serves);
     free(ctx->peers);
     md_peerset_fini(&ctx->busy);

@@ -12,7 +12,7 @@
 void myri_complete(myri_ctx_t *ctx, md_request_t *req)
 {
     myri_rp(req)->state = MYRI_RS_DONE;
-    myri_reqlist_append(&ctx->done, req);
+    md_reqlist_append(&ctx->done, req);
 }
 
 void myri_flush_done(myri_ctx_t *ctx)
@@ -20,7 +20,7 @@ void myri_flush_done(myri_ctx_t *ctx)
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = myri_reqlist_pop(&ctx->done)) != NULL)
+    while ((req = md_reqlist_pop(&ctx->done)) != NULL)
         md_complete_hand(ctx->sd, req, myri_rp(req)->flags & MYRI_RF_SYSMSG, req->peer_world);
 }
 
@@ -59,17 +59,15 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
         myri_fail_posted(ctx, peer, status);
 }
 
+/* Posted receives that only peer (peer < 0: anyone) can satisfy fail. */
 void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status)
 {
-    md_request_t *req = ctx->posted.head;
-    while (req != NULL) {
-        md_request_t *next = myri_rp(req)->next;
-        if ((peer < 0 || req->peer_world == peer) && md_request_claim(req, ctx->sd->index)) {
-            myri_reqlist_remove(&ctx->posted, req);
-            fail_req(ctx, req, status);
-        }
-        req = next;
-    }
+    md_reqlist_t gone;
+    md_request_t *req;
+
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        fail_req(ctx, req, status);
 }
 
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
@@ -161,9 +159,7 @@ void myri_install_handlers(myri_ctx_t *ctx)
  * to a dead peer until it gives up and reports the peer failed. */
 static void probe_mark_posted(void *arg, md_liveness_t *l)
 {
-    myri_ctx_t *ctx = arg;
-    for (md_request_t *r = ctx->posted.head; r != NULL; r = myri_rp(r)->next)
-        md_liveness_mark(l, r);
+    md_mq_foreach_posted(&((myri_ctx_t *)arg)->mq, md_liveness_mark, l);
 }
 
 static void probe_peer(void *arg, int32_t q)

@@ -1,9 +1,8 @@
-/* myri_recv.c - arrivals, matching (posted and unexpected queues),
+/* myri_recv.c - arrivals, matching (the kit's md_mq: posted receives in
+ * posting order, unexpected messages in arrival order, ANY_SOURCE claims),
  * held-back arrivals, probe, matched probe, cancel, rendezvous data.
  *
- * Both queues are FIFOs searched from the head: a message takes the
- * earliest posted receive that accepts it, and a receive the earliest
- * arrival.  Arrivals from one sender are matched in the order the NIC
+ * Arrivals from one sender are matched in the order the NIC
  * delivered them (in order per pair); one that host->arrival_ok() holds
  * back stops its sender's later arrivals behind it. */
 #include "config.h"
@@ -48,30 +47,14 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
     myri_op_ctl(ctx, src, MYRI_H_CTS, cookie, rp->cookie, rp->expected);
 }
 
-static md_request_t *match_posted(myri_ctx_t *ctx, const md_envelope_t *env)
-{
-    md_request_t *req = ctx->posted.head;
-
-    while (req != NULL) {
-        md_request_t *next = myri_rp(req)->next;
-        if (md_match_envelope(&req->match, env)) {
-            myri_reqlist_remove(&ctx->posted, req);
-            if (md_request_claim(req, ctx->sd->index))
-                return req;
-            myri_rp(req)->state = MYRI_RS_DROPPED;   /* another subdevice has it */
-        }
-        req = next;
-    }
-    return NULL;
-}
-
 static myri_msg_t *msg_copy(int32_t src, uint32_t handler, const md_envelope_t *env,
                             uint64_t cookie, const void *data, uint32_t len)
 {
     myri_msg_t *m = malloc(sizeof(*m) + len);
     if (m == NULL)
         return NULL;
-    m->env = *env;
+    memset(&m->mq, 0, sizeof(m->mq));
+    m->mq.env = *env;
     m->src = src;
     m->handler = handler;
     m->cookie = cookie;
@@ -85,7 +68,7 @@ static myri_msg_t *msg_copy(int32_t src, uint32_t handler, const md_envelope_t *
 static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_envelope_t *env,
                         uint64_t cookie, const void *data, uint32_t len, myri_msg_t *owned)
 {
-    md_request_t *req = match_posted(ctx, env);
+    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
 
     /* before delivering: env may live in owned, which delivery frees */
     ctx->host->arrived(ctx->sd, env);
@@ -98,7 +81,7 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
             MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
-        myri_msgq_append(&ctx->unexp, m);
+        md_mq_push_unexpected(&ctx->mq, &m->mq);
         ctx->sd->counters.unexpected++;
     }
 }
@@ -139,14 +122,14 @@ void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_en
         MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
     }
-    md_held_set_hold(&ctx->held, src, &m->held, m, &m->env);
+    md_held_set_hold(&ctx->held, src, &m->held, m, &m->mq.env);
 }
 
 /* A held arrival whose turn has come. */
 static void held_accept(void *arg, void *msg)
 {
     myri_msg_t *m = msg;
-    recv_accept(arg, m->src, m->handler, &m->env, m->cookie, m->data, m->len, m);
+    recv_accept(arg, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len, m);
 }
 
 /* Sender src has nothing held any more: if it failed, nothing more will
@@ -188,26 +171,22 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
 int myri_irecv(md_subdev_t *sd, md_request_t *req)
 {
     myri_ctx_t *ctx = sd->priv;
+    myri_msg_t *m;
 
     if (ctx->dead)
         return ctx->dead;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    for (myri_msg_t *m = ctx->unexp.head; m != NULL; m = m->next) {
-        if (!md_match_envelope(&req->match, &m->env))
-            continue;
-        if (!md_request_claim(req, sd->index)) {
-            myri_rp(req)->state = MYRI_RS_DROPPED;
-            return MD_OK;
-        }
-        myri_msgq_remove(&ctx->unexp, m);
-        recv_deliver(ctx, req, m->src, m->handler, &m->env, m->cookie, m->data, m->len);
+    m = (myri_msg_t *)md_mq_take_unexpected(&ctx->mq, req, sd->index);
+    if (m != NULL) {
+        recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
         free(m);
         myri_ops_drain(ctx);
         myri_flush_done(ctx);
         return MD_OK;
     }
-    myri_rp(req)->state = MYRI_RS_POSTED;
-    myri_reqlist_append(&ctx->posted, req);
+    if (md_mq_dropped(req))
+        return MD_OK;                 /* another subdevice has it */
+    md_mq_post(&ctx->mq, req);
     if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
         myri_peer_t *p = &ctx->peers[req->peer_world];
         if (p->failed && md_held_empty(&ctx->held.peer[req->peer_world])) {
@@ -221,54 +200,16 @@ int myri_irecv(md_subdev_t *sd, md_request_t *req)
 
 int myri_recv_cancel(md_subdev_t *sd, md_request_t *req)
 {
-    myri_ctx_t *ctx = sd->priv;
-    myri_rpriv_t *rp = myri_rp(req);
-
-    if (rp->state == MYRI_RS_POSTED) {
-        myri_reqlist_remove(&ctx->posted, req);
-        rp->state = MYRI_RS_FREE;
-        return MD_OK;
-    }
-    if (rp->state == MYRI_RS_DROPPED) {
-        rp->state = MYRI_RS_FREE;
-        return MD_OK;
-    }
-    return MD_ERR_NOT_FOUND;
-}
-
-static myri_msg_t *find_unexp(myri_ctx_t *ctx, const md_match_t *match)
-{
-    for (myri_msg_t *m = ctx->unexp.head; m != NULL; m = m->next)
-        if (md_match_envelope(match, &m->env))
-            return m;
-    return NULL;
-}
-
-static void probe_status(myri_ctx_t *ctx, const myri_msg_t *m, md_recv_status_t *st)
-{
-    memset(st, 0, sizeof(*st));
-    st->src_rank = m->env.src_rank;
-    st->src_world = m->env.src_world;
-    st->tag = m->env.tag;
-    st->size = m->env.size;
-    st->msg_size = m->env.size;
-    st->error = MD_OK;
-    st->subdev = ctx->sd->index;
-    st->seq = m->env.seq;    /* the multidevice orders across subdevices */
-    st->flags = m->env.flags;
+    return md_mq_cancel_posted(&((myri_ctx_t *)sd->priv)->mq, req);
 }
 
 int myri_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)
 {
     myri_ctx_t *ctx = sd->priv;
-    myri_msg_t *m;
 
     if (ctx->dead)
         return ctx->dead;
-    m = find_unexp(ctx, match);
-    *flag = m != NULL;
-    if (m != NULL && st != NULL)
-        probe_status(ctx, m, st);
+    md_mq_probe(&ctx->mq, match, sd->index, flag, st);
     return MD_OK;
 }
 
@@ -279,12 +220,9 @@ int myri_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request
 
     if (ctx->dead)
         return ctx->dead;
-    m = find_unexp(ctx, match);
-    *flag = m != NULL;
+    m = (myri_msg_t *)md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
     if (m == NULL)
         return MD_OK;
-    myri_msgq_remove(&ctx->unexp, m);
-    probe_status(ctx, m, &msg->status);
     memset(myri_rp(msg), 0, sizeof(myri_rpriv_t));
     myri_rp(msg)->unexp = m;
     if (m->handler == MYRI_H_EAGER_SYNC) {
@@ -305,7 +243,7 @@ int myri_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
         return MD_ERR_INVALID;
     myri_rp(msg)->unexp = NULL;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    recv_deliver(ctx, req, m->src, m->handler, &m->env, m->cookie, m->data, m->len);
+    recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
     free(m);
     myri_ops_drain(ctx);
     myri_flush_done(ctx);

@@ -35,6 +35,7 @@
 #include "md_liveness.h"
 #include "md_log.h"
 #include "md_mq.h"
+#include "md_reqlist.h"
 #include "md_nic_addr.h"
 #include "md_kit.h"
 #include "md_param.h"
@@ -55,11 +56,10 @@ typedef struct sci_msg {
     uint8_t         data[];
 } sci_msg_t;
 
-/* Request state, in req->sd_priv after md_mq's two link words. */
+/* Request state, in req->sd_priv after the kit's part (a posted receive's
+ * state is md_mq's). */
 enum sci_rstate {
     SCI_RS_FREE = 0,
-    SCI_RS_POSTED,      /* receive in the posted queue */
-    SCI_RS_DROPPED,     /* another subdevice won its claim */
     SCI_RS_RECV_TP,     /* receive matched a transport message */
     SCI_RS_QUEUED,      /* send waiting for its turn */
     SCI_RS_WAIT_DONE,   /* synchronous eager sent: waiting for done */
@@ -71,8 +71,8 @@ enum sci_rstate {
 #define SCI_RF_SYSMSG 0x1u   /* our own receive of a transport system message */
 
 typedef struct sci_rpriv {
-    uint64_t      mq_links[2];   /* md_mq's */
-    md_request_t *next;          /* send queue, done list */
+    md_mq_req_t   mq;            /* the kit's: posted (md_mq), send queue
+                                    or done list */
     uint32_t      state, proto;
     uint64_t      id;            /* message id */
     uint32_t      rdv;           /* handle + 1 */
@@ -84,7 +84,6 @@ _Static_assert(sizeof(sci_rpriv_t) <= sizeof(((md_request_t *)0)->sd_priv), "sd_
 
 static inline sci_rpriv_t *sci_rp(md_request_t *r) { return (sci_rpriv_t *)r->sd_priv; }
 
-typedef struct sci_reqq { md_request_t *head, *tail; } sci_reqq_t;
 
 /* A receive being filled by a transport (receiver side). */
 typedef struct sci_tp_recv {
@@ -102,7 +101,7 @@ typedef struct sci_peer {
     sci_win_t    rx_win;         /* my rx block in its segment (I send) */
     sci_win_t    tx_win;         /* my tx block in its segment (I receive) */
     /* sending to it */
-    sci_reqq_t   sendq;          /* FIFO, only the head is issued */
+    md_reqlist_t sendq;          /* FIFO, only the head is issued */
     uint64_t     next_id, oldest_id;
     uint64_t     ring_head, ring_tail;
     uint64_t    *ring_end;       /* [nmsg] ring_head after slot's message */
@@ -150,7 +149,7 @@ typedef struct sci_ctx {
     int32_t              nserved;
     sci_peer_t          *peers;      /* [world_size] */
     md_mq_t              mq;
-    sci_reqq_t           done;
+    md_reqlist_t         done;
     sci_ctl_store_t     *ctl_head, *ctl_tail;
     uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
     uint64_t             eager_limit;
@@ -225,8 +224,6 @@ int  sci_liveness_check(sci_ctx_t *ctx);
 /* 1 if c answered a liveness probe (handled), 0 if not a probe's. */
 int  sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c);
 /* sci_util.c */
-void          sci_reqq_push(sci_reqq_t *q, md_request_t *r);
-md_request_t *sci_reqq_pop(sci_reqq_t *q);
 void          sci_env_from_info(const sci_msg_info_t *in, md_envelope_t *env);
 
 #endif /* SCI_IMPL_H */

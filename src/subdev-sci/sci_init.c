@@ -151,16 +151,7 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     memcpy(card, c, sizeof(*c));
     *card_len = sizeof(*c);
 
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = ctx->eager_limit;
-    sd->attr.max_msg_size = SIZE_MAX;
-    if (strcmp(ctx->timing, "off") != 0) {
-        sd->attr.latency_us = 8.0;        /* ScaMPI on the D310 (P6 §III.C) */
-        sd->attr.bandwidth_MBs = 76.0;
-    } else {
-        sd->attr.latency_us = 15.0;       /* UDP loopback class */
-        sd->attr.bandwidth_MBs = 1000.0;
-    }
     return MD_OK;
 err:
     sci_finalize(sd);
@@ -285,11 +276,7 @@ int sci_finalize(md_subdev_t *sd)
         free(p->ring_end);
         free(p->rdv_req);
     }
-    while (ctx->mq.unexp_head != NULL) {
-        md_mq_msg_t *m = ctx->mq.unexp_head;
-        md_mq_remove_unexpected(&ctx->mq, m);
-        free(m);
-    }
+    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
     free(ctx->serves);
     free(ctx->served);
     free(ctx->peers);

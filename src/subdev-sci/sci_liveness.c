@@ -21,16 +21,9 @@ static int waits_on(sci_ctx_t *ctx, int32_t peer)
 {
     sci_peer_t *p = &ctx->peers[peer];
 
-    if (p->sendq.head != NULL || p->rdv_used > 0 || p->tp_head != NULL)
+    if (!md_reqlist_empty(&p->sendq) || p->rdv_used > 0 || p->tp_head != NULL)
         return 1;
-    for (md_request_t *r = ctx->mq.posted_head; r != NULL;) {
-        md_request_t *next;
-        if (r->match.src_rank != MD_ANY_SOURCE && r->peer_world == peer)
-            return 1;
-        __builtin_memcpy(&next, &r->sd_priv[0], sizeof(next));
-        r = next;
-    }
-    return 0;
+    return md_mq_find_posted_if(&ctx->mq, md_mq_from_rank, &peer) != NULL;
 }
 
 int sci_liveness_check(sci_ctx_t *ctx)

@@ -12,7 +12,7 @@
 void sci_complete(sci_ctx_t *ctx, md_request_t *req)
 {
     sci_rp(req)->state = SCI_RS_DONE;
-    sci_reqq_push(&ctx->done, req);
+    md_reqlist_append(&ctx->done, req);
 }
 
 void sci_flush_done(sci_ctx_t *ctx)
@@ -20,7 +20,7 @@ void sci_flush_done(sci_ctx_t *ctx)
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = sci_reqq_pop(&ctx->done)) != NULL)
+    while ((req = md_reqlist_pop(&ctx->done)) != NULL)
         md_complete_hand(ctx->sd, req, sci_rp(req)->flags & SCI_RF_SYSMSG, req->peer_world);
 }
 
@@ -31,19 +31,15 @@ void sci_fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
     sci_complete(ctx, req);
 }
 
-/* Receives that only peer can match fail with status. */
+/* Receives that only peer (peer < 0: anyone) can match fail with status. */
 static void fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
 {
-    for (md_request_t *req = ctx->mq.posted_head; req != NULL;) {
-        md_request_t *next;
-        memcpy(&next, &req->sd_priv[0], sizeof(next));
-        if (req->match.src_rank != MD_ANY_SOURCE && req->peer_world == peer &&
-            md_request_claim(req, ctx->sd->index)) {
-            md_mq_cancel_posted(&ctx->mq, req);
-            sci_fail_req(ctx, req, status);
-        }
-        req = next;
-    }
+    md_reqlist_t gone;
+    md_request_t *req;
+
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        sci_fail_req(ctx, req, status);
 }
 
 /* Everything that waits on peer fails with status; with keep_arrived,
@@ -59,7 +55,7 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
                 md_status_string(status));
         p->failed = status;
         ctx->host->peer_failed(ctx->sd, peer, status);
-        while ((req = sci_reqq_pop(&p->sendq)) != NULL)
+        while ((req = md_reqlist_pop(&p->sendq)) != NULL)
             sci_fail_req(ctx, req, status);
         for (uint32_t h = 0; p->rdv_req != NULL && h < ctx->lay.p.nrdv; h++) {
             if ((req = p->rdv_req[h]) != NULL) {
@@ -114,15 +110,9 @@ static int drain_gone_peer(sci_ctx_t *ctx, int32_t peer)
 
 void sci_fail_all(sci_ctx_t *ctx, int status)
 {
-    md_request_t *req;
-
     for (int32_t i = 0; i < ctx->nserved; i++)
         sci_fail_peer(ctx, ctx->served[i], status);
-    while ((req = ctx->mq.posted_head) != NULL) {
-        md_mq_cancel_posted(&ctx->mq, req);
-        if (md_request_claim(req, ctx->sd->index))
-            sci_fail_req(ctx, req, status);
-    }
+    fail_posted(ctx, -1, status);
     sci_ctl_drop_all(ctx);
 }
 
@@ -182,7 +172,7 @@ int sci_progress_inner(sci_ctx_t *ctx)
             k += sci_held_retry(ctx, peer);
         if (p->tp_head != NULL)
             k += sci_tp_recv_progress(ctx, peer);
-        if (p->sendq.head != NULL || p->oldest_id < p->next_id || p->rdv_used > 0)
+        if (!md_reqlist_empty(&p->sendq) || p->oldest_id < p->next_id || p->rdv_used > 0)
             k += sci_send_progress(ctx, peer);
         p->activity += (uint64_t)k;
         n += k;
@@ -199,7 +189,7 @@ static int work_unannounced(const sci_ctx_t *ctx)
         return 1;      /* control stores waiting for room in the window */
     for (int32_t i = 0; i < ctx->nserved; i++) {
         const sci_peer_t *p = &ctx->peers[ctx->served[i]];
-        if (!md_held_empty(&p->held) || p->tp_head != NULL || p->sendq.head != NULL)
+        if (!md_held_empty(&p->held) || p->tp_head != NULL || !md_reqlist_empty(&p->sendq))
             return 1;
     }
     return 0;

@@ -1,6 +1,6 @@
 /* sci_recv.c - receives, cancel, probe, matched probe.  Matching uses
  * md_mq: posted receives in posting order, unexpected messages in arrival
- * order; a receive whose claim another subdevice won is left for the
+ * order; a receive whose claim another subdevice won is dropped, for the
  * multidevice to cancel. */
 #include "config.h"
 
@@ -31,22 +31,16 @@ int sci_irecv(md_subdev_t *sd, md_request_t *req)
         return ctx->dead;
     memset(sci_rp(req), 0, sizeof(sci_rpriv_t));
     sci_progress_inner(ctx);   /* see what has arrived first */
-    mm = md_mq_find_unexpected(&ctx->mq, &req->match);
+    mm = md_mq_take_unexpected(&ctx->mq, req, sd->index);
     if (mm != NULL) {
-        if (!md_request_claim(req, sd->index)) {
-            sci_rp(req)->state = SCI_RS_DROPPED;   /* another subdevice has it */
-        } else {
-            md_mq_remove_unexpected(&ctx->mq, mm);
-            take_unexpected(ctx, req, (sci_msg_t *)mm);
-        }
+        take_unexpected(ctx, req, (sci_msg_t *)mm);
+    } else if (md_mq_dropped(req)) {
+        /* another subdevice has it */
     } else if (from_drained_peer(ctx, req)) {
         /* nothing can match it any more */
-        if (md_request_claim(req, sd->index))
+        if (md_mq_claim(req, sd->index))
             sci_fail_req(ctx, req, ctx->peers[req->peer_world].failed);
-        else
-            sci_rp(req)->state = SCI_RS_DROPPED;
     } else {
-        sci_rp(req)->state = SCI_RS_POSTED;
         md_mq_post(&ctx->mq, req);
     }
     sci_flush_done(ctx);
@@ -55,34 +49,17 @@ int sci_irecv(md_subdev_t *sd, md_request_t *req)
 
 int sci_recv_cancel(md_subdev_t *sd, md_request_t *req)
 {
-    sci_ctx_t *ctx = sd->priv;
-    sci_rpriv_t *rp = sci_rp(req);
-
-    if (rp->state == SCI_RS_POSTED && md_mq_cancel_posted(&ctx->mq, req) == MD_OK) {
-        rp->state = SCI_RS_FREE;
-        return MD_OK;
-    }
-    if (rp->state == SCI_RS_DROPPED) {
-        rp->state = SCI_RS_FREE;
-        return MD_OK;
-    }
-    return MD_ERR_NOT_FOUND;
+    return md_mq_cancel_posted(&((sci_ctx_t *)sd->priv)->mq, req);
 }
 
 int sci_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)
 {
     sci_ctx_t *ctx = sd->priv;
-    md_mq_msg_t *mm;
 
     if (ctx->dead)
         return ctx->dead;
     sci_progress_inner(ctx);
-    mm = md_mq_find_unexpected(&ctx->mq, match);
-    *flag = mm != NULL;
-    if (mm != NULL && st != NULL) {
-        md_mq_status_from_env(&mm->env, st);
-        st->subdev = sd->index;
-    }
+    md_mq_probe(&ctx->mq, match, sd->index, flag, st);
     sci_flush_done(ctx);
     return MD_OK;
 }
@@ -96,13 +73,9 @@ int sci_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request_
     if (ctx->dead)
         return ctx->dead;
     sci_progress_inner(ctx);
-    mm = md_mq_find_unexpected(&ctx->mq, match);
-    *flag = mm != NULL;
+    mm = md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
     if (mm != NULL) {
         m = (sci_msg_t *)mm;
-        md_mq_remove_unexpected(&ctx->mq, mm);
-        md_mq_status_from_env(&m->mq.env, &msg->status);
-        msg->status.subdev = sd->index;
         memset(sci_rp(msg), 0, sizeof(sci_rpriv_t));
         sci_rp(msg)->bound = m;
         if (m->rdv != 0 && m->proto != SCI_P_TRANSPORT) {

@@ -154,7 +154,7 @@ int sci_send_progress(sci_ctx_t *ctx, int32_t peer)
         int rc = issue(ctx, peer, req);
         if (rc == 0)
             break;
-        sci_reqq_pop(&p->sendq);   /* before completing: that relinks it */
+        md_reqlist_pop(&p->sendq);   /* before completing: that relinks it */
         if (rc < 0)
             SCI_LOG(ctx, MD_LOG_ERROR, "send to rank %d failed: %s", peer, md_status_string(rc));
         if (rc != 1) {
@@ -192,7 +192,7 @@ int sci_isend(md_subdev_t *sd, md_request_t *req)
         else
             sd->counters.eager_sent++;
     }
-    sci_reqq_push(&ctx->peers[peer].sendq, req);
+    md_reqlist_append(&ctx->peers[peer].sendq, req);
     sci_send_progress(ctx, peer);
     sci_flush_done(ctx);
     return MD_OK;

@@ -6,12 +6,12 @@
  *   shm_cma.c       the single-copy path (process_vm_readv) and its probe
  *   shm_send.c      isend, the per-peer outboxes, control records
  *   shm_recv.c      irecv, probes, cancel, delivery of matched messages
- *   shm_match.c     posted and unexpected queues
+ *                   (matching: the kit's md_mq)
  *   shm_progress.c  polling the inbound rings, peer liveness
  *   shm_wake.c      wait_fd: waking a sleeping progress thread
  *
- * Calls into one instance are serialised by the multidevice (no
- * MD_CAP_THREAD_SAFE).  Completions are collected on ctx->done and handed
+ * Calls into one instance are serialised by the multidevice (md_sdi.h,
+ * "Threading").  Completions are collected on ctx->done and handed
  * to host->complete() at the end of each SDI call, once every internal
  * list is consistent again, so the host may call back into the subdevice
  * from its completion callback.
@@ -28,7 +28,9 @@
 #include "md_kit.h"
 #include "md_liveness.h"
 #include "md_log.h"
+#include "md_mq.h"
 #include "md_param.h"
+#include "md_reqlist.h"
 #include "md_sdi.h"
 #include "shm_pool.h"
 #include "shm_proto.h"
@@ -66,9 +68,8 @@ enum shm_req_state {
     SHM_RS_SEND_QUEUED,     /**< waits for ring space in peer->sendq */
     SHM_RS_SEND_WAIT,       /**< RTS or SYNC sent; waits in peer->waiting */
     SHM_RS_SEND_STREAM,     /**< pipelined: in peer->streams */
-    SHM_RS_RECV_POSTED,     /**< in ctx->posted */
+    SHM_RS_RECV,            /**< a receive: posted (ctx->mq) or matching */
     SHM_RS_RECV_DATA,       /**< pipelined: waits for DATA in peer->rndv_recvs */
-    SHM_RS_RECV_DROPPED,    /**< claim lost to another subdevice */
     SHM_RS_MPROBE,          /**< a message bound by improbe */
     SHM_RS_DONE,            /**< on ctx->done or handed to the host */
 };
@@ -77,10 +78,10 @@ enum shm_req_state {
 
 struct shm_unexp;
 
-/* Overlay of md_request_t.sd_priv. */
+/* Overlay of md_request_t.sd_priv; the kit's part first (the links of
+ * every list a request is on, md_mq's state). */
 typedef struct shm_req_priv {
-    md_request_t     *next;
-    md_request_t     *prev;
+    md_mq_req_t       mq;
     uint32_t          magic;
     uint16_t          state;     /**< enum shm_req_state */
     uint8_t           sysmsg;    /**< internal receive of a large sysmsg */
@@ -101,69 +102,19 @@ static inline shm_req_priv_t *shm_rp(md_request_t *req)
     return (shm_req_priv_t *)(void *)req->sd_priv;
 }
 
-/* Intrusive FIFO of requests through shm_req_priv_t next/prev. */
-typedef struct shm_reqlist {
-    md_request_t *head;
-    md_request_t *tail;
-} shm_reqlist_t;
-
-static inline void shm_reqlist_append(shm_reqlist_t *l, md_request_t *req)
-{
-    shm_req_priv_t *rp = shm_rp(req);
-
-    rp->next = NULL;
-    rp->prev = l->tail;
-    if (l->tail != NULL)
-        shm_rp(l->tail)->next = req;
-    else
-        l->head = req;
-    l->tail = req;
-}
-
-static inline void shm_reqlist_remove(shm_reqlist_t *l, md_request_t *req)
-{
-    shm_req_priv_t *rp = shm_rp(req);
-
-    if (rp->prev != NULL)
-        shm_rp(rp->prev)->next = rp->next;
-    else
-        l->head = rp->next;
-    if (rp->next != NULL)
-        shm_rp(rp->next)->prev = rp->prev;
-    else
-        l->tail = rp->prev;
-    rp->next = rp->prev = NULL;
-}
-
-static inline md_request_t *shm_reqlist_pop(shm_reqlist_t *l)
-{
-    md_request_t *req = l->head;
-
-    if (req != NULL)
-        shm_reqlist_remove(l, req);
-    return req;
-}
-
 /* ---------------------------------------------------------------- messages */
 
 /* A message that arrived before its receive was posted (or that improbe
  * took).  Eager payloads are copied out of the ring into a pool buffer so
  * that the ring never stalls behind unmatched messages. */
 typedef struct shm_unexp {
-    struct shm_unexp *next;
-    struct shm_unexp *prev;
-    md_envelope_t     env;
+    md_mq_msg_t       mq;       /**< envelope, unexpected-queue links */
     void             *data;     /**< eager payload (bufpool) or NULL */
     uint64_t          sreq;     /**< sender's request (SYNC, RTS) */
     uint64_t          addr;     /**< RTS: sender's buffer */
     int32_t           peer;     /**< local index of the sender */
     uint8_t           rts;      /**< 1: rendezvous, data still at the sender */
 } shm_unexp_t;
-
-typedef struct shm_unexp_queue {
-    shm_unexp_t *head;
-    shm_unexp_t *tail;
-} shm_unexp_queue_t;
 
 /* A control record waiting for ring space. */
 typedef struct shm_ctrl_item {
@@ -194,10 +145,10 @@ typedef struct shm_peer {
     struct sockaddr_un wake_addr;  /**< the peer's wake socket */
     socklen_t        wake_len;
 
-    shm_reqlist_t    sendq;      /**< sends waiting for ring space, in order */
-    shm_reqlist_t    streams;    /**< pipelined sends with data left */
-    shm_reqlist_t    waiting;    /**< sends waiting for ACK / FIN / CTS */
-    shm_reqlist_t    rndv_recvs; /**< receives waiting for DATA */
+    md_reqlist_t     sendq;      /**< sends waiting for ring space, in order */
+    md_reqlist_t     streams;    /**< pipelined sends with data left */
+    md_reqlist_t     waiting;    /**< sends waiting for ACK / FIN / CTS */
+    md_reqlist_t     rndv_recvs; /**< receives waiting for DATA */
     shm_ctrl_item_t *ctrl_head;  /**< control records waiting for space */
     shm_ctrl_item_t *ctrl_tail;
 } shm_peer_t;
@@ -226,15 +177,15 @@ typedef struct shm_ctx {
     char                *node_name;       /**< of the local peers' segments */
     int                  ready;           /**< start-up is over (ready ran) */
 
-    shm_reqlist_t        posted;
-    shm_unexp_queue_t    unexp;
+    md_mq_t              mq;              /**< posted and unexpected */
     shm_pool_t           unexp_pool;
     shm_pool_t           ctrl_pool;
     shm_bufpool_t        bufs;
 
-    shm_reqlist_t        done;            /**< completions to hand over */
+    md_reqlist_t         done;            /**< completions to hand over */
     int                  busy;            /**< inside progress */
-    uint64_t             outstanding;     /**< accepted, not completed */
+    uint64_t             outstanding;     /**< accepted, not completed,
+                                               not posted (ctx->mq counts those) */
     uint64_t             out_pending;     /**< queued sends, controls, streams */
     unsigned             idle_polls;
     uint64_t             last_check_ms;
@@ -275,12 +226,6 @@ static inline shm_peer_t *shm_peer_of_world(shm_ctx_t *ctx, int32_t world)
 
 /* The module's one exported symbol (shm_init.c). */
 MD_LOAD_DEVICE_PTR(shm);
-
-/* shm_match.c */
-md_request_t *shm_match_posted(shm_ctx_t *ctx, const md_envelope_t *env);
-shm_unexp_t *shm_match_unexp(shm_ctx_t *ctx, const md_match_t *match);
-void shm_unexp_append(shm_unexp_queue_t *q, shm_unexp_t *e);
-void shm_unexp_remove(shm_unexp_queue_t *q, shm_unexp_t *e);
 
 /* shm_send.c */
 int shm_isend(md_subdev_t *sd, md_request_t *req);

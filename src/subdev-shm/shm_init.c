@@ -22,11 +22,6 @@
 
 #include "shm_impl.h"
 
-/* Cost estimates for the cost model, from test/shm/shm_bench on the
- * development VM (2 cores): 0.27 us for an 8-byte ping-pong half round
- * trip; streaming 20 GB/s at 1 MiB and 10-12 GB/s at 4 MiB (CMA). */
-#define SHM_ATTR_LATENCY_US    0.3
-#define SHM_ATTR_BANDWIDTH_MBS 12000.0
 
 static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
 {
@@ -125,19 +120,6 @@ static int shm_pick_peers(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
     return MD_OK;
 }
 
-static void shm_fill_attr(shm_ctx_t *ctx)
-{
-    md_subdev_attr_t *a = &ctx->sd->attr;
-
-    a->caps = MD_CAP_LOCAL_ONLY | MD_CAP_SYSMSG | MD_CAP_IMPROBE;
-    a->latency_us = SHM_ATTR_LATENCY_US;
-    a->bandwidth_MBs = SHM_ATTR_BANDWIDTH_MBS;
-    if (!ctx->tun.cma)
-        a->bandwidth_MBs /= 2;   /* two copies, overlapped */
-    a->eager_limit = ctx->tun.eager_limit;
-    a->max_msg_size = SIZE_MAX;
-}
-
 static void shm_release(md_subdev_t *sd);
 
 static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
@@ -157,6 +139,7 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     ctx->sd = sd;
     ctx->host = sd->host;
     ctx->wake_rx = ctx->wake_tx = -1;
+    md_mq_init(&ctx->mq);
     ctx->world_rank = args->world_rank;
     ctx->world_size = args->world_size;
     ctx->my_node = args->my_node;
@@ -197,7 +180,7 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     memcpy(card_out, &card, sizeof(card));
     *card_len = sizeof(card);
 
-    shm_fill_attr(ctx);
+    sd->attr.eager_limit = ctx->tun.eager_limit;
     SHM_INFO(ctx, "%d local rank(s) on node %s; segment %s (%zu bytes), "
              "ring %zu, eager_limit %zu, frag_size %zu, cma %s",
              (int)ctx->nlocal, args->node_name, ctx->seg_name, ctx->seg_len,
@@ -333,7 +316,7 @@ static void shm_release(md_subdev_t *sd)
         md_request_t *req = ctx->peers[i].rndv_recvs.head;
 
         while (req != NULL) {
-            md_request_t *next = shm_rp(req)->next;
+            md_request_t *next = md_reqlist_next(req);
 
             if (shm_rp(req)->sysmsg) {
                 free(req->buf);
@@ -376,6 +359,7 @@ MD_LOAD_DEVICE_PTR(shm)
     ops->abi_version = MD_SDI_ABI_VERSION;
     ops->kit_abi_version = MD_KIT_ABI_VERSION;
     ops->name = "shm";
+    ops->caps = MD_CAP_LOCAL_ONLY;
     ops->init = shm_init;
     ops->connect = shm_connect;
     ops->ready = shm_ready;
@@ -383,7 +367,7 @@ MD_LOAD_DEVICE_PTR(shm)
     ops->isend = shm_isend;
     ops->irecv = shm_irecv;
     ops->recv_cancel = shm_recv_cancel;
-    ops->send_cancel = NULL;          /* no MD_CAP_SEND_CANCEL */
+    ops->send_cancel = NULL;          /* a send cannot be taken back */
     ops->iprobe = shm_iprobe;
     ops->improbe = shm_improbe;
     ops->imrecv = shm_imrecv;

@@ -9,7 +9,8 @@
  *
  * shm_pool_t is one object size; shm_bufpool_t is a set of power-of-two
  * size classes (64 bytes up to a maximum) for payload buffers.
- * Not thread-safe: the subdevice serialises calls (no MD_CAP_THREAD_SAFE).
+ * Not thread-safe: the multidevice calls a subdevice from one thread at a
+ * time (md_sdi.h, "Threading").
  */
 #ifndef SHM_POOL_H
 #define SHM_POOL_H

@@ -33,7 +33,7 @@ void shm_complete(shm_ctx_t *ctx, md_request_t *req)
 {
     shm_rp(req)->state = SHM_RS_DONE;
     ctx->outstanding--;
-    shm_reqlist_append(&ctx->done, req);
+    md_reqlist_append(&ctx->done, req);
 }
 
 /* A large system message has been received into its own buffer. */
@@ -56,7 +56,7 @@ void shm_complete_flush(shm_ctx_t *ctx)
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = shm_reqlist_pop(&ctx->done)) != NULL) {
+    while ((req = md_reqlist_pop(&ctx->done)) != NULL) {
         if (shm_rp(req)->sysmsg)
             shm_sysmsg_done(ctx, req);
         else
@@ -243,7 +243,7 @@ int shm_progress(md_subdev_t *sd)
         for (int32_t i = 0; i < ctx->nlocal; i++)
             events += shm_flush_peer(ctx, &ctx->peers[i]);
 
-    if (ctx->outstanding > 0 || ctx->out_pending > 0) {
+    if (ctx->outstanding > 0 || ctx->out_pending > 0 || md_mq_num_posted(&ctx->mq) > 0) {
         if (++ctx->idle_polls >= SHM_CLOCK_EVERY) {
             ctx->idle_polls = 0;
             if (md_liveness_due(&ctx->last_check_ms, (unsigned)ctx->tun.peer_check_ms))

@@ -4,7 +4,10 @@
  *
  * A message is matched either by shm_progress (a posted receive is waiting
  * when it arrives: eager data goes straight from the ring to the user's
- * buffer) or by irecv/imrecv (it waited in the unexpected queue).  Large
+ * buffer) or by irecv/imrecv (it waited in the unexpected queue); the
+ * kit's md_mq does the matching, and drops a receive whose claim another
+ * subdevice won.  Posted receives are not in ctx->outstanding: one that
+ * md_mq hands over for delivery (or for failing) is counted then.  Large
  * messages are pulled by the receiver: one process_vm_readv from the
  * sender's buffer when CMA works for that peer, otherwise a CTS asks the
  * sender to stream the bytes through the ring.  Truncation delivers what
@@ -108,14 +111,19 @@ static void shm_deliver_rts(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
     rp->peer = (int32_t)(peer - ctx->peers);
     rp->total = n;
     rp->done = 0;
-    shm_reqlist_append(&peer->rndv_recvs, req);
+    md_reqlist_append(&peer->rndv_recvs, req);
     shm_send_ctrl(ctx, peer, SHM_REC_CTS, sreq, (uint64_t)(uintptr_t)req, n);
+}
+
+static shm_unexp_t *shm_unexp_of(md_mq_msg_t *m)
+{
+    return (shm_unexp_t *)(void *)((char *)m - offsetof(shm_unexp_t, mq));
 }
 
 void shm_unexp_free(shm_ctx_t *ctx, shm_unexp_t *e)
 {
     if (e->data != NULL)
-        shm_bufpool_put(&ctx->bufs, e->data, e->env.size);
+        shm_bufpool_put(&ctx->bufs, e->data, e->mq.env.size);
     shm_pool_put(&ctx->unexp_pool, e);
 }
 
@@ -124,9 +132,9 @@ static void shm_deliver_unexp(shm_ctx_t *ctx, md_request_t *req, shm_unexp_t *e)
     shm_peer_t *peer = &ctx->peers[e->peer];
 
     if (e->rts)
-        shm_deliver_rts(ctx, peer, req, &e->env, e->sreq, e->addr);
+        shm_deliver_rts(ctx, peer, req, &e->mq.env, e->sreq, e->addr);
     else
-        shm_deliver_eager(ctx, peer, req, &e->env, e->data, e->sreq);
+        shm_deliver_eager(ctx, peer, req, &e->mq.env, e->data, e->sreq);
     shm_unexp_free(ctx, e);
 }
 
@@ -143,39 +151,33 @@ static void shm_req_init(md_request_t *req, uint16_t state)
 int shm_irecv(md_subdev_t *sd, md_request_t *req)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
-    shm_unexp_t *e;
+    md_mq_msg_t *m;
     shm_peer_t *peer;
 
     if (req->len > 0 && req->buf == NULL)
         return MD_ERR_INVALID;
-    shm_req_init(req, SHM_RS_RECV_POSTED);
-    ctx->outstanding++;
+    shm_req_init(req, SHM_RS_RECV);
 
-    e = shm_match_unexp(ctx, &req->match);
-    if (e != NULL) {
-        if (!md_request_claim(req, sd->index)) {
-            shm_rp(req)->state = SHM_RS_RECV_DROPPED;
-            ctx->outstanding--;
-            return MD_OK;
-        }
-        shm_unexp_remove(&ctx->unexp, e);
-        shm_deliver_unexp(ctx, req, e);
+    m = md_mq_take_unexpected(&ctx->mq, req, sd->index);
+    if (m != NULL) {
+        ctx->outstanding++;
+        shm_deliver_unexp(ctx, req, shm_unexp_of(m));
         shm_complete_flush(ctx);
         return MD_OK;
     }
+    if (md_mq_dropped(req))
+        return MD_OK;       /* another subdevice delivers it */
     peer = req->match.src_rank != MD_ANY_SOURCE
                ? shm_peer_of_world(ctx, req->peer_world) : NULL;
     if (peer != NULL && peer->dead) {
-        if (md_request_claim(req, sd->index)) {
+        if (md_mq_claim(req, sd->index)) {
+            ctx->outstanding++;
             shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
             shm_complete_flush(ctx);
-        } else {
-            shm_rp(req)->state = SHM_RS_RECV_DROPPED;
-            ctx->outstanding--;
         }
         return MD_OK;
     }
-    shm_reqlist_append(&ctx->posted, req);
+    md_mq_post(&ctx->mq, req);
     return MD_OK;
 }
 
@@ -184,59 +186,32 @@ int shm_recv_cancel(md_subdev_t *sd, md_request_t *req)
     shm_ctx_t *ctx = shm_ctx(sd);
     shm_req_priv_t *rp = shm_rp(req);
 
-    if (rp->magic != SHM_REQ_MAGIC)
+    if (rp->magic != SHM_REQ_MAGIC || rp->state != SHM_RS_RECV ||
+        md_mq_cancel_posted(&ctx->mq, req) != MD_OK)
         return MD_ERR_NOT_FOUND;
-    switch (rp->state) {
-    case SHM_RS_RECV_POSTED:
-        shm_reqlist_remove(&ctx->posted, req);
-        rp->state = SHM_RS_NONE;
-        ctx->outstanding--;
-        return MD_OK;
-    case SHM_RS_RECV_DROPPED:
-        rp->state = SHM_RS_NONE;
-        return MD_OK;
-    default:
-        return MD_ERR_NOT_FOUND;
-    }
+    rp->state = SHM_RS_NONE;
+    return MD_OK;
 }
 
 /* ---------------------------------------------------------------- probes */
 
-static void shm_probe_status(shm_ctx_t *ctx, const shm_unexp_t *e,
-                             md_recv_status_t *status)
-{
-    memset(status, 0, sizeof(*status));
-    status->src_rank = e->env.src_rank;
-    status->src_world = e->env.src_world;
-    status->tag = e->env.tag;
-    status->error = MD_OK;
-    status->size = e->env.size;
-    status->msg_size = e->env.size;
-    status->flags = e->env.flags;
-    status->subdev = ctx->sd->index;
-    status->seq = e->env.seq;
-}
-
 /* Probes see what has arrived by now, not only what progress took. */
 static shm_unexp_t *shm_probe_find(shm_ctx_t *ctx, const md_match_t *match,
-                                   int *flag)
+                                   int *flag, md_recv_status_t *status)
 {
-    shm_unexp_t *e;
+    md_mq_msg_t *m;
 
     shm_poll_inbound(ctx);
-    e = shm_match_unexp(ctx, match);
-    *flag = e != NULL;
-    return e;
+    m = md_mq_probe(&ctx->mq, match, ctx->sd->index, flag, status);
+    return m != NULL ? shm_unexp_of(m) : NULL;
 }
 
 int shm_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
                md_recv_status_t *status)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
-    shm_unexp_t *e = shm_probe_find(ctx, match, flag);
 
-    if (e != NULL && status != NULL)
-        shm_probe_status(ctx, e, status);
+    shm_probe_find(ctx, match, flag, status);
     shm_complete_flush(ctx);
     return MD_OK;
 }
@@ -245,18 +220,17 @@ int shm_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
                 md_request_t *msg)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
-    shm_unexp_t *e = shm_probe_find(ctx, match, flag);
+    shm_unexp_t *e = shm_probe_find(ctx, match, flag, &msg->status);
 
     if (e != NULL) {
-        shm_unexp_remove(&ctx->unexp, e);
+        md_mq_remove_unexpected(&ctx->mq, &e->mq);
         shm_req_init(msg, SHM_RS_MPROBE);
         shm_rp(msg)->unexp = e;
         shm_rp(msg)->peer = e->peer;
-        shm_probe_status(ctx, e, &msg->status);
         /* improbe is the match: a synchronous eager sender may go now */
-        if (!e->rts && (e->env.flags & MD_ENV_F_SYNC) != 0) {
+        if (!e->rts && (e->mq.env.flags & MD_ENV_F_SYNC) != 0) {
             shm_send_ctrl(ctx, &ctx->peers[e->peer], SHM_REC_ACK, e->sreq, 0, 0);
-            e->env.flags &= ~MD_ENV_F_SYNC;
+            e->mq.env.flags &= ~MD_ENV_F_SYNC;
         }
     }
     shm_complete_flush(ctx);
@@ -289,11 +263,12 @@ int shm_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
 int shm_recv_incoming(shm_ctx_t *ctx, shm_peer_t *peer, const shm_msg_hdr_t *hdr,
                       const md_envelope_t *env)
 {
-    md_request_t *req = shm_match_posted(ctx, env);
+    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
     const shm_rts_rec_t *rts = (const shm_rts_rec_t *)hdr;
     shm_unexp_t *e;
 
     if (req != NULL) {
+        ctx->outstanding++;
         if (hdr->rec.type == SHM_REC_EAGER)
             shm_deliver_eager(ctx, peer, req, env, hdr + 1, hdr->sreq);
         else
@@ -304,7 +279,7 @@ int shm_recv_incoming(shm_ctx_t *ctx, shm_peer_t *peer, const shm_msg_hdr_t *hdr
     e = shm_pool_get(&ctx->unexp_pool);
     if (e == NULL)
         return MD_ERR_NO_MEMORY;
-    e->env = *env;
+    e->mq.env = *env;
     e->sreq = hdr->sreq;
     e->peer = (int32_t)(peer - ctx->peers);
     e->data = NULL;
@@ -320,7 +295,7 @@ int shm_recv_incoming(shm_ctx_t *ctx, shm_peer_t *peer, const shm_msg_hdr_t *hdr
         }
         memcpy(e->data, hdr + 1, env->size);
     }
-    shm_unexp_append(&ctx->unexp, e);
+    md_mq_push_unexpected(&ctx->mq, &e->mq);
     ctx->sd->counters.unexpected++;
     return MD_OK;
 }
@@ -377,32 +352,20 @@ void shm_recv_on_data(shm_ctx_t *ctx, shm_peer_t *peer, const shm_ctrl_rec_t *re
            (const uint8_t *)rec + SHM_DATA_OFFSET, rec->len);
     rp->done += rec->len;
     if (rp->done == rp->total) {
-        shm_reqlist_remove(&peer->rndv_recvs, req);
+        md_reqlist_remove(&peer->rndv_recvs, req);
         shm_complete(ctx, req);
     }
 }
 
 void shm_recv_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
 {
+    md_reqlist_t posted;
     md_request_t *req;
 
-    while ((req = shm_reqlist_pop(&peer->rndv_recvs)) != NULL)
+    while ((req = md_reqlist_pop(&peer->rndv_recvs)) != NULL)
         shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
-
-    req = ctx->posted.head;
-    while (req != NULL) {
-        md_request_t *next = shm_rp(req)->next;
-
-        if (req->match.src_rank != MD_ANY_SOURCE &&
-            req->peer_world == peer->world) {
-            shm_reqlist_remove(&ctx->posted, req);
-            if (md_request_claim(req, ctx->sd->index)) {
-                shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
-            } else {
-                shm_rp(req)->state = SHM_RS_RECV_DROPPED;
-                ctx->outstanding--;
-            }
-        }
-        req = next;
-    }
+    /* the receives that only it could satisfy */
+    ctx->outstanding += md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer->world, &posted);
+    while ((req = md_reqlist_pop(&posted)) != NULL)
+        shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
 }

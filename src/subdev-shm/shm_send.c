@@ -101,7 +101,7 @@ static void shm_send_written(shm_ctx_t *ctx, shm_peer_t *peer,
     if (req->len > peer->eager_limit ||
         (req->env.flags & MD_ENV_F_SYNC) != 0) {
         shm_rp(req)->state = SHM_RS_SEND_WAIT;
-        shm_reqlist_append(&peer->waiting, req);
+        md_reqlist_append(&peer->waiting, req);
     } else {
         shm_send_finish(ctx, req, MD_OK);
     }
@@ -133,7 +133,7 @@ int shm_isend(md_subdev_t *sd, md_request_t *req)
         shm_send_written(ctx, peer, req);
     } else {
         rp->state = SHM_RS_SEND_QUEUED;
-        shm_reqlist_append(&peer->sendq, req);
+        md_reqlist_append(&peer->sendq, req);
         ctx->out_pending++;
     }
     shm_complete_flush(ctx);
@@ -243,7 +243,7 @@ int shm_flush_peer(shm_ctx_t *ctx, shm_peer_t *peer)
 
         if (!shm_write_msg(ctx, peer, req))
             break;
-        shm_reqlist_remove(&peer->sendq, req);
+        md_reqlist_remove(&peer->sendq, req);
         ctx->out_pending--;
         shm_send_written(ctx, peer, req);
         events++;
@@ -254,12 +254,12 @@ int shm_flush_peer(shm_ctx_t *ctx, shm_peer_t *peer)
         if (!shm_stream_some(ctx, peer, req, &events)) {
             /* ring full or fragment budget used: let others go next */
             if (req != peer->streams.tail) {
-                shm_reqlist_remove(&peer->streams, req);
-                shm_reqlist_append(&peer->streams, req);
+                md_reqlist_remove(&peer->streams, req);
+                md_reqlist_append(&peer->streams, req);
             }
             break;
         }
-        shm_reqlist_remove(&peer->streams, req);
+        md_reqlist_remove(&peer->streams, req);
         ctx->out_pending--;
         shm_send_finish(ctx, req, MD_OK);
     }
@@ -295,7 +295,7 @@ void shm_send_on_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, const shm_ctrl_rec_t *re
         return;
     }
     rp = shm_rp(req);
-    shm_reqlist_remove(&peer->waiting, req);
+    md_reqlist_remove(&peer->waiting, req);
     if (rec->rec.type != SHM_REC_CTS || rec->len == 0) {
         shm_send_finish(ctx, req, MD_OK);
         return;
@@ -304,7 +304,7 @@ void shm_send_on_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, const shm_ctrl_rec_t *re
     rp->total = rec->len < req->len ? rec->len : req->len;
     rp->done = 0;
     rp->remote = rec->rreq;
-    shm_reqlist_append(&peer->streams, req);
+    md_reqlist_append(&peer->streams, req);
     ctx->out_pending++;
 }
 
@@ -320,14 +320,14 @@ void shm_send_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
         ctx->out_pending--;
     }
     peer->ctrl_tail = NULL;
-    while ((req = shm_reqlist_pop(&peer->sendq)) != NULL) {
+    while ((req = md_reqlist_pop(&peer->sendq)) != NULL) {
         ctx->out_pending--;
         shm_send_finish(ctx, req, MD_ERR_PEER_FAILED);
     }
-    while ((req = shm_reqlist_pop(&peer->streams)) != NULL) {
+    while ((req = md_reqlist_pop(&peer->streams)) != NULL) {
         ctx->out_pending--;
         shm_send_finish(ctx, req, MD_ERR_PEER_FAILED);
     }
-    while ((req = shm_reqlist_pop(&peer->waiting)) != NULL)
+    while ((req = md_reqlist_pop(&peer->waiting)) != NULL)
         shm_send_finish(ctx, req, MD_ERR_PEER_FAILED);
 }

@@ -46,6 +46,7 @@
 #include "md_liveness.h"
 #include "md_log.h"
 #include "md_mq.h"
+#include "md_reqlist.h"
 #include "md_nic_addr.h"
 #include "md_opq.h"
 #include "md_peerset.h"
@@ -88,10 +89,9 @@ typedef struct via_card {
     uint64_t credit_va;      /* word of rank r at credit_va + 64 r */
 } via_card_t;
 
-/* Request state, in req->sd_priv (words 0 and 1 belong to md_mq). */
+/* Request state, in req->sd_priv (a posted receive's is md_mq's). */
 enum via_rstate {
     VSD_RS_FREE = 0,
-    VSD_RS_POSTED,           /* in the posted queue */
     VSD_RS_WAIT_DATA,        /* receive: CTS sent, the RDMA write is coming */
     VSD_RS_QUEUED,           /* send: in the op queue */
     VSD_RS_WAIT_CTS,         /* send: RTS sent */
@@ -101,8 +101,7 @@ enum via_rstate {
 };
 
 typedef struct via_rpriv {
-    void            *mq_link[2];     /* md_mq */
-    md_request_t    *next, *prev;    /* done list */
+    md_mq_req_t      mq;             /* the kit's: posted (md_mq) or done list */
     uint32_t         state, cookie;
     uint64_t         remote_cookie;  /* send: receiver's cookie (CTS) */
     uint64_t         raddr, rlen;    /* send: the receiver's buffer */
@@ -119,8 +118,6 @@ _Static_assert(sizeof(via_rpriv_t) <= sizeof(((md_request_t *)0)->sd_priv), "sd_
 #define VSD_RF_SYSMSG 0x1u           /* our own receive of a large system message */
 
 static inline via_rpriv_t *vsd_rp(md_request_t *r) { return (via_rpriv_t *)r->sd_priv; }
-
-typedef struct vsd_reqlist { md_request_t *head, *tail; } vsd_reqlist_t;
 
 /* An arrival nobody matched yet, or one held back. */
 typedef struct vsd_msg {
@@ -189,7 +186,7 @@ typedef struct vsd_ctx {
     md_peerset_t         sending;
     md_liveness_t        live;       /* probes of the peers requests wait on */
     md_mq_t              mq;
-    vsd_reqlist_t        done;
+    md_reqlist_t         done;
     md_cookies_t         cookies;
     via_rcache_t         rc;
     int                  dead;
@@ -267,8 +264,6 @@ void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status);
 void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status);
 void vsd_fail_all(vsd_ctx_t *ctx, int status);
 /* via_util.c */
-void          vsd_reqlist_append(vsd_reqlist_t *l, md_request_t *r);
-md_request_t *vsd_reqlist_pop(vsd_reqlist_t *l);
-int           vsd_status_of_vipl(vipl_result_t r);
+int vsd_status_of_vipl(vipl_result_t r);
 
 #endif /* VIA_IMPL_H */

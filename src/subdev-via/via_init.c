@@ -141,20 +141,7 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     memcpy(card, c, sizeof(*c));
     *card_len = sizeof(*c);
 
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = ctx->eager_limit;
-    sd->attr.max_msg_size = SIZE_MAX;
-    if (strcmp(ctx->timing, "lanai7") == 0) {
-        sd->attr.latency_us = 30.2;       /* raw VI RTT/2, P4 Table 1 */
-        sd->attr.bandwidth_MBs = 68.3;
-    } else if (strcmp(ctx->timing, "clan") == 0) {
-        /* MPI/Pro, P6: 65 us blocking, a polling prototype below 20 us */
-        sd->attr.latency_us = ctx->block ? 65.0 : 20.0;
-        sd->attr.bandwidth_MBs = 93.5;    /* MPI/Pro peak, P6 */
-    } else {
-        sd->attr.latency_us = 20.0;       /* UDP loopback class */
-        sd->attr.bandwidth_MBs = 1000.0;
-    }
     return MD_OK;
 err:
     vsd_finalize(sd);
@@ -200,11 +187,7 @@ int vsd_finalize(md_subdev_t *sd)
         md_opq_flush(&p->ops, NULL, NULL);
         free(p->sctx);
     }
-    while (ctx->mq.unexp_head != NULL) {
-        md_mq_msg_t *m = ctx->mq.unexp_head;
-        md_mq_remove_unexpected(&ctx->mq, m);
-        free((uint8_t *)m - offsetof(vsd_msg_t, mq));
-    }
+    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
     if (ctx->nic != NULL) {
         via_rc_fini(&ctx->rc);
         if (ctx->cq != NULL)

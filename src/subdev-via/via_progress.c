@@ -18,7 +18,7 @@ void vsd_complete(vsd_ctx_t *ctx, md_request_t *req)
     if (vsd_rp(req)->state == VSD_RS_DONE)
         return;
     vsd_rp(req)->state = VSD_RS_DONE;
-    vsd_reqlist_append(&ctx->done, req);
+    md_reqlist_append(&ctx->done, req);
 }
 
 void vsd_flush_done(vsd_ctx_t *ctx)
@@ -26,7 +26,7 @@ void vsd_flush_done(vsd_ctx_t *ctx)
     md_request_t *req;
 
     /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = vsd_reqlist_pop(&ctx->done)) != NULL)
+    while ((req = md_reqlist_pop(&ctx->done)) != NULL)
         md_complete_hand(ctx->sd, req, vsd_rp(req)->flags & VSD_RF_SYSMSG, vsd_rp(req)->src);
 }
 
@@ -81,18 +81,16 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
         vsd_fail_posted(ctx, peer, status);
 }
 
-/* Posted receives that can only be satisfied by the lost peer. */
+/* Posted receives that can only be satisfied by the lost peer (peer < 0:
+ * every one). */
 void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status)
 {
-    md_request_t *req = ctx->mq.posted_head;
-    while (req != NULL) {
-        md_request_t *next = vsd_rp(req)->mq_link[0];
-        if ((peer < 0 || req->peer_world == peer) && md_request_claim(req, ctx->sd->index)) {
-            md_mq_cancel_posted(&ctx->mq, req);
-            fail_req(ctx, req, status);
-        }
-        req = next;
-    }
+    md_reqlist_t gone;
+    md_request_t *req;
+
+    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        fail_req(ctx, req, status);
 }
 
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)

@@ -200,19 +200,17 @@ int vsd_irecv(md_subdev_t *sd, md_request_t *req)
     if (ctx->dead)
         return ctx->dead;
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
-    mm = md_mq_find_unexpected(&ctx->mq, &req->match);
+    mm = md_mq_take_unexpected(&ctx->mq, req, sd->index);
     if (mm != NULL) {
-        if (!md_request_claim(req, sd->index))
-            return MD_OK;                 /* another subdevice has it */
         vsd_msg_t *m = msg_of(mm);
-        md_mq_remove_unexpected(&ctx->mq, mm);
         deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
         free(m);
         vsd_ops_drain(ctx);
         vsd_flush_done(ctx);
         return MD_OK;
     }
-    vsd_rp(req)->state = VSD_RS_POSTED;
+    if (md_mq_dropped(req))
+        return MD_OK;                     /* another subdevice has it */
     md_mq_post(&ctx->mq, req);
     if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
         vsd_peer_t *p = &ctx->peers[req->peer_world];
@@ -227,34 +225,16 @@ int vsd_irecv(md_subdev_t *sd, md_request_t *req)
 
 int vsd_recv_cancel(md_subdev_t *sd, md_request_t *req)
 {
-    vsd_ctx_t *ctx = sd->priv;
-
-    if (vsd_rp(req)->state != VSD_RS_POSTED)
-        return MD_ERR_NOT_FOUND;
-    if (md_mq_cancel_posted(&ctx->mq, req) != MD_OK)
-        return MD_ERR_NOT_FOUND;
-    vsd_rp(req)->state = VSD_RS_FREE;
-    return MD_OK;
-}
-
-static void probe_status(vsd_ctx_t *ctx, const vsd_msg_t *m, md_recv_status_t *st)
-{
-    md_mq_status_from_env(&m->mq.env, st);
-    st->error = MD_OK;
-    st->subdev = ctx->sd->index;
+    return md_mq_cancel_posted(&((vsd_ctx_t *)sd->priv)->mq, req);
 }
 
 int vsd_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)
 {
     vsd_ctx_t *ctx = sd->priv;
-    md_mq_msg_t *mm;
 
     if (ctx->dead)
         return ctx->dead;
-    mm = md_mq_find_unexpected(&ctx->mq, match);
-    *flag = mm != NULL;
-    if (mm != NULL && st != NULL)
-        probe_status(ctx, msg_of(mm), st);
+    md_mq_probe(&ctx->mq, match, sd->index, flag, st);
     return MD_OK;
 }
 
@@ -266,13 +246,10 @@ int vsd_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request_
 
     if (ctx->dead)
         return ctx->dead;
-    mm = md_mq_find_unexpected(&ctx->mq, match);
-    *flag = mm != NULL;
+    mm = md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
     if (mm == NULL)
         return MD_OK;
     m = msg_of(mm);
-    md_mq_remove_unexpected(&ctx->mq, mm);
-    probe_status(ctx, m, &msg->status);
     memset(vsd_rp(msg), 0, sizeof(via_rpriv_t));
     vsd_rp(msg)->unexp = m;
     if (m->type == VSD_EAGER_SYNC) {

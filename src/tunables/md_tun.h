@@ -12,7 +12,7 @@
  *     parameters, where MULTIDEV_<SUBDEV>_<KEY> wins over the device
  *     line's key=, which wins over the default (md_tun_param);
  *   - the documentation: the variables tables of doc/environment.md, and
- *     what `mdinfo --env` prints (md_tun_doc.c, mdinfo.c).
+ *     what `mdinfo --env` prints (md_tun_doc.c, src/mdinfo).
  *
  * This layer sits below both libmultidev and the NIC firmware, which link
  * it and include none of each other's headers.  It reads the environment

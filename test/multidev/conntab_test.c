@@ -159,3 +159,30 @@ Test(conntab, a_subdevice_serves_relays_not_the_ranks_behind_them)
     cr_assert_eq(serves[2] | serves[3], 0);
     free_job(md);
 }
+
+/* shm says MD_CAP_LOCAL_ONLY when it loads: a node file that sends to
+ * another node over it, directly or to a relay, is refused at init. */
+Test(conntab, a_local_only_subdevice_carries_no_route_to_another_node)
+{
+    static const char *const confs[] = {
+        "multidev-node-config 1\nnode n1\ndevice shm\ndevice myri\n"
+        "route n2 0 1023 shm -\nroute n2 1024 inf myri -\nroute n3 0 inf myri -\n",
+        "multidev-node-config 1\nnode n1\ndevice shm\ndevice myri\n"
+        "route n2 0 inf myri -\nroute n3 0 inf shm n2\n",
+    };
+    static const char *const two[] = { "shm", "myri" };
+
+    for (size_t i = 0; i < sizeof(confs) / sizeof(confs[0]); i++) {
+        md_t *md = fake_job(confs[i], two, 2);
+
+        md->fwd_index = -1;
+        md->devs.ops[0].caps = MD_CAP_LOCAL_ONLY;
+        cr_assert_eq(md_conntab_build(md), MD_ERR_CONFIG, "conf %zu", i);
+        free_job(md);
+
+        md = fake_job(confs[i], two, 2);
+        md->fwd_index = -1;
+        cr_assert_eq(md_conntab_build(md), MD_OK, "conf %zu without the cap", i);
+        free_job(md);
+    }
+}

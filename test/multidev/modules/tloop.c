@@ -9,11 +9,13 @@
  * Parameter blind_probe=1 makes iprobe report nothing: a message there
  * looks as if it arrived between the multidevice's probe and its post.
  * Messages are copied at send time (eager); MD_ENV_F_SYNC sends complete
- * when matched.
+ * when matched.  Matching is the kit's md_mq, as in every subdevice.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_kit.h"
+#include "md_mq.h"
 #include "md_param.h"
 #include "md_sdi.h"
 
@@ -21,11 +23,11 @@
 #define TLOOP_STR(x) TLOOP_STR2(x)
 
 typedef struct tloop_msg {
-    md_envelope_t     env;
+    md_mq_msg_t       mq;          /* first: envelope, unexpected-queue links */
     void             *data;
     int               delay;
     md_request_t     *sync_req;    /* sync send waiting for its match */
-    struct tloop_msg *next;
+    struct tloop_msg *next;        /* in flight */
 } tloop_msg_t;
 
 typedef struct tloop_list {
@@ -36,9 +38,7 @@ typedef struct tloop {
     int          delay;
     int          blind_probe;
     tloop_list_t in_flight;
-    tloop_list_t unexpected;
-    md_request_t *posted[256];     /* in posting order */
-    int          num_posted;
+    md_mq_t      mq;               /* posted receives, unexpected messages */
 } tloop_t;
 
 static void tloop_list_push(tloop_list_t *l, tloop_msg_t *m)
@@ -51,14 +51,11 @@ static void tloop_list_push(tloop_list_t *l, tloop_msg_t *m)
     l->tail = m;
 }
 
-static void tloop_list_unlink(tloop_list_t *l, tloop_msg_t *prev, tloop_msg_t *m)
+static void tloop_list_pop(tloop_list_t *l)
 {
-    if (prev)
-        prev->next = m->next;
-    else
-        l->head = m->next;
-    if (l->tail == m)
-        l->tail = prev;
+    l->head = l->head->next;
+    if (l->head == NULL)
+        l->tail = NULL;
 }
 
 static void tloop_msg_free(tloop_msg_t *m)
@@ -67,19 +64,25 @@ static void tloop_msg_free(tloop_msg_t *m)
     free(m);
 }
 
+static void tloop_unexpected_free(void *unused, md_mq_msg_t *m)
+{
+    (void)unused;
+    tloop_msg_free((tloop_msg_t *)m);
+}
+
 /* Copies a message into a receive and completes both sides. */
 static void tloop_deliver(md_subdev_t *sd, tloop_msg_t *m, md_request_t *req)
 {
-    size_t n = m->env.size < req->len ? m->env.size : req->len;
+    size_t n = m->mq.env.size < req->len ? m->mq.env.size : req->len;
 
     memcpy(req->buf, m->data, n);
-    req->status.src_rank = m->env.src_rank;
-    req->status.src_world = m->env.src_world;
-    req->status.tag = m->env.tag;
+    req->status.src_rank = m->mq.env.src_rank;
+    req->status.src_world = m->mq.env.src_world;
+    req->status.tag = m->mq.env.tag;
     req->status.size = n;
-    req->status.msg_size = m->env.size;
-    req->status.seq = m->env.seq;
-    req->status.error = n < m->env.size ? MD_ERR_TRUNCATE : MD_OK;
+    req->status.msg_size = m->mq.env.size;
+    req->status.seq = m->mq.env.seq;
+    req->status.error = n < m->mq.env.size ? MD_ERR_TRUNCATE : MD_OK;
     sd->counters.msgs_recvd++;
     sd->counters.bytes_recvd += n;
     if (m->sync_req)
@@ -100,10 +103,9 @@ static int tloop_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     t->delay = delay ? atoi(delay) : 0;
     t->blind_probe = md_param_get(args, "blind_probe") != NULL &&
                      atoi(md_param_get(args, "blind_probe")) != 0;
+    md_mq_init(&t->mq);
     sd->priv = t;
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     sd->attr.eager_limit = SIZE_MAX;
-    sd->attr.max_msg_size = SIZE_MAX;
     *card_len = 0;
     return MD_OK;
 }
@@ -128,7 +130,7 @@ static int tloop_finalize(md_subdev_t *sd)
     tloop_t *t = sd->priv;
 
     tloop_free_list(&t->in_flight);
-    tloop_free_list(&t->unexpected);
+    md_mq_remove_unexpected_if(&t->mq, NULL, NULL, tloop_unexpected_free, NULL);
     free(t);
     return MD_OK;
 }
@@ -143,7 +145,7 @@ static int tloop_isend(md_subdev_t *sd, md_request_t *req)
         return MD_ERR_NO_MEMORY;
     }
     memcpy(m->data, req->buf, req->len);
-    m->env = req->env;
+    m->mq.env = req->env;
     m->delay = t->delay;
     sd->counters.msgs_sent++;
     sd->counters.bytes_sent += req->len;
@@ -154,24 +156,6 @@ static int tloop_isend(md_subdev_t *sd, md_request_t *req)
     if (m->sync_req == NULL)
         sd->host->complete(sd, req);
     return MD_OK;
-}
-
-/* First posted receive that matches and whose claim this subdevice wins. */
-static md_request_t *tloop_take_posted(md_subdev_t *sd, const md_envelope_t *env)
-{
-    tloop_t *t = sd->priv;
-
-    for (int i = 0; i < t->num_posted; i++) {
-        md_request_t *req = t->posted[i];
-        if (!md_match_envelope(&req->match, env) ||
-            !md_request_claim(req, sd->index))
-            continue;
-        memmove(&t->posted[i], &t->posted[i + 1],
-                sizeof(t->posted[0]) * (size_t)(t->num_posted - i - 1));
-        t->num_posted--;
-        return req;
-    }
-    return NULL;
 }
 
 static int tloop_progress(md_subdev_t *sd)
@@ -186,107 +170,64 @@ static int tloop_progress(md_subdev_t *sd)
         tloop_msg_t *m = t->in_flight.head;
         md_request_t *req;
 
-        if (m->env.tag >= 0 && !sd->host->arrival_ok(sd, &m->env))
+        if (m->mq.env.tag >= 0 && !sd->host->arrival_ok(sd, &m->mq.env))
             break;      /* an earlier message is on another subdevice */
-        tloop_list_unlink(&t->in_flight, NULL, m);
+        tloop_list_pop(&t->in_flight);
         events++;
-        if (m->env.tag < 0) {
-            sd->host->sysmsg(sd, &m->env, m->data);
+        if (m->mq.env.tag < 0) {
+            sd->host->sysmsg(sd, &m->mq.env, m->data);
             tloop_msg_free(m);
             continue;
         }
-        req = tloop_take_posted(sd, &m->env);
-        sd->host->arrived(sd, &m->env);
+        req = md_mq_take_posted(&t->mq, &m->mq.env, sd->index);
+        sd->host->arrived(sd, &m->mq.env);
         if (req != NULL) {
             tloop_deliver(sd, m, req);
         } else {
             sd->counters.unexpected++;
-            tloop_list_push(&t->unexpected, m);
+            md_mq_push_unexpected(&t->mq, &m->mq);
         }
     }
     return events;
 }
 
-static tloop_msg_t *tloop_find_unexpected(tloop_t *t, const md_match_t *match,
-                                          tloop_msg_t **prev_p)
-{
-    tloop_msg_t *prev = NULL;
-
-    for (tloop_msg_t *m = t->unexpected.head; m; prev = m, m = m->next) {
-        if (md_match_envelope(match, &m->env)) {
-            *prev_p = prev;
-            return m;
-        }
-    }
-    return NULL;
-}
-
 static int tloop_irecv(md_subdev_t *sd, md_request_t *req)
 {
     tloop_t *t = sd->priv;
-    tloop_msg_t *prev, *m = tloop_find_unexpected(t, &req->match, &prev);
+    md_mq_msg_t *m = md_mq_take_unexpected(&t->mq, req, sd->index);
 
-    if (m != NULL && md_request_claim(req, sd->index)) {
-        tloop_list_unlink(&t->unexpected, prev, m);
-        tloop_deliver(sd, m, req);
-        return MD_OK;
-    }
-    if (t->num_posted == 256)
-        return MD_ERR_NO_RESOURCE;
-    t->posted[t->num_posted++] = req;
+    if (m != NULL)
+        tloop_deliver(sd, (tloop_msg_t *)m, req);
+    else if (!md_mq_dropped(req))       /* dropped: another subdevice has it */
+        md_mq_post(&t->mq, req);
     return MD_OK;
 }
 
 static int tloop_recv_cancel(md_subdev_t *sd, md_request_t *req)
 {
-    tloop_t *t = sd->priv;
-
-    for (int i = 0; i < t->num_posted; i++) {
-        if (t->posted[i] != req)
-            continue;
-        memmove(&t->posted[i], &t->posted[i + 1],
-                sizeof(t->posted[0]) * (size_t)(t->num_posted - i - 1));
-        t->num_posted--;
-        return MD_OK;
-    }
-    return MD_ERR_NOT_FOUND;
-}
-
-static void tloop_fill_status(const tloop_msg_t *m, md_recv_status_t *st)
-{
-    memset(st, 0, sizeof(*st));
-    st->src_rank = m->env.src_rank;
-    st->src_world = m->env.src_world;
-    st->tag = m->env.tag;
-    st->size = m->env.size;
-    st->msg_size = m->env.size;
-    st->seq = m->env.seq;
+    return md_mq_cancel_posted(&((tloop_t *)sd->priv)->mq, req);
 }
 
 static int tloop_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
                         md_recv_status_t *st)
 {
     tloop_t *t = sd->priv;
-    tloop_msg_t *prev, *m = t->blind_probe ? NULL : tloop_find_unexpected(t, match, &prev);
 
-    *flag = m != NULL;
-    if (m != NULL)
-        tloop_fill_status(m, st);
+    if (t->blind_probe)
+        *flag = 0;
+    else
+        md_mq_probe(&t->mq, match, sd->index, flag, st);
     return MD_OK;
 }
 
 static int tloop_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
                          md_request_t *msg)
 {
-    tloop_t *t = sd->priv;
-    tloop_msg_t *prev, *m = tloop_find_unexpected(t, match, &prev);
+    md_mq_msg_t *m = md_mq_improbe(&((tloop_t *)sd->priv)->mq, match, sd->index, flag,
+                                   &msg->status);
 
-    *flag = m != NULL;
-    if (m == NULL)
-        return MD_OK;
-    tloop_list_unlink(&t->unexpected, prev, m);
-    tloop_fill_status(m, &msg->status);
-    msg->sd_priv[0] = (uint64_t)(uintptr_t)m;
+    if (m != NULL)
+        msg->sd_priv[0] = (uint64_t)(uintptr_t)m;
     return MD_OK;
 }
 
@@ -303,6 +244,7 @@ MD_LOAD_DEVICE_PTR(TLOOP_NAME);
 MD_LOAD_DEVICE_PTR(TLOOP_NAME)
 {
     ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = MD_KIT_ABI_VERSION;   /* it uses md_mq */
     ops->name = TLOOP_STR(TLOOP_NAME);
     ops->init = tloop_init;
     ops->connect = tloop_connect;

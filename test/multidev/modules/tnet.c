@@ -20,6 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "md_kit.h"
 #include "md_mq.h"
 #include "md_param.h"
 #include "md_sdi.h"
@@ -111,13 +112,11 @@ static int tnet_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
         goto err;
     }
     sd->priv = t;
-    sd->attr.caps = MD_CAP_SYSMSG | MD_CAP_IMPROBE;
     /* eager_limit= only changes what the multidevice is told (tnet sends
      * every message eagerly): it cuts forwarded chunks by it */
     sd->attr.eager_limit = md_param_get(args, "eager_limit") != NULL
                                ? (size_t)atol(md_param_get(args, "eager_limit"))
                                : SIZE_MAX;
-    sd->attr.max_msg_size = SIZE_MAX;
     *card_len = 0;
     return MD_OK;
 err:
@@ -144,11 +143,10 @@ static void tnet_msg_free(tnet_msg_t *m)
     free(m);
 }
 
-static void tnet_fail_posted(void *arg, md_request_t *req)
+static void tnet_unexpected_free(void *unused, md_mq_msg_t *m)
 {
-    md_subdev_t *sd = arg;
-    req->status.error = MD_ERR_PEER_FAILED;
-    sd->host->complete(sd, req);
+    (void)unused;
+    tnet_msg_free((tnet_msg_t *)m);
 }
 
 /* The peer's socket is gone: its queued sends and the receives only it
@@ -157,6 +155,8 @@ static void tnet_fail_peer(md_subdev_t *sd, int peer)
 {
     tnet_t *t = sd->priv;
     tnet_out_t **p = &t->out_head, *last = NULL;
+    md_reqlist_t gone;
+    md_request_t *req;
 
     if (t->failed[peer])
         return;
@@ -175,7 +175,11 @@ static void tnet_fail_peer(md_subdev_t *sd, int peer)
         free(o);
     }
     t->out_tail = last;
-    md_mq_fail_posted_from(&t->q, peer, sd->index, tnet_fail_posted, sd);
+    md_mq_remove_posted_from(&t->q, sd->index, peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL) {
+        req->status.error = MD_ERR_PEER_FAILED;
+        sd->host->complete(sd, req);
+    }
     sd->host->peer_failed(sd, peer, MD_ERR_PEER_FAILED);
 }
 
@@ -183,11 +187,7 @@ static int tnet_finalize(md_subdev_t *sd)
 {
     tnet_t *t = sd->priv;
 
-    while (t->q.unexp_head != NULL) {
-        tnet_msg_t *m = (tnet_msg_t *)t->q.unexp_head;
-        md_mq_remove_unexpected(&t->q, &m->mq);
-        tnet_msg_free(m);
-    }
+    md_mq_remove_unexpected_if(&t->q, NULL, NULL, tnet_unexpected_free, NULL);
     for (int r = 0; r < t->size; r++) {
         if (t->partial[r] != NULL)
             tnet_msg_free(t->partial[r]);
@@ -415,14 +415,12 @@ static int tnet_progress(md_subdev_t *sd)
 static int tnet_irecv(md_subdev_t *sd, md_request_t *req)
 {
     tnet_t *t = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&t->q, &req->match);
+    md_mq_msg_t *m = md_mq_take_unexpected(&t->q, req, sd->index);
 
-    if (m != NULL && md_request_claim(req, sd->index)) {
-        md_mq_remove_unexpected(&t->q, m);
+    if (m != NULL)
         tnet_deliver(sd, (tnet_msg_t *)m, req);
-        return MD_OK;
-    }
-    md_mq_post(&t->q, req);
+    else if (!md_mq_dropped(req))       /* dropped: another subdevice has it */
+        md_mq_post(&t->q, req);
     return MD_OK;
 }
 
@@ -434,11 +432,7 @@ static int tnet_recv_cancel(md_subdev_t *sd, md_request_t *req)
 static int tnet_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag,
                        md_recv_status_t *st)
 {
-    md_mq_msg_t *m = md_mq_find_unexpected(&((tnet_t *)sd->priv)->q, match);
-
-    *flag = m != NULL;
-    if (m != NULL)
-        md_mq_status_from_env(&m->env, st);
+    md_mq_probe(&((tnet_t *)sd->priv)->q, match, sd->index, flag, st);
     return MD_OK;
 }
 
@@ -446,13 +440,10 @@ static int tnet_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
                         md_request_t *msg)
 {
     tnet_t *t = sd->priv;
-    md_mq_msg_t *m = md_mq_find_unexpected(&t->q, match);
+    md_mq_msg_t *m = md_mq_improbe(&t->q, match, sd->index, flag, &msg->status);
 
-    *flag = m != NULL;
     if (m == NULL)
         return MD_OK;
-    md_mq_remove_unexpected(&t->q, m);
-    md_mq_status_from_env(&m->env, &msg->status);
     memcpy(&msg->sd_priv[0], &m, sizeof(m));
     return MD_OK;
 }
@@ -483,6 +474,7 @@ MD_LOAD_DEVICE_PTR(TNET_NAME);
 MD_LOAD_DEVICE_PTR(TNET_NAME)
 {
     ops->abi_version = MD_SDI_ABI_VERSION;
+    ops->kit_abi_version = MD_KIT_ABI_VERSION;   /* it uses md_mq */
     ops->name = TNET_STR(TNET_NAME);
     ops->init = tnet_init;
     ops->connect = tnet_connect;
