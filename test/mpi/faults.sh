@@ -74,8 +74,16 @@ nicd_pid() {
 }
 
 # relay_pid OUT: the pid of b's rank (rank 2), from its first line.
+# relay_pid OUT: the pid of the relay (rank 2 on b) from its "started" line,
+# which hydra may forward after other ranks' later lines: waits up to 5 s.
 relay_pid() {
-  awk '/^faults: rank 2 on b pid/ { sub(/:$/, "", $7); print $7; exit }' "$1"
+  local p t
+  for ((t = 0; t < 50; t++)); do
+    p=$(awk '/^faults: rank 2 on b pid/ { sub(/:$/, "", $7); print $7; exit }' "$1")
+    [ -n "$p" ] && { echo "$p"; return 0; }
+    sleep 0.1
+  done
+  return 1
 }
 
 # run SCENARIO MODE: one job; returns non-zero if a check failed.
