@@ -7,9 +7,11 @@
  * back stops its sender's later arrivals behind it. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "myri_impl.h"
 
 /* Hand an arrival (eager bytes, or an RTS) to a matched receive. */
@@ -50,17 +52,14 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
 static myri_msg_t *msg_copy(int32_t src, uint32_t handler, const md_envelope_t *env,
                             uint64_t cookie, const void *data, uint32_t len)
 {
-    myri_msg_t *m = malloc(sizeof(*m) + len);
+    myri_msg_t *m = md_recv_msg_new(sizeof(*m), offsetof(myri_msg_t, mq), env,
+                                    offsetof(myri_msg_t, data), data, len);
     if (m == NULL)
         return NULL;
-    memset(&m->mq, 0, sizeof(m->mq));
-    m->mq.env = *env;
     m->src = src;
     m->handler = handler;
     m->cookie = cookie;
     m->len = len;
-    if (len)
-        memcpy(m->data, data, len);
     return m;
 }
 
@@ -68,10 +67,10 @@ static myri_msg_t *msg_copy(int32_t src, uint32_t handler, const md_envelope_t *
 static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_envelope_t *env,
                         uint64_t cookie, const void *data, uint32_t len, myri_msg_t *owned)
 {
-    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
+    /* env may live in owned, which delivery frees: md_arrival_match tells
+     * the host first */
+    md_request_t *req = md_arrival_match(&ctx->mq, ctx->sd, env);
 
-    /* before delivering: env may live in owned, which delivery frees */
-    ctx->host->arrived(ctx->sd, env);
     if (req != NULL) {
         recv_deliver(ctx, req, src, handler, env, cookie, data, len);
         free(owned);
@@ -81,8 +80,7 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
             MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
-        md_mq_push_unexpected(&ctx->mq, &m->mq);
-        ctx->sd->counters.unexpected++;
+        md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &m->mq);
     }
 }
 
@@ -104,20 +102,22 @@ static void recv_sysmsg_rndv(myri_ctx_t *ctx, int32_t src, const md_envelope_t *
 void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_envelope_t *env,
                      uint64_t cookie, const void *data, uint32_t len)
 {
-    if (env->tag < 0) {
-        if (handler == MYRI_H_RTS) {
+    myri_msg_t *m;
+
+    switch (md_arrival_route(&ctx->held.peer[src], ctx->sd, env)) {
+    case MD_ARRIVAL_SYSMSG:
+        if (handler == MYRI_H_RTS)
             recv_sysmsg_rndv(ctx, src, env, cookie);
-        } else {
-            ctx->sd->counters.sysmsgs_recvd++;
-            ctx->host->sysmsg(ctx->sd, env, data);
-        }
+        else
+            md_arrival_sysmsg(ctx->sd, env, data);
         return;
-    }
-    if (!md_held_must_wait(&ctx->held.peer[src], ctx->sd, env)) {
+    case MD_ARRIVAL_MATCH:
         recv_accept(ctx, src, handler, env, cookie, data, len, NULL);
         return;
+    case MD_ARRIVAL_HOLD:
+        break;
     }
-    myri_msg_t *m = msg_copy(src, handler, env, cookie, data, len);
+    m = msg_copy(src, handler, env, cookie, data, len);
     if (m == NULL) {
         MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
@@ -168,33 +168,41 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
     }
 }
 
+/* Nothing from src can match a receive any more: it failed, and nothing
+ * it sent is held back. */
+static int sender_gone(const myri_ctx_t *ctx, int32_t src)
+{
+    return ctx->peers[src].failed && md_held_empty(&ctx->held.peer[src]);
+}
+
 int myri_irecv(md_subdev_t *sd, md_request_t *req)
 {
     myri_ctx_t *ctx = sd->priv;
+    md_mq_msg_t *mm;
     myri_msg_t *m;
+    int32_t src;
 
     if (ctx->dead)
         return ctx->dead;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    m = (myri_msg_t *)md_mq_take_unexpected(&ctx->mq, req, sd->index);
-    if (m != NULL) {
+    src = md_recv_sender(req, ctx->world_size);
+    switch (md_recv_start(&ctx->mq, req, sd->index, src >= 0 && sender_gone(ctx, src), &mm)) {
+    case MD_RECV_FROM_UNEXPECTED:
+        m = (myri_msg_t *)mm;
         recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
         free(m);
         myri_ops_drain(ctx);
-        myri_flush_done(ctx);
+        break;
+    case MD_RECV_SENDER_GONE:
+        /* it will never be matched */
+        md_recv_fail_status(req, ctx->peers[src].failed);
+        myri_complete(ctx, req);
+        break;
+    case MD_RECV_DROPPED:     /* another subdevice has it */
+    case MD_RECV_POSTED:
         return MD_OK;
     }
-    if (md_mq_dropped(req))
-        return MD_OK;                 /* another subdevice has it */
-    md_mq_post(&ctx->mq, req);
-    if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
-        myri_peer_t *p = &ctx->peers[req->peer_world];
-        if (p->failed && md_held_empty(&ctx->held.peer[req->peer_world])) {
-            /* it will never be matched */
-            myri_fail_posted(ctx, req->peer_world, p->failed);
-            myri_flush_done(ctx);
-        }
-    }
+    myri_flush_done(ctx);
     return MD_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "sci_impl.h"
 
 static void take_unexpected(sci_ctx_t *ctx, md_request_t *req, sci_msg_t *m)
@@ -15,33 +16,28 @@ static void take_unexpected(sci_ctx_t *ctx, md_request_t *req, sci_msg_t *m)
     free(m);
 }
 
-/* A receive that only a gone peer, with nothing of it left, could match. */
-static int from_drained_peer(const sci_ctx_t *ctx, const md_request_t *req)
-{
-    return req->match.src_rank != MD_ANY_SOURCE && req->peer_world >= 0 &&
-           req->peer_world < ctx->world_size && ctx->peers[req->peer_world].drained;
-}
-
 int sci_irecv(md_subdev_t *sd, md_request_t *req)
 {
     sci_ctx_t *ctx = sd->priv;
     md_mq_msg_t *mm;
+    int32_t src;
 
     if (ctx->dead)
         return ctx->dead;
     memset(sci_rp(req), 0, sizeof(sci_rpriv_t));
     sci_progress_inner(ctx);   /* see what has arrived first */
-    mm = md_mq_take_unexpected(&ctx->mq, req, sd->index);
-    if (mm != NULL) {
+    src = md_recv_sender(req, ctx->world_size);
+    switch (md_recv_start(&ctx->mq, req, sd->index, src >= 0 && ctx->peers[src].drained, &mm)) {
+    case MD_RECV_FROM_UNEXPECTED:
         take_unexpected(ctx, req, (sci_msg_t *)mm);
-    } else if (md_mq_dropped(req)) {
-        /* another subdevice has it */
-    } else if (from_drained_peer(ctx, req)) {
+        break;
+    case MD_RECV_SENDER_GONE:
         /* nothing can match it any more */
-        if (md_mq_claim(req, sd->index))
-            sci_fail_req(ctx, req, ctx->peers[req->peer_world].failed);
-    } else {
-        md_mq_post(&ctx->mq, req);
+        sci_fail_req(ctx, req, ctx->peers[src].failed);
+        break;
+    case MD_RECV_DROPPED:      /* another subdevice has it */
+    case MD_RECV_POSTED:
+        break;
     }
     sci_flush_done(ctx);
     return MD_OK;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "shm_impl.h"
 
 static void shm_status_fill(shm_ctx_t *ctx, md_request_t *req,
@@ -153,31 +154,28 @@ int shm_irecv(md_subdev_t *sd, md_request_t *req)
     shm_ctx_t *ctx = shm_ctx(sd);
     md_mq_msg_t *m;
     shm_peer_t *peer;
+    int32_t src;
 
     if (req->len > 0 && req->buf == NULL)
         return MD_ERR_INVALID;
     shm_req_init(req, SHM_RS_RECV);
 
-    m = md_mq_take_unexpected(&ctx->mq, req, sd->index);
-    if (m != NULL) {
+    src = md_recv_sender(req, ctx->world_size);
+    peer = src >= 0 ? shm_peer_of_world(ctx, src) : NULL;
+    switch (md_recv_start(&ctx->mq, req, sd->index, peer != NULL && peer->dead, &m)) {
+    case MD_RECV_FROM_UNEXPECTED:
         ctx->outstanding++;
         shm_deliver_unexp(ctx, req, shm_unexp_of(m));
-        shm_complete_flush(ctx);
+        break;
+    case MD_RECV_SENDER_GONE:
+        ctx->outstanding++;
+        shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
+        break;
+    case MD_RECV_DROPPED:   /* another subdevice delivers it */
+    case MD_RECV_POSTED:
         return MD_OK;
     }
-    if (md_mq_dropped(req))
-        return MD_OK;       /* another subdevice delivers it */
-    peer = req->match.src_rank != MD_ANY_SOURCE
-               ? shm_peer_of_world(ctx, req->peer_world) : NULL;
-    if (peer != NULL && peer->dead) {
-        if (md_mq_claim(req, sd->index)) {
-            ctx->outstanding++;
-            shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
-            shm_complete_flush(ctx);
-        }
-        return MD_OK;
-    }
-    md_mq_post(&ctx->mq, req);
+    shm_complete_flush(ctx);
     return MD_OK;
 }
 
@@ -295,8 +293,7 @@ int shm_recv_incoming(shm_ctx_t *ctx, shm_peer_t *peer, const shm_msg_hdr_t *hdr
         }
         memcpy(e->data, hdr + 1, env->size);
     }
-    md_mq_push_unexpected(&ctx->mq, &e->mq);
-    ctx->sd->counters.unexpected++;
+    md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &e->mq);
     return MD_OK;
 }
 
