@@ -6,15 +6,14 @@
 
 #include "md_recv.h"
 
-void *md_recv_msg_new(size_t msg_size, size_t mq_offset, const md_envelope_t *env,
-                      size_t data_offset, const void *data, size_t len)
+void *md_recv_msg_new(const void *head, size_t head_size, size_t data_offset, const void *data,
+                      size_t len)
 {
-    uint8_t *m = malloc(msg_size + len);
+    uint8_t *m = malloc(head_size + len);
 
     if (m == NULL)
         return NULL;
-    memset(m, 0, msg_size);
-    ((md_mq_msg_t *)(void *)(m + mq_offset))->env = *env;
+    memcpy(m, head, head_size);
     if (len)
         memcpy(m + data_offset, data, len);
     return m;

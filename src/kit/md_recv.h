@@ -36,9 +36,10 @@ extern "C" {
 /* What md_recv_start() made of a receive. */
 typedef enum md_recv_start {
     MD_RECV_FROM_UNEXPECTED, /* *msg, unlinked and claimed: deliver it into req now */
+    MD_RECV_SENDER_GONE,     /* its sender is gone with nothing left of it, so nothing
+                                will ever match: req failed (claimed, status filled);
+                                complete it */
     MD_RECV_DROPPED,         /* another subdevice won req's claim: nothing to do */
-    MD_RECV_SENDER_GONE,     /* claimed, but its sender is gone with nothing left of
-                                it: nothing will ever match, fail req */
     MD_RECV_POSTED           /* posted: an arrival will match it */
 } md_recv_start_t;
 
@@ -52,29 +53,27 @@ static inline int32_t md_recv_sender(const md_request_t *req, int32_t world_size
     return req->peer_world;
 }
 
-/* Starts receive req on subdevice sd_index.  sender_gone: the caller's
- * word that req's sender (md_recv_sender) has failed and nothing it sent
- * is left to match (nothing unexpected, nothing held back).  It is asked
- * only after the unexpected messages had nothing for req. */
+/* Starts receive req on subdevice sd_index.  sender_failed: 0, or the
+ * error with which req's sender (md_recv_sender) failed when nothing it
+ * sent is left to match (nothing held back on this subdevice); the
+ * unexpected messages are searched first all the same. */
 static inline md_recv_start_t md_recv_start(md_mq_t *mq, md_request_t *req, int sd_index,
-                                            int sender_gone, md_mq_msg_t **msg)
+                                            int sender_failed, md_mq_msg_t **msg)
 {
     *msg = md_mq_take_unexpected(mq, req, sd_index);
     if (*msg != NULL)
         return MD_RECV_FROM_UNEXPECTED;
     if (md_mq_dropped(req))
         return MD_RECV_DROPPED;
-    if (sender_gone)
-        return md_mq_claim(req, sd_index) ? MD_RECV_SENDER_GONE : MD_RECV_DROPPED;
+    if (sender_failed) {
+        if (!md_mq_claim(req, sd_index))
+            return MD_RECV_DROPPED;
+        req->status.error = sender_failed;
+        req->status.size = 0;
+        return MD_RECV_SENDER_GONE;
+    }
     md_mq_post(mq, req);
     return MD_RECV_POSTED;
-}
-
-/* Fills a failed receive's status: error, no bytes.  The caller completes it. */
-static inline void md_recv_fail_status(md_request_t *req, int error)
-{
-    req->status.error = error;
-    req->status.size = 0;
 }
 
 /* ---- an arrival ------------------------------------------------------ */
@@ -127,12 +126,13 @@ static inline void md_arrival_keep_unexpected(md_mq_t *mq, md_subdev_t *sd, md_m
     sd->counters.unexpected++;
 }
 
-/* A subdevice's message of msg_size bytes (its own struct, header zeroed)
- * followed by len bytes of data copied at data_offset (where its flexible
- * array member starts); NULL when out of memory.  env goes into the
- * md_mq_msg_t at mq_offset. */
-void *md_recv_msg_new(size_t msg_size, size_t mq_offset, const md_envelope_t *env,
-                      size_t data_offset, const void *data, size_t len);
+/* A copy of an arrival, to hold back or keep unexpected: a subdevice's
+ * own message struct of head_size bytes, filled from head (its md_mq_msg_t
+ * carrying the envelope, its own fields), then len bytes of data copied at
+ * data_offset (where its flexible array member starts).  NULL when out of
+ * memory. */
+void *md_recv_msg_new(const void *head, size_t head_size, size_t data_offset, const void *data,
+                      size_t len);
 
 #ifdef __cplusplus
 }

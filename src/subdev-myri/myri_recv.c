@@ -52,15 +52,10 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
 static myri_msg_t *msg_copy(int32_t src, uint32_t handler, const md_envelope_t *env,
                             uint64_t cookie, const void *data, uint32_t len)
 {
-    myri_msg_t *m = md_recv_msg_new(sizeof(*m), offsetof(myri_msg_t, mq), env,
-                                    offsetof(myri_msg_t, data), data, len);
-    if (m == NULL)
-        return NULL;
-    m->src = src;
-    m->handler = handler;
-    m->cookie = cookie;
-    m->len = len;
-    return m;
+    const myri_msg_t head = { .mq.env = *env, .src = src, .handler = handler,
+                              .cookie = cookie, .len = len };
+
+    return md_recv_msg_new(&head, sizeof(head), offsetof(myri_msg_t, data), data, len);
 }
 
 /* An arrival that may be matched now. */
@@ -168,38 +163,39 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
     }
 }
 
-/* Nothing from src can match a receive any more: it failed, and nothing
- * it sent is held back. */
-static int sender_gone(const myri_ctx_t *ctx, int32_t src)
+/* The error a receive fails with when only a sender that failed, and has
+ * nothing held back any more, could match it; else 0. */
+static int sender_failed(const myri_ctx_t *ctx, const md_request_t *req)
 {
-    return ctx->peers[src].failed && md_held_empty(&ctx->held.peer[src]);
+    int32_t src = md_recv_sender(req, ctx->world_size);
+
+    return src < 0 || !md_held_empty(&ctx->held.peer[src]) ? 0 : ctx->peers[src].failed;
+}
+
+/* Delivers unexpected message m into receive req. */
+static void take_unexpected(myri_ctx_t *ctx, md_request_t *req, myri_msg_t *m)
+{
+    recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
+    free(m);
+    myri_ops_drain(ctx);
 }
 
 int myri_irecv(md_subdev_t *sd, md_request_t *req)
 {
     myri_ctx_t *ctx = sd->priv;
     md_mq_msg_t *mm;
-    myri_msg_t *m;
-    int32_t src;
 
     if (ctx->dead)
         return ctx->dead;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    src = md_recv_sender(req, ctx->world_size);
-    switch (md_recv_start(&ctx->mq, req, sd->index, src >= 0 && sender_gone(ctx, src), &mm)) {
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
     case MD_RECV_FROM_UNEXPECTED:
-        m = (myri_msg_t *)mm;
-        recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
-        free(m);
-        myri_ops_drain(ctx);
+        take_unexpected(ctx, req, (myri_msg_t *)mm);
         break;
     case MD_RECV_SENDER_GONE:
-        /* it will never be matched */
-        md_recv_fail_status(req, ctx->peers[src].failed);
-        myri_complete(ctx, req);
+        myri_complete(ctx, req);    /* failed: it would never be matched */
         break;
-    case MD_RECV_DROPPED:     /* another subdevice has it */
-    case MD_RECV_POSTED:
+    default:                        /* posted, or another subdevice has it */
         return MD_OK;
     }
     myri_flush_done(ctx);
@@ -251,9 +247,7 @@ int myri_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
         return MD_ERR_INVALID;
     myri_rp(msg)->unexp = NULL;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
-    free(m);
-    myri_ops_drain(ctx);
+    take_unexpected(ctx, req, m);
     myri_flush_done(ctx);
     return MD_OK;
 }

@@ -27,17 +27,10 @@ static sci_msg_t *msg_copy(int32_t src, const md_envelope_t *env, uint32_t proto
                            uint64_t id, const void *data)
 {
     uint64_t len = proto == SCI_P_TRANSPORT ? 0 : env->size;
-    sci_msg_t *m = md_recv_msg_new(sizeof(*m), offsetof(sci_msg_t, mq), env,
-                                   offsetof(sci_msg_t, data), data, len);
+    const sci_msg_t head = { .mq.env = *env, .src = src, .proto = proto, .rdv = rdv, .id = id,
+                             .len = len };
 
-    if (m == NULL)
-        return NULL;
-    m->src = src;
-    m->proto = proto;
-    m->rdv = rdv;
-    m->id = id;
-    m->len = len;
-    return m;
+    return md_recv_msg_new(&head, sizeof(head), offsetof(sci_msg_t, data), data, len);
 }
 
 void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelope_t *env,

@@ -16,27 +16,32 @@ static void take_unexpected(sci_ctx_t *ctx, md_request_t *req, sci_msg_t *m)
     free(m);
 }
 
+/* The error a receive fails with when only a sender that is gone, with
+ * nothing of it left to take, could match it; else 0. */
+static int sender_failed(const sci_ctx_t *ctx, const md_request_t *req)
+{
+    int32_t src = md_recv_sender(req, ctx->world_size);
+
+    return src < 0 || !ctx->peers[src].drained ? 0 : ctx->peers[src].failed;
+}
+
 int sci_irecv(md_subdev_t *sd, md_request_t *req)
 {
     sci_ctx_t *ctx = sd->priv;
     md_mq_msg_t *mm;
-    int32_t src;
 
     if (ctx->dead)
         return ctx->dead;
     memset(sci_rp(req), 0, sizeof(sci_rpriv_t));
     sci_progress_inner(ctx);   /* see what has arrived first */
-    src = md_recv_sender(req, ctx->world_size);
-    switch (md_recv_start(&ctx->mq, req, sd->index, src >= 0 && ctx->peers[src].drained, &mm)) {
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
     case MD_RECV_FROM_UNEXPECTED:
         take_unexpected(ctx, req, (sci_msg_t *)mm);
         break;
     case MD_RECV_SENDER_GONE:
-        /* nothing can match it any more */
-        sci_fail_req(ctx, req, ctx->peers[src].failed);
+        sci_complete(ctx, req);    /* failed: nothing can match it any more */
         break;
-    case MD_RECV_DROPPED:      /* another subdevice has it */
-    case MD_RECV_POSTED:
+    default:                       /* posted, or another subdevice has it */
         break;
     }
     sci_flush_done(ctx);

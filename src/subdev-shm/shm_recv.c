@@ -149,30 +149,34 @@ static void shm_req_init(md_request_t *req, uint16_t state)
     rp->peer = -1;
 }
 
+/* MD_ERR_PEER_FAILED when only a local peer that died could match a
+ * receive; else 0. */
+static int sender_failed(shm_ctx_t *ctx, const md_request_t *req)
+{
+    shm_peer_t *peer = shm_peer_of_world(ctx, md_recv_sender(req, ctx->world_size));
+
+    return peer != NULL && peer->dead ? MD_ERR_PEER_FAILED : 0;
+}
+
 int shm_irecv(md_subdev_t *sd, md_request_t *req)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
     md_mq_msg_t *m;
-    shm_peer_t *peer;
-    int32_t src;
 
     if (req->len > 0 && req->buf == NULL)
         return MD_ERR_INVALID;
     shm_req_init(req, SHM_RS_RECV);
 
-    src = md_recv_sender(req, ctx->world_size);
-    peer = src >= 0 ? shm_peer_of_world(ctx, src) : NULL;
-    switch (md_recv_start(&ctx->mq, req, sd->index, peer != NULL && peer->dead, &m)) {
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &m)) {
     case MD_RECV_FROM_UNEXPECTED:
         ctx->outstanding++;
         shm_deliver_unexp(ctx, req, shm_unexp_of(m));
         break;
     case MD_RECV_SENDER_GONE:
         ctx->outstanding++;
-        shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
+        shm_recv_fail(ctx, req, req->status.error);
         break;
-    case MD_RECV_DROPPED:   /* another subdevice delivers it */
-    case MD_RECV_POSTED:
+    default:                /* posted, or another subdevice delivers it */
         return MD_OK;
     }
     shm_complete_flush(ctx);

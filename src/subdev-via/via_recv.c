@@ -20,16 +20,10 @@ static vsd_msg_t *msg_of(md_mq_msg_t *m)
 static vsd_msg_t *msg_copy(int32_t src, uint32_t type, const md_envelope_t *env, uint64_t cookie,
                            const void *data, uint32_t len, md_request_t *local)
 {
-    vsd_msg_t *m = md_recv_msg_new(sizeof(*m), offsetof(vsd_msg_t, mq), env,
-                                   offsetof(vsd_msg_t, data), data, len);
-    if (m == NULL)
-        return NULL;
-    m->src = src;
-    m->type = type;
-    m->cookie = cookie;
-    m->local = local;
-    m->len = len;
-    return m;
+    const vsd_msg_t head = { .mq.env = *env, .src = src, .type = type, .cookie = cookie,
+                             .local = local, .len = len };
+
+    return md_recv_msg_new(&head, sizeof(head), offsetof(vsd_msg_t, data), data, len);
 }
 
 /* The receiver's side of a rendezvous: register the buffer and send CTS. */
@@ -194,38 +188,39 @@ void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)
     vsd_complete(ctx, req);
 }
 
-/* Nothing from src can match a receive any more: it failed, and nothing
- * it sent is held back. */
-static int sender_gone(const vsd_ctx_t *ctx, int32_t src)
+/* The error a receive fails with when only a sender that failed, and has
+ * nothing held back any more, could match it; else 0. */
+static int sender_failed(const vsd_ctx_t *ctx, const md_request_t *req)
 {
-    return ctx->peers[src].failed && md_held_empty(&ctx->held.peer[src]);
+    int32_t src = md_recv_sender(req, ctx->world_size);
+
+    return src < 0 || !md_held_empty(&ctx->held.peer[src]) ? 0 : ctx->peers[src].failed;
+}
+
+/* Delivers unexpected message m into receive req. */
+static void take_unexpected(vsd_ctx_t *ctx, md_request_t *req, vsd_msg_t *m)
+{
+    deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
+    free(m);
+    vsd_ops_drain(ctx);
 }
 
 int vsd_irecv(md_subdev_t *sd, md_request_t *req)
 {
     vsd_ctx_t *ctx = sd->priv;
     md_mq_msg_t *mm;
-    vsd_msg_t *m;
-    int32_t src;
 
     if (ctx->dead)
         return ctx->dead;
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
-    src = md_recv_sender(req, ctx->world_size);
-    switch (md_recv_start(&ctx->mq, req, sd->index, src >= 0 && sender_gone(ctx, src), &mm)) {
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
     case MD_RECV_FROM_UNEXPECTED:
-        m = msg_of(mm);
-        deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
-        free(m);
-        vsd_ops_drain(ctx);
+        take_unexpected(ctx, req, msg_of(mm));
         break;
     case MD_RECV_SENDER_GONE:
-        /* it will never be matched */
-        md_recv_fail_status(req, ctx->peers[src].failed);
-        vsd_complete(ctx, req);
+        vsd_complete(ctx, req);     /* failed: it would never be matched */
         break;
-    case MD_RECV_DROPPED:     /* another subdevice has it */
-    case MD_RECV_POSTED:
+    default:                        /* posted, or another subdevice has it */
         return MD_OK;
     }
     vsd_flush_done(ctx);
@@ -278,9 +273,7 @@ int vsd_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
     if (m == NULL)
         return MD_ERR_INVALID;
     vsd_rp(msg)->unexp = NULL;
-    deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
-    free(m);
-    vsd_ops_drain(ctx);
+    take_unexpected(ctx, req, m);
     vsd_flush_done(ctx);
     return MD_OK;
 }

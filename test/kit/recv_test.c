@@ -65,10 +65,10 @@ static void recv_init(md_request_t *req, int32_t src, int32_t tag)
 
 static test_msg_t *msg_new(const md_envelope_t *env, const void *data, uint32_t len)
 {
-    test_msg_t *m = md_recv_msg_new(sizeof(*m), offsetof(test_msg_t, mq), env,
-                                    offsetof(test_msg_t, data), data, len);
+    const test_msg_t head = { .mq.env = *env, .src = env->src_world, .len = len };
+    test_msg_t *m = md_recv_msg_new(&head, sizeof(head), offsetof(test_msg_t, data), data, len);
+
     cr_assert_not_null(m);
-    m->len = len;
     return m;
 }
 
@@ -115,13 +115,14 @@ Test(recv, a_receive_whose_sender_is_gone_fails_unless_a_message_is_left)
     md_mq_init(&q);
     md_arrival_keep_unexpected(&q, &sd, &m->mq);
     recv_init(&req, 3, 1);
-    cr_assert_eq(md_recv_start(&q, &req, sd.index, 1, &got), MD_RECV_FROM_UNEXPECTED,
-                 "what the sender sent before it went is still received");
+    cr_assert_eq(md_recv_start(&q, &req, sd.index, MD_ERR_PEER_FAILED, &got),
+                 MD_RECV_FROM_UNEXPECTED, "what the sender sent before it went is still received");
     recv_init(&req, 3, 1);
-    cr_assert_eq(md_recv_start(&q, &req, sd.index, 1, &got), MD_RECV_SENDER_GONE);
+    req.status.size = 5;
+    cr_assert_eq(md_recv_start(&q, &req, sd.index, MD_ERR_PEER_FAILED, &got),
+                 MD_RECV_SENDER_GONE);
     cr_assert_eq(md_mq_cancel_posted(&q, &req), MD_ERR_NOT_FOUND, "it is not posted");
-    md_recv_fail_status(&req, MD_ERR_PEER_FAILED);
-    cr_assert_eq(req.status.error, MD_ERR_PEER_FAILED);
+    cr_assert_eq(req.status.error, MD_ERR_PEER_FAILED, "it failed with the sender's error");
     cr_assert_eq(req.status.size, 0);
     free(m);
 }
@@ -138,7 +139,7 @@ Test(recv, a_receive_another_subdevice_claimed_is_dropped)
     md_mq_init(&q);
     recv_init(&req, 4, 2);
     req.claim = &claim;
-    cr_assert_eq(md_recv_start(&q, &req, sd.index, 1, &got), MD_RECV_DROPPED,
+    cr_assert_eq(md_recv_start(&q, &req, sd.index, MD_ERR_PEER_FAILED, &got), MD_RECV_DROPPED,
                  "a gone sender does not fail a receive another subdevice owns");
     md_arrival_keep_unexpected(&q, &sd, &m->mq);
     recv_init(&req, 4, 2);
@@ -188,8 +189,8 @@ Test(recv, an_arrival_copy_carries_its_envelope_and_data_and_a_zeroed_header)
 
     cr_assert_eq(m->mq.env.src_world, 6);
     cr_assert_eq(m->mq.env.seq, 4);
-    cr_assert_null(m->mq.next);
-    cr_assert_eq(m->src, 0);
+        cr_assert_eq(m->src, 6);
+    cr_assert_eq(m->len, 7);
     cr_assert_eq(memcmp(m->data, "payload", 7), 0);
     free(m);
 }
