@@ -174,7 +174,7 @@ int shm_irecv(md_subdev_t *sd, md_request_t *req)
         break;
     case MD_RECV_SENDER_GONE:
         ctx->outstanding++;
-        shm_recv_fail(ctx, req, req->status.error);
+        shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
         break;
     default:                /* posted, or another subdevice delivers it */
         return MD_OK;
