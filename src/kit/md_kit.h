@@ -4,7 +4,8 @@
  * libmdkit is the toolkit that subdevice modules link: matching (md_mq.h,
  * md_reqlist.h), cookies (md_cookie.h), operation queues (md_opq.h), peer sets
  * (md_peerset.h), awaited lists and liveness probes (md_awaited.h,
- * md_liveness.h), held-back arrivals (md_held.h), the bounded drain at
+ * md_liveness.h), held-back arrivals (md_held.h), the receive and arrival
+ * skeleton (md_recv.h), the bounded drain at
  * finalize (md_drain.h), failing what waits on a lost peer
  * (md_peerfail.h), completion (md_complete.h),
  * pools (md_pool.h), business cards and NIC addresses (md_card.h,

@@ -7,9 +7,11 @@
  * back stops its sender's later arrivals behind it. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "myri_impl.h"
 
 /* Hand an arrival (eager bytes, or an RTS) to a matched receive. */
@@ -50,28 +52,20 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
 static myri_msg_t *msg_copy(int32_t src, uint32_t handler, const md_envelope_t *env,
                             uint64_t cookie, const void *data, uint32_t len)
 {
-    myri_msg_t *m = malloc(sizeof(*m) + len);
-    if (m == NULL)
-        return NULL;
-    memset(&m->mq, 0, sizeof(m->mq));
-    m->mq.env = *env;
-    m->src = src;
-    m->handler = handler;
-    m->cookie = cookie;
-    m->len = len;
-    if (len)
-        memcpy(m->data, data, len);
-    return m;
+    const myri_msg_t head = { .mq.env = *env, .src = src, .handler = handler,
+                              .cookie = cookie, .len = len };
+
+    return md_recv_msg_new(&head, sizeof(head), offsetof(myri_msg_t, data), data, len);
 }
 
 /* An arrival that may be matched now. */
 static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_envelope_t *env,
                         uint64_t cookie, const void *data, uint32_t len, myri_msg_t *owned)
 {
-    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
+    /* env may live in owned, which delivery frees: md_arrival_match tells
+     * the host first */
+    md_request_t *req = md_arrival_match(&ctx->mq, ctx->sd, env);
 
-    /* before delivering: env may live in owned, which delivery frees */
-    ctx->host->arrived(ctx->sd, env);
     if (req != NULL) {
         recv_deliver(ctx, req, src, handler, env, cookie, data, len);
         free(owned);
@@ -81,8 +75,7 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
             MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
-        md_mq_push_unexpected(&ctx->mq, &m->mq);
-        ctx->sd->counters.unexpected++;
+        md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &m->mq);
     }
 }
 
@@ -104,20 +97,22 @@ static void recv_sysmsg_rndv(myri_ctx_t *ctx, int32_t src, const md_envelope_t *
 void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_envelope_t *env,
                      uint64_t cookie, const void *data, uint32_t len)
 {
-    if (env->tag < 0) {
-        if (handler == MYRI_H_RTS) {
+    myri_msg_t *m;
+
+    switch (md_arrival_route(&ctx->held.peer[src], ctx->sd, env)) {
+    case MD_ARRIVAL_SYSMSG:
+        if (handler == MYRI_H_RTS)
             recv_sysmsg_rndv(ctx, src, env, cookie);
-        } else {
-            ctx->sd->counters.sysmsgs_recvd++;
-            ctx->host->sysmsg(ctx->sd, env, data);
-        }
+        else
+            md_arrival_sysmsg(ctx->sd, env, data);
         return;
-    }
-    if (!md_held_must_wait(&ctx->held.peer[src], ctx->sd, env)) {
+    case MD_ARRIVAL_MATCH:
         recv_accept(ctx, src, handler, env, cookie, data, len, NULL);
         return;
+    case MD_ARRIVAL_HOLD:
+        break;
     }
-    myri_msg_t *m = msg_copy(src, handler, env, cookie, data, len);
+    m = msg_copy(src, handler, env, cookie, data, len);
     if (m == NULL) {
         MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
@@ -168,33 +163,42 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
     }
 }
 
+/* The error a receive fails with when only a sender that failed, and has
+ * nothing held back any more, could match it; else 0. */
+static int sender_failed(const myri_ctx_t *ctx, const md_request_t *req)
+{
+    int32_t src = md_recv_sender(req, ctx->world_size);
+
+    return src < 0 || !md_held_empty(&ctx->held.peer[src]) ? 0 : ctx->peers[src].failed;
+}
+
+/* Delivers unexpected message m into receive req. */
+static void take_unexpected(myri_ctx_t *ctx, md_request_t *req, myri_msg_t *m)
+{
+    recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
+    free(m);
+    myri_ops_drain(ctx);
+}
+
 int myri_irecv(md_subdev_t *sd, md_request_t *req)
 {
     myri_ctx_t *ctx = sd->priv;
-    myri_msg_t *m;
+    md_mq_msg_t *mm;
 
     if (ctx->dead)
         return ctx->dead;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    m = (myri_msg_t *)md_mq_take_unexpected(&ctx->mq, req, sd->index);
-    if (m != NULL) {
-        recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
-        free(m);
-        myri_ops_drain(ctx);
-        myri_flush_done(ctx);
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
+    case MD_RECV_FROM_UNEXPECTED:
+        take_unexpected(ctx, req, (myri_msg_t *)mm);
+        break;
+    case MD_RECV_SENDER_GONE:
+        myri_complete(ctx, req);    /* failed: it would never be matched */
+        break;
+    default:                        /* posted, or another subdevice has it */
         return MD_OK;
     }
-    if (md_mq_dropped(req))
-        return MD_OK;                 /* another subdevice has it */
-    md_mq_post(&ctx->mq, req);
-    if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
-        myri_peer_t *p = &ctx->peers[req->peer_world];
-        if (p->failed && md_held_empty(&ctx->held.peer[req->peer_world])) {
-            /* it will never be matched */
-            myri_fail_posted(ctx, req->peer_world, p->failed);
-            myri_flush_done(ctx);
-        }
-    }
+    myri_flush_done(ctx);
     return MD_OK;
 }
 
@@ -243,9 +247,7 @@ int myri_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
         return MD_ERR_INVALID;
     myri_rp(msg)->unexp = NULL;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    recv_deliver(ctx, req, m->src, m->handler, &m->mq.env, m->cookie, m->data, m->len);
-    free(m);
-    myri_ops_drain(ctx);
+    take_unexpected(ctx, req, m);
     myri_flush_done(ctx);
     return MD_OK;
 }

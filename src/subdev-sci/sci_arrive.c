@@ -9,9 +9,11 @@
 #include "config.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "sci_impl.h"
 
 #define SCI_ARRIVAL_BUDGET 32   /* messages taken from one sender per call */
@@ -25,20 +27,10 @@ static sci_msg_t *msg_copy(int32_t src, const md_envelope_t *env, uint32_t proto
                            uint64_t id, const void *data)
 {
     uint64_t len = proto == SCI_P_TRANSPORT ? 0 : env->size;
-    sci_msg_t *m = malloc(sizeof(*m) + len);
+    const sci_msg_t head = { .mq.env = *env, .src = src, .proto = proto, .rdv = rdv, .id = id,
+                             .len = len };
 
-    if (m == NULL)
-        return NULL;
-    memset(m, 0, sizeof(*m));
-    m->mq.env = *env;
-    m->src = src;
-    m->proto = proto;
-    m->rdv = rdv;
-    m->id = id;
-    m->len = len;
-    if (len)
-        memcpy(m->data, data, len);
-    return m;
+    return md_recv_msg_new(&head, sizeof(head), offsetof(sci_msg_t, data), data, len);
 }
 
 void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelope_t *env,
@@ -65,10 +57,10 @@ void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelo
 static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32_t proto,
                    uint32_t rdv, uint64_t id, const void *data, sci_msg_t *owned)
 {
-    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
+    /* env may live in owned, which delivery frees: md_arrival_match tells
+     * the host first */
+    md_request_t *req = md_arrival_match(&ctx->mq, ctx->sd, env);
 
-    /* before delivering: env may live in owned, which delivery frees */
-    ctx->host->arrived(ctx->sd, env);
     if (req != NULL) {
         sci_deliver(ctx, req, src, env, proto, rdv, id, data);
         free(owned);
@@ -79,8 +71,7 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
             sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
             return;
         }
-        md_mq_push_unexpected(&ctx->mq, &m->mq);
-        ctx->sd->counters.unexpected++;
+        md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &m->mq);
     }
 }
 
@@ -111,21 +102,22 @@ static void arrival(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint3
                     uint32_t rdv, uint64_t id, const void *data)
 {
     sci_peer_t *p = &ctx->peers[src];
+    sci_msg_t *m;
 
-    if (env->tag < 0) {
-        if (proto == SCI_P_TRANSPORT) {
+    switch (md_arrival_route(&p->held, ctx->sd, env)) {
+    case MD_ARRIVAL_SYSMSG:
+        if (proto == SCI_P_TRANSPORT)
             sysmsg_transport(ctx, src, env, rdv, id);
-        } else {
-            ctx->sd->counters.sysmsgs_recvd++;
-            ctx->host->sysmsg(ctx->sd, env, data);
-        }
+        else
+            md_arrival_sysmsg(ctx->sd, env, data);
         return;
-    }
-    if (!md_held_must_wait(&p->held, ctx->sd, env)) {
+    case MD_ARRIVAL_MATCH:
         accept(ctx, src, env, proto, rdv, id, data, NULL);
         return;
+    case MD_ARRIVAL_HOLD:
+        break;
     }
-    sci_msg_t *m = msg_copy(src, env, proto, rdv, id, data);
+    m = msg_copy(src, env, proto, rdv, id, data);
     if (m == NULL) {
         SCI_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);

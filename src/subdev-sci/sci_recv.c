@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "sci_impl.h"
 
 static void take_unexpected(sci_ctx_t *ctx, md_request_t *req, sci_msg_t *m)
@@ -15,11 +16,13 @@ static void take_unexpected(sci_ctx_t *ctx, md_request_t *req, sci_msg_t *m)
     free(m);
 }
 
-/* A receive that only a gone peer, with nothing of it left, could match. */
-static int from_drained_peer(const sci_ctx_t *ctx, const md_request_t *req)
+/* The error a receive fails with when only a sender that is gone, with
+ * nothing of it left to take, could match it; else 0. */
+static int sender_failed(const sci_ctx_t *ctx, const md_request_t *req)
 {
-    return req->match.src_rank != MD_ANY_SOURCE && req->peer_world >= 0 &&
-           req->peer_world < ctx->world_size && ctx->peers[req->peer_world].drained;
+    int32_t src = md_recv_sender(req, ctx->world_size);
+
+    return src < 0 || !ctx->peers[src].drained ? 0 : ctx->peers[src].failed;
 }
 
 int sci_irecv(md_subdev_t *sd, md_request_t *req)
@@ -31,17 +34,15 @@ int sci_irecv(md_subdev_t *sd, md_request_t *req)
         return ctx->dead;
     memset(sci_rp(req), 0, sizeof(sci_rpriv_t));
     sci_progress_inner(ctx);   /* see what has arrived first */
-    mm = md_mq_take_unexpected(&ctx->mq, req, sd->index);
-    if (mm != NULL) {
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
+    case MD_RECV_FROM_UNEXPECTED:
         take_unexpected(ctx, req, (sci_msg_t *)mm);
-    } else if (md_mq_dropped(req)) {
-        /* another subdevice has it */
-    } else if (from_drained_peer(ctx, req)) {
-        /* nothing can match it any more */
-        if (md_mq_claim(req, sd->index))
-            sci_fail_req(ctx, req, ctx->peers[req->peer_world].failed);
-    } else {
-        md_mq_post(&ctx->mq, req);
+        break;
+    case MD_RECV_SENDER_GONE:
+        sci_complete(ctx, req);    /* failed: nothing can match it any more */
+        break;
+    default:                       /* posted, or another subdevice has it */
+        break;
     }
     sci_flush_done(ctx);
     return MD_OK;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "shm_impl.h"
 
 static void shm_status_fill(shm_ctx_t *ctx, md_request_t *req,
@@ -148,36 +149,37 @@ static void shm_req_init(md_request_t *req, uint16_t state)
     rp->peer = -1;
 }
 
+/* MD_ERR_PEER_FAILED when only a local peer that died could match a
+ * receive; else 0. */
+static int sender_failed(shm_ctx_t *ctx, const md_request_t *req)
+{
+    shm_peer_t *peer = shm_peer_of_world(ctx, md_recv_sender(req, ctx->world_size));
+
+    return peer != NULL && peer->dead ? MD_ERR_PEER_FAILED : 0;
+}
+
 int shm_irecv(md_subdev_t *sd, md_request_t *req)
 {
     shm_ctx_t *ctx = shm_ctx(sd);
     md_mq_msg_t *m;
-    shm_peer_t *peer;
 
     if (req->len > 0 && req->buf == NULL)
         return MD_ERR_INVALID;
     shm_req_init(req, SHM_RS_RECV);
 
-    m = md_mq_take_unexpected(&ctx->mq, req, sd->index);
-    if (m != NULL) {
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &m)) {
+    case MD_RECV_FROM_UNEXPECTED:
         ctx->outstanding++;
         shm_deliver_unexp(ctx, req, shm_unexp_of(m));
-        shm_complete_flush(ctx);
+        break;
+    case MD_RECV_SENDER_GONE:
+        ctx->outstanding++;
+        shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
+        break;
+    default:                /* posted, or another subdevice delivers it */
         return MD_OK;
     }
-    if (md_mq_dropped(req))
-        return MD_OK;       /* another subdevice delivers it */
-    peer = req->match.src_rank != MD_ANY_SOURCE
-               ? shm_peer_of_world(ctx, req->peer_world) : NULL;
-    if (peer != NULL && peer->dead) {
-        if (md_mq_claim(req, sd->index)) {
-            ctx->outstanding++;
-            shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
-            shm_complete_flush(ctx);
-        }
-        return MD_OK;
-    }
-    md_mq_post(&ctx->mq, req);
+    shm_complete_flush(ctx);
     return MD_OK;
 }
 
@@ -295,8 +297,7 @@ int shm_recv_incoming(shm_ctx_t *ctx, shm_peer_t *peer, const shm_msg_hdr_t *hdr
         }
         memcpy(e->data, hdr + 1, env->size);
     }
-    md_mq_push_unexpected(&ctx->mq, &e->mq);
-    ctx->sd->counters.unexpected++;
+    md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &e->mq);
     return MD_OK;
 }
 

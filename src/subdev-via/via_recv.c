@@ -5,9 +5,11 @@
  * probe, matched probe, cancel, system messages. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_recv.h"
 #include "via_impl.h"
 
 static vsd_msg_t *msg_of(md_mq_msg_t *m)
@@ -18,19 +20,10 @@ static vsd_msg_t *msg_of(md_mq_msg_t *m)
 static vsd_msg_t *msg_copy(int32_t src, uint32_t type, const md_envelope_t *env, uint64_t cookie,
                            const void *data, uint32_t len, md_request_t *local)
 {
-    vsd_msg_t *m = malloc(sizeof(*m) + len);
-    if (m == NULL)
-        return NULL;
-    memset(m, 0, sizeof(*m));
-    m->mq.env = *env;
-    m->src = src;
-    m->type = type;
-    m->cookie = cookie;
-    m->local = local;
-    m->len = len;
-    if (len)
-        memcpy(m->data, data, len);
-    return m;
+    const vsd_msg_t head = { .mq.env = *env, .src = src, .type = type, .cookie = cookie,
+                             .local = local, .len = len };
+
+    return md_recv_msg_new(&head, sizeof(head), offsetof(vsd_msg_t, data), data, len);
 }
 
 /* The receiver's side of a rendezvous: register the buffer and send CTS. */
@@ -99,7 +92,9 @@ static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope
                    uint64_t cookie, const void *data, uint32_t len, md_request_t *local,
                    vsd_msg_t *owned)
 {
-    /* A copy: envp may lie in owned, which is freed below. */
+    /* A copy: envp may lie in owned, which is freed below.  The host hears
+     * of the arrival only once it is delivered or queued (not when it is
+     * lost for want of memory). */
     const md_envelope_t envc = *envp, *env = &envc;
     md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
 
@@ -112,8 +107,7 @@ static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope
             VSD_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
-        md_mq_push_unexpected(&ctx->mq, &m->mq);
-        ctx->sd->counters.unexpected++;
+        md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &m->mq);
     }
     ctx->host->arrived(ctx->sd, env);
 }
@@ -135,22 +129,24 @@ static void sysmsg_rndv(vsd_ctx_t *ctx, int32_t src, const md_envelope_t *env, u
 void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope_t *env,
                     uint64_t cookie, const void *data, uint32_t len, md_request_t *local)
 {
-    if (env->tag < 0) {
-        if (type == VSD_RTS) {
+    vsd_msg_t *m;
+
+    switch (md_arrival_route(&ctx->held.peer[src], ctx->sd, env)) {
+    case MD_ARRIVAL_SYSMSG:
+        if (type == VSD_RTS)
             sysmsg_rndv(ctx, src, env, cookie);
-        } else {
-            ctx->sd->counters.sysmsgs_recvd++;
-            ctx->host->sysmsg(ctx->sd, env, data);
-        }
+        else
+            md_arrival_sysmsg(ctx->sd, env, data);
         return;
-    }
-    if (!md_held_must_wait(&ctx->held.peer[src], ctx->sd, env)) {
+    case MD_ARRIVAL_MATCH:
         accept(ctx, src, type, env, cookie, data, len, local, NULL);
         return;
+    case MD_ARRIVAL_HOLD:
+        /* an earlier message from this sender is still on its way over
+         * another subdevice: keep this one, in order */
+        break;
     }
-    /* An earlier message from this sender is still on its way over
-     * another subdevice: keep this one, in order. */
-    vsd_msg_t *m = msg_copy(src, type, env, cookie, data, len, local);
+    m = msg_copy(src, type, env, cookie, data, len, local);
     if (m == NULL) {
         VSD_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
@@ -192,6 +188,23 @@ void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)
     vsd_complete(ctx, req);
 }
 
+/* The error a receive fails with when only a sender that failed, and has
+ * nothing held back any more, could match it; else 0. */
+static int sender_failed(const vsd_ctx_t *ctx, const md_request_t *req)
+{
+    int32_t src = md_recv_sender(req, ctx->world_size);
+
+    return src < 0 || !md_held_empty(&ctx->held.peer[src]) ? 0 : ctx->peers[src].failed;
+}
+
+/* Delivers unexpected message m into receive req. */
+static void take_unexpected(vsd_ctx_t *ctx, md_request_t *req, vsd_msg_t *m)
+{
+    deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
+    free(m);
+    vsd_ops_drain(ctx);
+}
+
 int vsd_irecv(md_subdev_t *sd, md_request_t *req)
 {
     vsd_ctx_t *ctx = sd->priv;
@@ -200,26 +213,17 @@ int vsd_irecv(md_subdev_t *sd, md_request_t *req)
     if (ctx->dead)
         return ctx->dead;
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
-    mm = md_mq_take_unexpected(&ctx->mq, req, sd->index);
-    if (mm != NULL) {
-        vsd_msg_t *m = msg_of(mm);
-        deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
-        free(m);
-        vsd_ops_drain(ctx);
-        vsd_flush_done(ctx);
+    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
+    case MD_RECV_FROM_UNEXPECTED:
+        take_unexpected(ctx, req, msg_of(mm));
+        break;
+    case MD_RECV_SENDER_GONE:
+        vsd_complete(ctx, req);     /* failed: it would never be matched */
+        break;
+    default:                        /* posted, or another subdevice has it */
         return MD_OK;
     }
-    if (md_mq_dropped(req))
-        return MD_OK;                     /* another subdevice has it */
-    md_mq_post(&ctx->mq, req);
-    if (req->peer_world >= 0 && req->peer_world < ctx->world_size) {
-        vsd_peer_t *p = &ctx->peers[req->peer_world];
-        if (p->failed && md_held_empty(&ctx->held.peer[req->peer_world])) {
-            /* it will never be matched */
-            vsd_fail_posted(ctx, req->peer_world, p->failed);
-            vsd_flush_done(ctx);
-        }
-    }
+    vsd_flush_done(ctx);
     return MD_OK;
 }
 
@@ -269,9 +273,7 @@ int vsd_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
     if (m == NULL)
         return MD_ERR_INVALID;
     vsd_rp(msg)->unexp = NULL;
-    deliver(ctx, req, m->src, m->type, &m->mq.env, m->cookie, m->data, m->len, m->local);
-    free(m);
-    vsd_ops_drain(ctx);
+    take_unexpected(ctx, req, m);
     vsd_flush_done(ctx);
     return MD_OK;
 }
