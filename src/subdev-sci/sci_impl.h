@@ -37,6 +37,7 @@
 #include "md_mq.h"
 #include "md_reqlist.h"
 #include "md_nic_addr.h"
+#include "md_peerfail.h"
 #include "md_kit.h"
 #include "md_param.h"
 #include "md_sdi.h"
