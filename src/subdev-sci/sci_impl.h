@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "md_complete.h"
+#include "md_envelope_wire.h"
 #include "md_held.h"
 #include "md_liveness.h"
 #include "md_log.h"
