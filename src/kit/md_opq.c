@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "md_log.h"
 #include "md_opq.h"
 
 md_op_t *md_op_new(uint32_t kind, md_request_t *req)
@@ -46,6 +47,21 @@ int md_opq_drain(md_opq_t *q, int (*emit)(void *arg, int32_t peer, md_op_t *op),
         (*events)++;
     }
     return rc;
+}
+
+int md_opq_drain_or_lose(md_opq_t *q, md_subdev_t *sd,
+                         int (*emit)(void *arg, int32_t peer, md_op_t *op),
+                         void (*lose)(void *arg, int32_t peer, int status), void *arg,
+                         int32_t peer, int *events)
+{
+    int rc = md_opq_drain(q, emit, arg, peer, events);
+
+    if (rc < 0) {
+        sd->host->log(sd, MD_LOG_ERROR, "sending to rank %d failed: %s", peer,
+                      md_status_string(rc));
+        lose(arg, peer, rc);
+    }
+    return !md_opq_empty(q);
 }
 
 void md_opq_flush(md_opq_t *q, void (*fail)(void *arg, md_request_t *req), void *arg)

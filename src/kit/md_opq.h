@@ -34,6 +34,15 @@ static inline int md_opq_empty(const md_opq_t *q) { return q->head == NULL; }
  * the queue emptied). */
 int      md_opq_drain(md_opq_t *q, int (*emit)(void *arg, int32_t peer, md_op_t *op),
                       void *arg, int32_t peer, int *events);
+/* md_opq_drain for one peer of a subdevice's md_peerset_sweep: an error
+ * (a negative status from emit) loses the peer -- logged through sd's host
+ * as "sending to rank <peer> failed: <status>" and handed to
+ * lose(arg, peer, status), which fails what waits on it.  1 while
+ * operations still wait in q, 0 when it is empty. */
+int      md_opq_drain_or_lose(md_opq_t *q, md_subdev_t *sd,
+                              int (*emit)(void *arg, int32_t peer, md_op_t *op),
+                              void (*lose)(void *arg, int32_t peer, int status), void *arg,
+                              int32_t peer, int *events);
 /* Frees every operation, first calling fail(arg, req) for each that
  * carries a request (fail may be NULL). */
 void     md_opq_flush(md_opq_t *q, void (*fail)(void *arg, md_request_t *req), void *arg);

@@ -132,17 +132,18 @@ static int op_emit(void *arg, int32_t peer, md_op_t *op)
     }
 }
 
+/* A send to q failed: q is lost. */
+static void lose_peer(void *ctx, int32_t q, int status)
+{
+    myri_fail_peer(ctx, q, status);
+}
+
 static int ops_drain_peer(void *arg, int32_t q, int *events)
 {
     myri_ctx_t *ctx = arg;
-    md_opq_t *ops = &ctx->peers[q].ops;
-    int rc = md_opq_drain(ops, op_emit, ctx, q, events);
 
-    if (rc < 0) {
-        MYRI_LOG(ctx, MD_LOG_ERROR, "sending to rank %d failed: %s", q, md_status_string(rc));
-        myri_fail_peer(ctx, q, rc);
-    }
-    return !md_opq_empty(ops);
+    return md_opq_drain_or_lose(&ctx->peers[q].ops, ctx->sd, op_emit, lose_peer, ctx, q,
+                                events);
 }
 
 int myri_ops_drain(myri_ctx_t *ctx)

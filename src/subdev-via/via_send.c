@@ -255,18 +255,20 @@ void vsd_credit_send(vsd_ctx_t *ctx, int32_t q)
     p->advertised = p->posted;
 }
 
+/* A send to q failed: q is lost. */
+static void lose_peer(void *ctx, int32_t q, int status)
+{
+    vsd_fail_peer(ctx, q, status);
+}
+
 /* Peer q's ops, as far as credits and descriptors allow: 1 while some wait. */
 static int ops_drain_peer(void *arg, int32_t q, int *events)
 {
     vsd_ctx_t *ctx = arg;
     md_opq_t *ops = &ctx->peers[q].ops;
-    int rc = md_opq_drain(ops, op_emit, ctx, q, events);
 
-    if (rc < 0) {
-        VSD_LOG(ctx, MD_LOG_ERROR, "sending to rank %d failed: %s", q, md_status_string(rc));
-        vsd_fail_peer(ctx, q, rc);
-    }
-    vsd_credit_maybe(ctx, q);
+    md_opq_drain_or_lose(ops, ctx->sd, op_emit, lose_peer, ctx, q, events);
+    vsd_credit_maybe(ctx, q);      /* which sends, or not, outside the queue */
     return !md_opq_empty(ops);
 }
 
