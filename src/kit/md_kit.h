@@ -30,6 +30,19 @@ extern "C" {
 
 #define MD_KIT_ABI_VERSION 1
 
+/* The members of a module's md_subdev_ops_t that are not its functions, in
+ * a designated initialiser: the SDI and kit ABI versions it was built with
+ * (md_sdi.h must be included too) and its name, which must be the
+ * module's.  So a module's table is a static const holding only its own:
+ *     static const md_subdev_ops_t self_ops = {
+ *         MD_SUBDEV_OPS_HEADER("self"),
+ *         .init = self_init, ...
+ *     };
+ * and <name>_LoadDevicePtr copies it (*ops = self_ops). */
+#define MD_SUBDEV_OPS_HEADER(module_name)                               \
+    .abi_version = MD_SDI_ABI_VERSION, .kit_abi_version = MD_KIT_ABI_VERSION, \
+    .name = (module_name)
+
 /* MD_KIT_ABI_VERSION of the libmdkit this process runs. */
 unsigned md_kit_abi_version(void);
 
