@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "md_fifo.h"
 #include "md_log.h"
 #include "md_opq.h"
 
@@ -19,21 +20,14 @@ md_op_t *md_op_new(uint32_t kind, md_request_t *req)
 
 void md_opq_push(md_opq_t *q, md_op_t *op)
 {
-    op->next = NULL;
-    if (q->tail != NULL)
-        q->tail->next = op;
-    else
-        q->head = op;
-    q->tail = op;
+    MD_FIFO_PUSH(q, op);
 }
 
 static md_op_t *md_opq_pop(md_opq_t *q)
 {
-    md_op_t *op = q->head;
+    md_op_t *op;
 
-    q->head = op->next;
-    if (q->head == NULL)
-        q->tail = NULL;
+    MD_FIFO_POP(q, op);
     return op;
 }
 

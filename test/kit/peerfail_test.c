@@ -183,56 +183,67 @@ static held_msg_t *held_msg_new(int32_t src)
     return m;
 }
 
+/* What md_peerfail_waiting looks at: a subdevice's cookies, held-back
+ * arrivals (4 peers) and matching queue. */
+typedef struct kit_state {
+    md_cookies_t  cookies;
+    md_held_set_t held;
+    md_mq_t       mq;
+} kit_state_t;
+
+static void kit_state_init(kit_state_t *k)
+{
+    md_cookies_init(&k->cookies);
+    md_mq_init(&k->mq);
+    cr_assert_eq(md_held_set_init(&k->held, 4), MD_OK);
+}
+
+static void kit_state_fini(kit_state_t *k)
+{
+    md_held_set_fini(&k->held);
+    md_cookies_fini(&k->cookies);
+}
+
 Test(peerfail, a_lost_peers_receives_wait_until_its_held_arrivals_drained)
 {
     fail_log_t l = { .n = 0 };
     md_peerfail_t f = { .peer = 2, .status = MD_ERR_NOT_FOUND, .fail = log_fail, .arg = &l };
-    md_cookies_t cookies;
-    md_held_set_t held;
-    md_mq_t mq;
+    kit_state_t k;
     md_request_t posted = recv_from(2), rts = req_to(2, MD_REQ_SEND);
     held_msg_t *m = held_msg_new(2);
 
-    md_cookies_init(&cookies);
-    md_mq_init(&mq);
-    cr_assert_eq(md_held_set_init(&held, 4), MD_OK);
-    cr_assert_neq(md_cookie_new(&cookies, &rts), 0u);
-    md_mq_post(&mq, &posted);
-    md_held_set_hold(&held, 2, &m->link, m, &m->env);
+    kit_state_init(&k);
+    cr_assert_neq(md_cookie_new(&k.cookies, &rts), 0u);
+    md_mq_post(&k.mq, &posted);
+    md_held_set_hold(&k.held, 2, &m->link, m, &m->env);
 
-    md_peerfail_waiting(&f, &cookies, &held, &mq, 0);
+    md_peerfail_waiting(&f, &k.cookies, &k.held, &k.mq, 0);
     cr_assert_eq(l.n, 1, "the posted receive waits: rank 2 sent something before");
     cr_assert_eq(l.failed[0], &rts);
-    cr_assert_not(md_held_empty(&held.peer[2]), "what it sent is kept to be received");
+    cr_assert_not(md_held_empty(&k.held.peer[2]), "what it sent is kept to be received");
 
     f.peer = -1;                    /* then the NIC dies: nothing waits any more */
     f.status = MD_ERR_IO;
-    md_peerfail_waiting(&f, &cookies, &held, &mq, 0);
-    cr_assert(md_held_empty(&held.peer[2]), "held arrivals are dropped");
+    md_peerfail_waiting(&f, &k.cookies, &k.held, &k.mq, 0);
+    cr_assert(md_held_empty(&k.held.peer[2]), "held arrivals are dropped");
     cr_assert_eq(l.n, 3, "the cookie's request is failed again (the subdevice ignores it) "
                  "and the receive fails");
     cr_assert_eq(l.failed[2], &posted);
     cr_assert_eq(l.status[2], MD_ERR_IO);
-    md_held_set_fini(&held);
-    md_cookies_fini(&cookies);
+    kit_state_fini(&k);
 }
 
 Test(peerfail, with_nothing_held_the_posted_receives_fail_at_once)
 {
     fail_log_t l = { .n = 0 };
     md_peerfail_t f = { .peer = 1, .status = MD_ERR_PEER_FAILED, .fail = log_fail, .arg = &l };
-    md_cookies_t cookies;
-    md_held_set_t held;
-    md_mq_t mq;
+    kit_state_t k;
     md_request_t posted = recv_from(1);
 
-    md_cookies_init(&cookies);
-    md_mq_init(&mq);
-    cr_assert_eq(md_held_set_init(&held, 4), MD_OK);
-    md_mq_post(&mq, &posted);
-    md_peerfail_waiting(&f, &cookies, &held, &mq, 0);
+    kit_state_init(&k);
+    md_mq_post(&k.mq, &posted);
+    md_peerfail_waiting(&f, &k.cookies, &k.held, &k.mq, 0);
     cr_assert_eq(l.n, 1);
     cr_assert_eq(l.failed[0], &posted);
-    md_held_set_fini(&held);
-    md_cookies_fini(&cookies);
+    kit_state_fini(&k);
 }
