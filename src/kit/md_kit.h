@@ -7,7 +7,8 @@
  * (md_peerset.h), awaited lists and liveness probes (md_awaited.h,
  * md_liveness.h), held-back arrivals (md_held.h), the bounded drain at
  * finalize (md_drain.h), failing what waits on a lost peer
- * (md_peerfail.h), completion (md_complete.h),
+ * (md_peerfail.h), whether a send's peer is served (md_serves.h),
+ * completion (md_complete.h),
  * pools (md_pool.h), business cards and NIC addresses (md_card.h,
  * md_nic_addr.h, md_ifaddr.h), parameters and firmware placement
  * (md_param.h, md_firmware.h) and the logger (md_log.h).  It depends on

@@ -36,10 +36,8 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer]) {
-        MYRI_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
-        return MD_ERR_NO_ROUTE;
-    }
+    if (!md_serves(ctx->serves, ctx->world_size, peer))
+        return md_serves_refuse(sd, peer);
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;
     op = md_op_new(!eager ? MYRI_H_RTS : sync ? MYRI_H_EAGER_SYNC : MYRI_H_EAGER, req);

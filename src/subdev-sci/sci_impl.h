@@ -39,6 +39,7 @@
 #include "md_reqlist.h"
 #include "md_nic_addr.h"
 #include "md_peerfail.h"
+#include "md_serves.h"
 #include "md_kit.h"
 #include "md_param.h"
 #include "md_sdi.h"

@@ -64,10 +64,8 @@ int vsd_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer]) {
-        VSD_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
-        return MD_ERR_NO_ROUTE;
-    }
+    if (!md_serves(ctx->serves, ctx->world_size, peer))
+        return md_serves_refuse(sd, peer);
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
     if (req->len <= ctx->eager_limit)
         sd->counters.eager_sent += !sys;

@@ -5,15 +5,13 @@
  * subdevice names) and is freed.
  */
 #include <criterion/criterion.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "md_complete.h"
+#include "log_capture.h"
 
 static md_request_t *completed[4];
 static int           ncompleted, nsysmsgs;
-static char          logged[256];
 
 
 static void note_complete(md_subdev_t *sd, md_request_t *req)
@@ -28,16 +26,6 @@ static void note_sysmsg(md_subdev_t *sd, const md_envelope_t *env, const void *p
     nsysmsgs++;
 }
 
-static void note_log(md_subdev_t *sd, int level, const char *fmt, ...)
-{
-    va_list ap;
-
-    (void)sd, (void)level;
-    va_start(ap, fmt);
-    vsnprintf(logged, sizeof(logged), fmt, ap);
-    va_end(ap);
-}
-
 /* The test's subdevice marks its system-message receives with tag < 0 and
  * keeps their sender in status.src_world. */
 static int sysmsg_in_tag(md_request_t *req, int32_t *src)
@@ -50,7 +38,7 @@ static int sysmsg_in_tag(md_request_t *req, int32_t *src)
 
 Test(complete, a_flush_hands_the_done_list_to_the_host_in_order)
 {
-    md_sdi_host_t host = { .complete = note_complete, .sysmsg = note_sysmsg, .log = note_log };
+    md_sdi_host_t host = { .complete = note_complete, .sysmsg = note_sysmsg, .log = capture_log };
     md_subdev_t sd = { .host = &host };
     md_request_t a, b;
     md_envelope_t env = { .tag = -3, .size = 8 };
@@ -78,6 +66,6 @@ Test(complete, a_flush_hands_the_done_list_to_the_host_in_order)
     cr_assert_eq(nsysmsgs, 1);
     cr_assert_eq(sd.counters.sysmsgs_recvd, 1u);
     cr_assert_eq(sd.counters.msgs_recvd, 2u);
-    cr_assert(strstr(logged, "from rank 7") != NULL, "logged: %s", logged);
+    cr_assert(strstr(captured_log, "from rank 7") != NULL, "logged: %s", captured_log);
     cr_assert_null(done.head);
 }

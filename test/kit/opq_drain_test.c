@@ -4,17 +4,16 @@
  * it, and the answer says whether operations still wait.
  */
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "md_log.h"
 #include "md_opq.h"
+#include "log_capture.h"
 
 static int     emit_rc[4];           /* what emit answers for kind 0..3 */
 static int32_t lost_peer = -1;
 static int     lost_status, nlost;
-static char    logged[128];
 
 static int emit(void *arg, int32_t peer, md_op_t *op)
 {
@@ -30,17 +29,6 @@ static void lose(void *arg, int32_t peer, int status)
     nlost++;
 }
 
-static void note_log(md_subdev_t *sd, int level, const char *fmt, ...)
-{
-    va_list ap;
-
-    (void)sd;
-    cr_assert_eq(level, MD_LOG_ERROR);
-    va_start(ap, fmt);
-    vsnprintf(logged, sizeof(logged), fmt, ap);
-    va_end(ap);
-}
-
 static void push(md_opq_t *q, uint32_t kind)
 {
     md_op_t *op = md_op_new(kind, NULL);
@@ -51,7 +39,7 @@ static void push(md_opq_t *q, uint32_t kind)
 
 Test(opq_drain, drains_until_an_operation_must_wait)
 {
-    md_sdi_host_t host = { .log = note_log };
+    md_sdi_host_t host = { .log = capture_log };
     md_subdev_t sd = { .host = &host };
     md_opq_t q = { 0 };
     int events = 0;
@@ -67,12 +55,12 @@ Test(opq_drain, drains_until_an_operation_must_wait)
     emit_rc[1] = 1;
     cr_assert_eq(md_opq_drain_or_lose(&q, &sd, emit, lose, emit_rc, 3, &events), 0);
     cr_assert_eq(events, 2);
-    cr_assert_eq(logged[0], '\0', "nothing logged");
+    cr_assert_eq(captured_log[0], '\0', "nothing logged");
 }
 
 Test(opq_drain, an_error_loses_the_peer_and_says_so)
 {
-    md_sdi_host_t host = { .log = note_log };
+    md_sdi_host_t host = { .log = capture_log };
     md_subdev_t sd = { .host = &host };
     md_opq_t q = { 0 };
     int events = 0;
@@ -87,6 +75,7 @@ Test(opq_drain, an_error_loses_the_peer_and_says_so)
     cr_assert_eq(events, 0);
     char want[128];
     snprintf(want, sizeof(want), "sending to rank 5 failed: %s", md_status_string(MD_ERR_IO));
-    cr_assert_str_eq(logged, want);
+    cr_assert_str_eq(captured_log, want);
+    cr_assert_eq(captured_level, MD_LOG_ERROR);
     md_opq_flush(&q, NULL, NULL);
 }
