@@ -23,6 +23,25 @@ void md_opq_push(md_opq_t *q, md_op_t *op)
     MD_FIFO_PUSH(q, op);
 }
 
+void md_opq_post(md_opq_t *q, md_peerset_t *busy, int32_t peer, md_op_t *op)
+{
+    md_opq_push(q, op);
+    md_peerset_add(busy, peer);
+}
+
+int md_opq_post_ctl(md_opq_t *q, md_peerset_t *busy, int32_t peer, uint32_t kind,
+                    const uint64_t *args, unsigned nargs)
+{
+    md_op_t *op = md_op_new(kind, NULL);
+
+    if (op == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (unsigned i = 0; i < nargs && i < sizeof(op->args) / sizeof(op->args[0]); i++)
+        op->args[i] = args[i];
+    md_opq_post(q, busy, peer, op);
+    return MD_OK;
+}
+
 static md_op_t *md_opq_pop(md_opq_t *q)
 {
     md_op_t *op;

@@ -9,21 +9,15 @@
 
 void myri_op_push(myri_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    md_opq_push(&ctx->peers[peer].ops, op);
-    md_peerset_add(&ctx->busy, peer);
+    md_opq_post(&ctx->peers[peer].ops, &ctx->busy, peer, op);
 }
 
 int myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, uint64_t a1,
                 uint64_t a2)
 {
-    md_op_t *op = md_op_new(handler, NULL);
-    if (op == NULL)
-        return MD_ERR_NO_MEMORY;
-    op->args[0] = a0;
-    op->args[1] = a1;
-    op->args[2] = a2;
-    myri_op_push(ctx, peer, op);
-    return MD_OK;
+    const uint64_t args[] = { a0, a1, a2 };
+
+    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->busy, peer, handler, args, 3);
 }
 
 int myri_isend(md_subdev_t *sd, md_request_t *req)

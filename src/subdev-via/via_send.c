@@ -13,23 +13,15 @@
 
 void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    md_opq_push(&ctx->peers[peer].ops, op);
-    md_peerset_add(&ctx->busy, peer);
+    md_opq_post(&ctx->peers[peer].ops, &ctx->busy, peer, op);
 }
 
 int vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_t a1, uint64_t a2,
                uint64_t a3, uint64_t a4)
 {
-    md_op_t *op = md_op_new(type, NULL);
-    if (op == NULL)
-        return MD_ERR_NO_MEMORY;
-    op->args[0] = a0;
-    op->args[1] = a1;
-    op->args[2] = a2;
-    op->args[3] = a3;
-    op->args[4] = a4;
-    vsd_op_push(ctx, peer, op);
-    return MD_OK;
+    const uint64_t args[] = { a0, a1, a2, a3, a4 };
+
+    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->busy, peer, type, args, 5);
 }
 
 /* A send to ourselves: no NIC, the arrival path directly.  Small standard

@@ -1,7 +1,8 @@
 /*
  * opq_drain_test.c - md_opq_drain_or_lose: a peer's queue drains as far as
  * emit lets it; an error loses the peer once, logged as the subdevices log
- * it, and the answer says whether operations still wait.
+ * it, and the answer says whether operations still wait.  md_opq_post
+ * (_ctl) queues an operation and marks its peer busy.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -78,4 +79,28 @@ Test(opq_drain, an_error_loses_the_peer_and_says_so)
     cr_assert_str_eq(captured_log, want);
     cr_assert_eq(captured_level, MD_LOG_ERROR);
     md_opq_flush(&q, NULL, NULL);
+}
+
+/* --- md_opq_post, md_opq_post_ctl: queue, and mark the peer busy --- */
+
+Test(opq_drain, posting_queues_the_operation_and_marks_its_peer_busy)
+{
+    md_opq_t q = { 0 };
+    md_peerset_t busy;
+    const uint64_t args[] = { 11, 22, 33 };
+    md_request_t req;
+
+    cr_assert_eq(md_peerset_init(&busy, 8), MD_OK);
+    md_opq_post(&q, &busy, 6, md_op_new(0, &req));
+    cr_assert_eq(md_opq_post_ctl(&q, &busy, 6, 3, args, 3), MD_OK);
+    cr_assert_eq(busy.n, 1, "each peer once");
+    cr_assert_eq(busy.peer[0], 6);
+    cr_assert_eq(q.head->req, &req);
+    cr_assert_eq(q.tail->kind, 3u);
+    cr_assert_null(q.tail->req, "a control message carries no request");
+    cr_assert_eq(q.tail->args[0], 11u);
+    cr_assert_eq(q.tail->args[2], 33u);
+    cr_assert_eq(q.tail->args[3], 0u, "arguments not given are 0");
+    md_opq_flush(&q, NULL, NULL);
+    md_peerset_fini(&busy);
 }
