@@ -209,22 +209,25 @@ static int self_imrecv(md_subdev_t *sd, md_request_t *msg, md_request_t *req)
     return MD_OK;
 }
 
+/* The function table: <name>_LoadDevicePtr hands out a copy. */
+static const md_subdev_ops_t self_ops = {
+    MD_SUBDEV_OPS_HEADER("self"),
+    .caps = MD_CAP_LOCAL_ONLY,      /* a route to another node over it is refused */
+    .init = self_init,
+    .connect = self_connect,
+    .finalize = self_finalize,
+    .isend = self_isend,
+    .irecv = self_irecv,
+    .recv_cancel = self_recv_cancel,
+    .iprobe = self_iprobe,
+    .improbe = self_improbe,
+    .imrecv = self_imrecv,
+    .progress = self_progress,
+};
+
 MD_LOAD_DEVICE_PTR(self);
 MD_LOAD_DEVICE_PTR(self)
 {
-    ops->abi_version = MD_SDI_ABI_VERSION;
-    ops->kit_abi_version = MD_KIT_ABI_VERSION;
-    ops->name = "self";
-    ops->caps = MD_CAP_LOCAL_ONLY;      /* a route to another node over it is refused */
-    ops->init = self_init;
-    ops->connect = self_connect;
-    ops->finalize = self_finalize;
-    ops->isend = self_isend;
-    ops->irecv = self_irecv;
-    ops->recv_cancel = self_recv_cancel;
-    ops->iprobe = self_iprobe;
-    ops->improbe = self_improbe;
-    ops->imrecv = self_imrecv;
-    ops->progress = self_progress;
+    *ops = self_ops;
     return MD_OK;
 }

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "md_reqlist.h"
 #include "md_sdi.h"
 
 /* Fills req->status for a message of envelope env of which delivered bytes
@@ -32,5 +33,27 @@ md_request_t *md_sysmsg_recv_new(const md_envelope_t *env, int32_t src);
  * failed, its loss is logged as from rank src) and it is freed.
  * Otherwise req is counted and goes to host->complete(). */
 void md_complete_hand(md_subdev_t *sd, md_request_t *req, int sysmsg, int32_t src);
+
+/* Whether req is the subdevice's own system-message receive
+ * (md_sysmsg_recv_new); if so it may correct *src, the rank a lost one is
+ * logged as from (preset to req->peer_world). */
+typedef int (*md_complete_sysmsg_fn)(md_request_t *req, int32_t *src);
+
+/* Hands the requests on done (finished where calling the host back would
+ * re-enter the subdevice) to the host with md_complete_hand, oldest first.
+ * One at a time: the host may call back into the subdevice, which flushes
+ * too.  Inline, so that sysmsg_of, a function of the subdevice's, is a
+ * direct call on every completion. */
+static inline __attribute__((always_inline)) void
+md_complete_flush(md_subdev_t *sd, md_reqlist_t *done, md_complete_sysmsg_fn sysmsg_of)
+{
+    md_request_t *req;
+
+    while ((req = md_reqlist_pop(done)) != NULL) {
+        int32_t src = req->peer_world;
+        int sysmsg = sysmsg_of(req, &src);
+        md_complete_hand(sd, req, sysmsg, src);
+    }
+}
 
 #endif /* MD_COMPLETE_H */

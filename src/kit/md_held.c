@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "md_fifo.h"
 #include "md_held.h"
 
 int md_held_must_wait(const md_held_t *h, md_subdev_t *sd, const md_envelope_t *env)
@@ -13,24 +14,16 @@ int md_held_must_wait(const md_held_t *h, md_subdev_t *sd, const md_envelope_t *
 
 void md_held_push(md_held_t *h, md_held_link_t *link, void *msg, const md_envelope_t *env)
 {
-    link->next = NULL;
     link->msg = msg;
     link->env = env;
-    if (h->tail != NULL)
-        h->tail->next = link;
-    else
-        h->head = link;
-    h->tail = link;
+    MD_FIFO_PUSH(h, link);
 }
 
 static md_held_link_t *md_held_pop(md_held_t *h)
 {
-    md_held_link_t *link = h->head;
+    md_held_link_t *link;
 
-    h->head = link->next;
-    if (h->head == NULL)
-        h->tail = NULL;
-    link->next = NULL;
+    MD_FIFO_POP(h, link);
     return link;
 }
 

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "md_fifo.h"
+#include "md_log.h"
 #include "md_opq.h"
 
 md_op_t *md_op_new(uint32_t kind, md_request_t *req)
@@ -18,21 +20,33 @@ md_op_t *md_op_new(uint32_t kind, md_request_t *req)
 
 void md_opq_push(md_opq_t *q, md_op_t *op)
 {
-    op->next = NULL;
-    if (q->tail != NULL)
-        q->tail->next = op;
-    else
-        q->head = op;
-    q->tail = op;
+    MD_FIFO_PUSH(q, op);
+}
+
+void md_opq_post(md_opq_t *q, md_peerset_t *busy, int32_t peer, md_op_t *op)
+{
+    md_opq_push(q, op);
+    md_peerset_add(busy, peer);
+}
+
+int md_opq_post_ctl(md_opq_t *q, md_peerset_t *busy, int32_t peer, uint32_t kind,
+                    const uint64_t *args, unsigned nargs)
+{
+    md_op_t *op = md_op_new(kind, NULL);
+
+    if (op == NULL)
+        return MD_ERR_NO_MEMORY;
+    for (unsigned i = 0; i < nargs && i < sizeof(op->args) / sizeof(op->args[0]); i++)
+        op->args[i] = args[i];
+    md_opq_post(q, busy, peer, op);
+    return MD_OK;
 }
 
 static md_op_t *md_opq_pop(md_opq_t *q)
 {
-    md_op_t *op = q->head;
+    md_op_t *op;
 
-    q->head = op->next;
-    if (q->head == NULL)
-        q->tail = NULL;
+    MD_FIFO_POP(q, op);
     return op;
 }
 
@@ -46,6 +60,21 @@ int md_opq_drain(md_opq_t *q, int (*emit)(void *arg, int32_t peer, md_op_t *op),
         (*events)++;
     }
     return rc;
+}
+
+int md_opq_drain_or_lose(md_opq_t *q, md_subdev_t *sd,
+                         int (*emit)(void *arg, int32_t peer, md_op_t *op),
+                         void (*lose)(void *arg, int32_t peer, int status), void *arg,
+                         int32_t peer, int *events)
+{
+    int rc = md_opq_drain(q, emit, arg, peer, events);
+
+    if (rc < 0) {
+        sd->host->log(sd, MD_LOG_ERROR, "sending to rank %d failed: %s", peer,
+                      md_status_string(rc));
+        lose(arg, peer, rc);
+    }
+    return !md_opq_empty(q);
 }
 
 void md_opq_flush(md_opq_t *q, void (*fail)(void *arg, md_request_t *req), void *arg)

@@ -13,6 +13,26 @@ void md_peerfail_req(void *arg, md_request_t *req)
         f->fail(f->arg, req, f->status);
 }
 
+void md_peerfail_posted(md_mq_t *mq, int subdev_index, const md_peerfail_t *f)
+{
+    md_reqlist_t gone;
+    md_request_t *req;
+
+    md_mq_remove_posted_from(mq, subdev_index, f->peer, &gone);
+    while ((req = md_reqlist_pop(&gone)) != NULL)
+        f->fail(f->arg, req, f->status);
+}
+
+void md_peerfail_waiting(const md_peerfail_t *f, const md_cookies_t *cookies, md_held_set_t *held,
+                         md_mq_t *mq, int subdev_index)
+{
+    if (f->peer < 0)
+        md_held_set_drop_all(held);
+    md_cookie_foreach(cookies, md_peerfail_req, (void *)f);
+    if (f->peer < 0 || md_held_empty(&held->peer[f->peer]))
+        md_peerfail_posted(mq, subdev_index, f);
+}
+
 void md_peerfail_served(md_subdev_t *sd, const uint8_t *serves, int32_t world_size,
                         int *(*status_of)(void *arg, int32_t q), void *arg, int status)
 {

@@ -18,6 +18,9 @@
 
 #include <stdint.h>
 
+#include "md_cookie.h"
+#include "md_held.h"
+#include "md_mq.h"
 #include "md_sdi.h"
 
 typedef struct md_peerfail {
@@ -33,6 +36,21 @@ typedef struct md_peerfail {
 /* Fails req if it waits on the lost peer.  f is the md_peerfail_t (fits
  * md_cookie_foreach and md_opq_flush). */
 void md_peerfail_req(void *f, md_request_t *req);
+
+/* Fails, through f->fail, the receives posted in mq (by the subdevice of
+ * index subdev_index) that only f->peer can satisfy (f->peer < 0: every
+ * one). */
+void md_peerfail_posted(md_mq_t *mq, int subdev_index, const md_peerfail_t *f);
+
+/* The kit-held part of failing f->peer (f->peer < 0: every peer), after the
+ * subdevice failed its own queues (md_opq_flush with md_peerfail_req):
+ * every request with a live cookie that waits on the peer fails; with
+ * every peer lost, all held-back arrivals are dropped.  A single peer's
+ * held arrivals stay: the peer sent them before it went, so the receives
+ * posted for it fail (md_peerfail_posted) only once they have drained --
+ * at once when nothing of it is held. */
+void md_peerfail_waiting(const md_peerfail_t *f, const md_cookies_t *cookies, md_held_set_t *held,
+                         md_mq_t *mq, int subdev_index);
 
 /* A dead NIC, after its requests failed: every peer it carried (serves[q],
  * q < world_size) that was not lost yet is lost now with status: its

@@ -41,6 +41,7 @@
 #include "md_mq.h"
 #include "md_param.h"
 #include "md_peerfail.h"
+#include "md_serves.h"
 #include "md_reqlist.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"

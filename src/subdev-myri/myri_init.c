@@ -188,24 +188,26 @@ int myri_finalize(md_subdev_t *sd)
     return MD_OK;
 }
 
+/* The function table: <name>_LoadDevicePtr hands out a copy. */
+static const md_subdev_ops_t myri_ops = {
+    MD_SUBDEV_OPS_HEADER("myri"),
+    .init = myri_init,
+    .connect = myri_connect,
+    .ready = myri_ready,
+    .finalize = myri_finalize,
+    .isend = myri_isend,
+    .irecv = myri_irecv,
+    .recv_cancel = myri_recv_cancel,
+    .iprobe = myri_iprobe,
+    .improbe = myri_improbe,
+    .imrecv = myri_imrecv,
+    .progress = myri_progress,
+    .wait_fd = myri_wait_fd,
+};
+
 MD_LOAD_DEVICE_PTR(myri);
 MD_LOAD_DEVICE_PTR(myri)
 {
-    memset(ops, 0, sizeof(*ops));
-    ops->abi_version = MD_SDI_ABI_VERSION;
-    ops->kit_abi_version = MD_KIT_ABI_VERSION;
-    ops->name = "myri";
-    ops->init = myri_init;
-    ops->connect = myri_connect;
-    ops->ready = myri_ready;
-    ops->finalize = myri_finalize;
-    ops->isend = myri_isend;
-    ops->irecv = myri_irecv;
-    ops->recv_cancel = myri_recv_cancel;
-    ops->iprobe = myri_iprobe;
-    ops->improbe = myri_improbe;
-    ops->imrecv = myri_imrecv;
-    ops->progress = myri_progress;
-    ops->wait_fd = myri_wait_fd;
+    *ops = myri_ops;
     return MD_OK;
 }

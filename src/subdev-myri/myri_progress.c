@@ -15,13 +15,16 @@ void myri_complete(myri_ctx_t *ctx, md_request_t *req)
     md_reqlist_append(&ctx->done, req);
 }
 
+/* A receive of a system message the subdevice made for itself. */
+static int is_sysmsg(md_request_t *req, int32_t *src)
+{
+    (void)src;   /* req->peer_world: md_sysmsg_recv_new set it */
+    return myri_rp(req)->flags & MYRI_RF_SYSMSG;
+}
+
 void myri_flush_done(myri_ctx_t *ctx)
 {
-    md_request_t *req;
-
-    /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = md_reqlist_pop(&ctx->done)) != NULL)
-        md_complete_hand(ctx->sd, req, myri_rp(req)->flags & MYRI_RF_SYSMSG, req->peer_world);
+    md_complete_flush(ctx->sd, &ctx->done, is_sysmsg);
 }
 
 static void fail_req(void *arg, md_request_t *req, int status)
@@ -36,10 +39,10 @@ static void fail_req(void *arg, md_request_t *req, int status)
     myri_complete(ctx, req);
 }
 
-/* Every request that waits on peer (or on anyone, peer < 0) fails.  A
- * single peer's arrivals that are still held back (arrival_ok) stay: the
- * peer sent them before it went, and receives posted for it fail only once
- * they have drained (myri_fail_posted from myri_held_retry). */
+/* Every request that waits on peer (or on anyone, peer < 0) fails: the
+ * sends queued for it here, then what the kit holds (md_peerfail_waiting;
+ * posted receives fail once the peer's held arrivals have drained, by
+ * myri_fail_posted from myri_held_retry). */
 static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
 {
     /* what waits on a peer names it in peer_world: a request with a live
@@ -47,27 +50,18 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
     md_peerfail_t f = { .peer = peer, .status = status, .fail = fail_req, .arg = ctx };
 
     for (int32_t q = 0; q < ctx->world_size; q++) {
-        myri_peer_t *p = &ctx->peers[q];
-        if (peer >= 0 && q != peer)
-            continue;
-        md_opq_flush(&p->ops, md_peerfail_req, &f);
+        if (peer < 0 || q == peer)
+            md_opq_flush(&ctx->peers[q].ops, md_peerfail_req, &f);
     }
-    if (peer < 0)
-        md_held_set_drop_all(&ctx->held);
-    md_cookie_foreach(&ctx->cookies, md_peerfail_req, &f);
-    if (peer < 0 || md_held_empty(&ctx->held.peer[peer]))
-        myri_fail_posted(ctx, peer, status);
+    md_peerfail_waiting(&f, &ctx->cookies, &ctx->held, &ctx->mq, ctx->sd->index);
 }
 
 /* Posted receives that only peer (peer < 0: anyone) can satisfy fail. */
 void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status)
 {
-    md_reqlist_t gone;
-    md_request_t *req;
+    md_peerfail_t f = { .peer = peer, .status = status, .fail = fail_req, .arg = ctx };
 
-    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
-    while ((req = md_reqlist_pop(&gone)) != NULL)
-        fail_req(ctx, req, status);
+    md_peerfail_posted(&ctx->mq, ctx->sd->index, &f);
 }
 
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)

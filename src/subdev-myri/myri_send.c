@@ -9,21 +9,15 @@
 
 void myri_op_push(myri_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    md_opq_push(&ctx->peers[peer].ops, op);
-    md_peerset_add(&ctx->busy, peer);
+    md_opq_post(&ctx->peers[peer].ops, &ctx->busy, peer, op);
 }
 
 int myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, uint64_t a1,
                 uint64_t a2)
 {
-    md_op_t *op = md_op_new(handler, NULL);
-    if (op == NULL)
-        return MD_ERR_NO_MEMORY;
-    op->args[0] = a0;
-    op->args[1] = a1;
-    op->args[2] = a2;
-    myri_op_push(ctx, peer, op);
-    return MD_OK;
+    const uint64_t args[] = { a0, a1, a2 };
+
+    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->busy, peer, handler, args, 3);
 }
 
 int myri_isend(md_subdev_t *sd, md_request_t *req)
@@ -36,10 +30,8 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer]) {
-        MYRI_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
-        return MD_ERR_NO_ROUTE;
-    }
+    if (!md_serves(ctx->serves, ctx->world_size, peer))
+        return md_serves_refuse(sd, peer);
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;
     op = md_op_new(!eager ? MYRI_H_RTS : sync ? MYRI_H_EAGER_SYNC : MYRI_H_EAGER, req);
@@ -132,17 +124,18 @@ static int op_emit(void *arg, int32_t peer, md_op_t *op)
     }
 }
 
+/* A send to q failed: q is lost. */
+static void lose_peer(void *ctx, int32_t q, int status)
+{
+    myri_fail_peer(ctx, q, status);
+}
+
 static int ops_drain_peer(void *arg, int32_t q, int *events)
 {
     myri_ctx_t *ctx = arg;
-    md_opq_t *ops = &ctx->peers[q].ops;
-    int rc = md_opq_drain(ops, op_emit, ctx, q, events);
 
-    if (rc < 0) {
-        MYRI_LOG(ctx, MD_LOG_ERROR, "sending to rank %d failed: %s", q, md_status_string(rc));
-        myri_fail_peer(ctx, q, rc);
-    }
-    return !md_opq_empty(ops);
+    return md_opq_drain_or_lose(&ctx->peers[q].ops, ctx->sd, op_emit, lose_peer, ctx, q,
+                                events);
 }
 
 int myri_ops_drain(myri_ctx_t *ctx)

@@ -31,12 +31,15 @@
 #include <stdint.h>
 
 #include "md_complete.h"
+#include "md_envelope_wire.h"
 #include "md_held.h"
 #include "md_liveness.h"
 #include "md_log.h"
 #include "md_mq.h"
 #include "md_reqlist.h"
 #include "md_nic_addr.h"
+#include "md_peerfail.h"
+#include "md_serves.h"
 #include "md_kit.h"
 #include "md_param.h"
 #include "md_sdi.h"

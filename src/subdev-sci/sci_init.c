@@ -285,24 +285,26 @@ int sci_finalize(md_subdev_t *sd)
     return MD_OK;
 }
 
+/* The function table: <name>_LoadDevicePtr hands out a copy. */
+static const md_subdev_ops_t sci_ops = {
+    MD_SUBDEV_OPS_HEADER("sci"),
+    .init = sci_init,
+    .connect = sci_connect,
+    .ready = sci_ready,
+    .finalize = sci_finalize,
+    .isend = sci_isend,
+    .irecv = sci_irecv,
+    .recv_cancel = sci_recv_cancel,
+    .iprobe = sci_iprobe,
+    .improbe = sci_improbe,
+    .imrecv = sci_imrecv,
+    .progress = sci_progress,
+    .wait_fd = sci_wait_fd,
+};
+
 MD_LOAD_DEVICE_PTR(sci);
 MD_LOAD_DEVICE_PTR(sci)
 {
-    memset(ops, 0, sizeof(*ops));
-    ops->abi_version = MD_SDI_ABI_VERSION;
-    ops->kit_abi_version = MD_KIT_ABI_VERSION;
-    ops->name = "sci";
-    ops->init = sci_init;
-    ops->connect = sci_connect;
-    ops->ready = sci_ready;
-    ops->finalize = sci_finalize;
-    ops->isend = sci_isend;
-    ops->irecv = sci_irecv;
-    ops->recv_cancel = sci_recv_cancel;
-    ops->iprobe = sci_iprobe;
-    ops->improbe = sci_improbe;
-    ops->imrecv = sci_imrecv;
-    ops->progress = sci_progress;
-    ops->wait_fd = sci_wait_fd;
+    *ops = sci_ops;
     return MD_OK;
 }

@@ -15,13 +15,16 @@ void sci_complete(sci_ctx_t *ctx, md_request_t *req)
     md_reqlist_append(&ctx->done, req);
 }
 
+/* A receive of a system message the subdevice made for itself. */
+static int is_sysmsg(md_request_t *req, int32_t *src)
+{
+    (void)src;   /* req->peer_world: md_sysmsg_recv_new set it */
+    return sci_rp(req)->flags & SCI_RF_SYSMSG;
+}
+
 void sci_flush_done(sci_ctx_t *ctx)
 {
-    md_request_t *req;
-
-    /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = md_reqlist_pop(&ctx->done)) != NULL)
-        md_complete_hand(ctx->sd, req, sci_rp(req)->flags & SCI_RF_SYSMSG, req->peer_world);
+    md_complete_flush(ctx->sd, &ctx->done, is_sysmsg);
 }
 
 void sci_fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
@@ -31,15 +34,18 @@ void sci_fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
     sci_complete(ctx, req);
 }
 
+/* sci_fail_req as md_peerfail_t.fail. */
+static void fail_req(void *ctx, md_request_t *req, int status)
+{
+    sci_fail_req(ctx, req, status);
+}
+
 /* Receives that only peer (peer < 0: anyone) can match fail with status. */
 static void fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
 {
-    md_reqlist_t gone;
-    md_request_t *req;
+    md_peerfail_t f = { .peer = peer, .status = status, .fail = fail_req, .arg = ctx };
 
-    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
-    while ((req = md_reqlist_pop(&gone)) != NULL)
-        sci_fail_req(ctx, req, status);
+    md_peerfail_posted(&ctx->mq, ctx->sd->index, &f);
 }
 
 /* Everything that waits on peer fails with status; with keep_arrived,

@@ -176,11 +176,8 @@ int sci_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer] ||
-        !ctx->peers[peer].connected) {
-        SCI_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
-        return MD_ERR_NO_ROUTE;
-    }
+    if (!md_serves(ctx->serves, ctx->world_size, peer) || !ctx->peers[peer].connected)
+        return md_serves_refuse(sd, peer);
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;
     memset(rp, 0, sizeof(*rp));

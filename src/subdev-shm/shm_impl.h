@@ -25,6 +25,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include "md_envelope_wire.h"
 #include "md_kit.h"
 #include "md_liveness.h"
 #include "md_log.h"

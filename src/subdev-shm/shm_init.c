@@ -353,25 +353,27 @@ static int shm_finalize(md_subdev_t *sd)
     return MD_OK;
 }
 
+/* The function table: <name>_LoadDevicePtr hands out a copy. */
+static const md_subdev_ops_t shm_ops = {
+    MD_SUBDEV_OPS_HEADER("shm"),
+    .caps = MD_CAP_LOCAL_ONLY,
+    .init = shm_init,
+    .connect = shm_connect,
+    .ready = shm_ready,
+    .finalize = shm_finalize,
+    .isend = shm_isend,
+    .irecv = shm_irecv,
+    .recv_cancel = shm_recv_cancel,
+    .send_cancel = NULL,           /* a send cannot be taken back */
+    .iprobe = shm_iprobe,
+    .improbe = shm_improbe,
+    .imrecv = shm_imrecv,
+    .progress = shm_progress,
+    .wait_fd = shm_wait_fd,
+};
+
 MD_LOAD_DEVICE_PTR(shm)
 {
-    memset(ops, 0, sizeof(*ops));
-    ops->abi_version = MD_SDI_ABI_VERSION;
-    ops->kit_abi_version = MD_KIT_ABI_VERSION;
-    ops->name = "shm";
-    ops->caps = MD_CAP_LOCAL_ONLY;
-    ops->init = shm_init;
-    ops->connect = shm_connect;
-    ops->ready = shm_ready;
-    ops->finalize = shm_finalize;
-    ops->isend = shm_isend;
-    ops->irecv = shm_irecv;
-    ops->recv_cancel = shm_recv_cancel;
-    ops->send_cancel = NULL;          /* a send cannot be taken back */
-    ops->iprobe = shm_iprobe;
-    ops->improbe = shm_improbe;
-    ops->imrecv = shm_imrecv;
-    ops->progress = shm_progress;
-    ops->wait_fd = shm_wait_fd;
+    *ops = shm_ops;
     return MD_OK;
 }

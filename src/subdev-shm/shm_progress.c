@@ -66,17 +66,11 @@ void shm_complete_flush(shm_ctx_t *ctx)
 
 static void shm_env_of(const shm_msg_hdr_t *hdr, md_envelope_t *env)
 {
-    env->src_rank = hdr->src_rank;
-    env->src_world = hdr->src_world;
-    env->dst_world = hdr->dst_world;
-    env->tag = hdr->tag;
-    env->context_id = hdr->context_id;
-    env->flags = hdr->env_flags;
-    env->seq = hdr->seq;
-    if (hdr->rec.type == SHM_REC_RTS)
-        env->size = ((const shm_rts_rec_t *)hdr)->rts.size;
-    else
-        env->size = hdr->rec.len - sizeof(shm_msg_hdr_t);
+    /* an RTS carries the size in its body; an eager record is the message */
+    uint64_t size = hdr->rec.type == SHM_REC_RTS ? ((const shm_rts_rec_t *)hdr)->rts.size
+                                                 : hdr->rec.len - sizeof(shm_msg_hdr_t);
+
+    MD_ENVELOPE_FROM_WIRE(env, hdr, size);
 }
 
 static void shm_log_oom(shm_ctx_t *ctx, const shm_peer_t *peer)

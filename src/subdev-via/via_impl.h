@@ -53,6 +53,7 @@
 #include "md_kit.h"
 #include "md_param.h"
 #include "md_peerfail.h"
+#include "md_serves.h"
 #include "md_sdi.h"
 #include "via/vipl.h"
 #include "via_rcache.h"

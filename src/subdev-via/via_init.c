@@ -208,24 +208,26 @@ int vsd_finalize(md_subdev_t *sd)
     return MD_OK;
 }
 
+/* The function table: <name>_LoadDevicePtr hands out a copy. */
+static const md_subdev_ops_t via_ops = {
+    MD_SUBDEV_OPS_HEADER("via"),
+    .init = vsd_init,
+    .connect = vsd_connect,
+    .ready = vsd_ready,
+    .finalize = vsd_finalize,
+    .isend = vsd_isend,
+    .irecv = vsd_irecv,
+    .recv_cancel = vsd_recv_cancel,
+    .iprobe = vsd_iprobe,
+    .improbe = vsd_improbe,
+    .imrecv = vsd_imrecv,
+    .progress = vsd_progress,
+    .wait_fd = vsd_wait_fd,
+};
+
 MD_LOAD_DEVICE_PTR(via);
 MD_LOAD_DEVICE_PTR(via)
 {
-    memset(ops, 0, sizeof(*ops));
-    ops->abi_version = MD_SDI_ABI_VERSION;
-    ops->kit_abi_version = MD_KIT_ABI_VERSION;
-    ops->name = "via";
-    ops->init = vsd_init;
-    ops->connect = vsd_connect;
-    ops->ready = vsd_ready;
-    ops->finalize = vsd_finalize;
-    ops->isend = vsd_isend;
-    ops->irecv = vsd_irecv;
-    ops->recv_cancel = vsd_recv_cancel;
-    ops->iprobe = vsd_iprobe;
-    ops->improbe = vsd_improbe;
-    ops->imrecv = vsd_imrecv;
-    ops->progress = vsd_progress;
-    ops->wait_fd = vsd_wait_fd;
+    *ops = via_ops;
     return MD_OK;
 }

@@ -21,13 +21,19 @@ void vsd_complete(vsd_ctx_t *ctx, md_request_t *req)
     md_reqlist_append(&ctx->done, req);
 }
 
+/* A receive of a system message the subdevice made for itself; a lost
+ * one is logged as from the rendezvous sender it recorded. */
+static int is_sysmsg(md_request_t *req, int32_t *src)
+{
+    if (!(vsd_rp(req)->flags & VSD_RF_SYSMSG))
+        return 0;
+    *src = vsd_rp(req)->src;
+    return 1;
+}
+
 void vsd_flush_done(vsd_ctx_t *ctx)
 {
-    md_request_t *req;
-
-    /* One at a time: the host may call back into us, which flushes too. */
-    while ((req = md_reqlist_pop(&ctx->done)) != NULL)
-        md_complete_hand(ctx->sd, req, vsd_rp(req)->flags & VSD_RF_SYSMSG, vsd_rp(req)->src);
+    md_complete_flush(ctx->sd, &ctx->done, is_sysmsg);
 }
 
 static void fail_req(void *arg, md_request_t *req, int status)
@@ -56,10 +62,10 @@ static int32_t waits_on(md_request_t *req)
     return req->kind == MD_REQ_SEND ? req->peer_world : vsd_rp(req)->src;
 }
 
-/* Every request that waits on peer (or on anyone, peer < 0) fails.  A
- * single peer's arrivals that are still held back (arrival_ok) stay: the
- * peer sent them before it went, and receives posted for it fail only once
- * they have drained (vsd_fail_posted from vsd_held_retry). */
+/* Every request that waits on peer (or on anyone, peer < 0) fails: the
+ * sends queued for it or in its send queue here, then what the kit holds
+ * (md_peerfail_waiting; posted receives fail once the peer's held arrivals
+ * have drained, by vsd_fail_posted from vsd_held_retry). */
 static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
 {
     md_peerfail_t f = { .peer = peer, .status = status, .peer_of = waits_on, .fail = fail_req,
@@ -74,23 +80,17 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
             if (p->sctx[i].req != NULL)
                 fail_req(ctx, p->sctx[i].req, status);
     }
-    if (peer < 0)
-        md_held_set_drop_all(&ctx->held);
-    md_cookie_foreach(&ctx->cookies, md_peerfail_req, &f);
-    if (peer < 0 || md_held_empty(&ctx->held.peer[peer]))
-        vsd_fail_posted(ctx, peer, status);
+    md_peerfail_waiting(&f, &ctx->cookies, &ctx->held, &ctx->mq, ctx->sd->index);
 }
 
 /* Posted receives that can only be satisfied by the lost peer (peer < 0:
  * every one). */
 void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status)
 {
-    md_reqlist_t gone;
-    md_request_t *req;
+    md_peerfail_t f = { .peer = peer, .status = status, .peer_of = waits_on, .fail = fail_req,
+                        .arg = ctx };
 
-    md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer, &gone);
-    while ((req = md_reqlist_pop(&gone)) != NULL)
-        fail_req(ctx, req, status);
+    md_peerfail_posted(&ctx->mq, ctx->sd->index, &f);
 }
 
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)

@@ -13,23 +13,15 @@
 
 void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    md_opq_push(&ctx->peers[peer].ops, op);
-    md_peerset_add(&ctx->busy, peer);
+    md_opq_post(&ctx->peers[peer].ops, &ctx->busy, peer, op);
 }
 
 int vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_t a1, uint64_t a2,
                uint64_t a3, uint64_t a4)
 {
-    md_op_t *op = md_op_new(type, NULL);
-    if (op == NULL)
-        return MD_ERR_NO_MEMORY;
-    op->args[0] = a0;
-    op->args[1] = a1;
-    op->args[2] = a2;
-    op->args[3] = a3;
-    op->args[4] = a4;
-    vsd_op_push(ctx, peer, op);
-    return MD_OK;
+    const uint64_t args[] = { a0, a1, a2, a3, a4 };
+
+    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->busy, peer, type, args, 5);
 }
 
 /* A send to ourselves: no NIC, the arrival path directly.  Small standard
@@ -64,10 +56,8 @@ int vsd_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (peer < 0 || peer >= ctx->world_size || !ctx->serves[peer]) {
-        VSD_LOG(ctx, MD_LOG_ERROR, "no route to rank %d: this subdevice does not serve it", peer);
-        return MD_ERR_NO_ROUTE;
-    }
+    if (!md_serves(ctx->serves, ctx->world_size, peer))
+        return md_serves_refuse(sd, peer);
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
     if (req->len <= ctx->eager_limit)
         sd->counters.eager_sent += !sys;
@@ -255,18 +245,20 @@ void vsd_credit_send(vsd_ctx_t *ctx, int32_t q)
     p->advertised = p->posted;
 }
 
+/* A send to q failed: q is lost. */
+static void lose_peer(void *ctx, int32_t q, int status)
+{
+    vsd_fail_peer(ctx, q, status);
+}
+
 /* Peer q's ops, as far as credits and descriptors allow: 1 while some wait. */
 static int ops_drain_peer(void *arg, int32_t q, int *events)
 {
     vsd_ctx_t *ctx = arg;
     md_opq_t *ops = &ctx->peers[q].ops;
-    int rc = md_opq_drain(ops, op_emit, ctx, q, events);
 
-    if (rc < 0) {
-        VSD_LOG(ctx, MD_LOG_ERROR, "sending to rank %d failed: %s", q, md_status_string(rc));
-        vsd_fail_peer(ctx, q, rc);
-    }
-    vsd_credit_maybe(ctx, q);
+    md_opq_drain_or_lose(ops, ctx->sd, op_emit, lose_peer, ctx, q, events);
+    vsd_credit_maybe(ctx, q);      /* which sends, or not, outside the queue */
     return !md_opq_empty(ops);
 }
 

@@ -3,8 +3,11 @@
  * loss's status, whether it holds a cookie or sits in an op queue; what
  * waits on another peer does not; a dead NIC (peer -1) fails everything
  * and loses every peer it carried, telling the host once per peer.
+ * md_peerfail_posted/_waiting: the receives posted for the lost peer fail,
+ * but only once what it sent before is no longer held back.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "md_cookie.h"
@@ -131,4 +134,116 @@ Test(peerfail, a_dead_nic_loses_every_served_peer_once)
     cr_assert_eq(lost_status[3], 0, "a peer another subdevice carries is not touched");
     md_peerfail_served(&sd, serves, 5, status_word, lost_status, MD_ERR_IO);
     cr_assert_eq(ntold, 2, "the host hears of each peer once");
+}
+
+/* --- md_peerfail_posted and md_peerfail_waiting --- */
+
+/* A receive posted for src (MD_ANY_SOURCE: from anyone). */
+static md_request_t recv_from(int32_t src)
+{
+    md_request_t r = req_to(src, MD_REQ_RECV);
+
+    r.match.src_rank = src;
+    return r;
+}
+
+Test(peerfail, the_receives_posted_for_the_lost_peer_fail_and_no_other)
+{
+    fail_log_t l = { .n = 0 };
+    md_peerfail_t f = { .peer = 3, .status = MD_ERR_PEER_FAILED, .fail = log_fail, .arg = &l };
+    md_mq_t mq;
+    md_request_t a = recv_from(3), any = recv_from(MD_ANY_SOURCE), b = recv_from(4);
+
+    md_mq_init(&mq);
+    md_mq_post(&mq, &a);
+    md_mq_post(&mq, &any);
+    md_mq_post(&mq, &b);
+    md_peerfail_posted(&mq, 0, &f);
+    cr_assert_eq(l.n, 1, "an MD_ANY_SOURCE receive may still match another peer");
+    cr_assert_eq(l.failed[0], &a);
+    cr_assert_eq(l.status[0], MD_ERR_PEER_FAILED);
+    f.peer = -1;
+    md_peerfail_posted(&mq, 0, &f);
+    cr_assert_eq(l.n, 3, "with every peer lost, every receive fails");
+    cr_assert_eq(l.failed[1], &any, "in posting order");
+    cr_assert_eq(l.failed[2], &b);
+}
+
+typedef struct held_msg {
+    md_held_link_t link;
+    md_envelope_t  env;
+} held_msg_t;
+
+static held_msg_t *held_msg_new(int32_t src)
+{
+    held_msg_t *m = calloc(1, sizeof(*m));
+
+    cr_assert_not_null(m);
+    m->env.src_world = src;
+    return m;
+}
+
+/* What md_peerfail_waiting looks at: a subdevice's cookies, held-back
+ * arrivals (4 peers) and matching queue. */
+typedef struct kit_state {
+    md_cookies_t  cookies;
+    md_held_set_t held;
+    md_mq_t       mq;
+} kit_state_t;
+
+static void kit_state_init(kit_state_t *k)
+{
+    md_cookies_init(&k->cookies);
+    md_mq_init(&k->mq);
+    cr_assert_eq(md_held_set_init(&k->held, 4), MD_OK);
+}
+
+static void kit_state_fini(kit_state_t *k)
+{
+    md_held_set_fini(&k->held);
+    md_cookies_fini(&k->cookies);
+}
+
+Test(peerfail, a_lost_peers_receives_wait_until_its_held_arrivals_drained)
+{
+    fail_log_t l = { .n = 0 };
+    md_peerfail_t f = { .peer = 2, .status = MD_ERR_NOT_FOUND, .fail = log_fail, .arg = &l };
+    kit_state_t k;
+    md_request_t posted = recv_from(2), rts = req_to(2, MD_REQ_SEND);
+    held_msg_t *m = held_msg_new(2);
+
+    kit_state_init(&k);
+    cr_assert_neq(md_cookie_new(&k.cookies, &rts), 0u);
+    md_mq_post(&k.mq, &posted);
+    md_held_set_hold(&k.held, 2, &m->link, m, &m->env);
+
+    md_peerfail_waiting(&f, &k.cookies, &k.held, &k.mq, 0);
+    cr_assert_eq(l.n, 1, "the posted receive waits: rank 2 sent something before");
+    cr_assert_eq(l.failed[0], &rts);
+    cr_assert_not(md_held_empty(&k.held.peer[2]), "what it sent is kept to be received");
+
+    f.peer = -1;                    /* then the NIC dies: nothing waits any more */
+    f.status = MD_ERR_IO;
+    md_peerfail_waiting(&f, &k.cookies, &k.held, &k.mq, 0);
+    cr_assert(md_held_empty(&k.held.peer[2]), "held arrivals are dropped");
+    cr_assert_eq(l.n, 3, "the cookie's request is failed again (the subdevice ignores it) "
+                 "and the receive fails");
+    cr_assert_eq(l.failed[2], &posted);
+    cr_assert_eq(l.status[2], MD_ERR_IO);
+    kit_state_fini(&k);
+}
+
+Test(peerfail, with_nothing_held_the_posted_receives_fail_at_once)
+{
+    fail_log_t l = { .n = 0 };
+    md_peerfail_t f = { .peer = 1, .status = MD_ERR_PEER_FAILED, .fail = log_fail, .arg = &l };
+    kit_state_t k;
+    md_request_t posted = recv_from(1);
+
+    kit_state_init(&k);
+    md_mq_post(&k.mq, &posted);
+    md_peerfail_waiting(&f, &k.cookies, &k.held, &k.mq, 0);
+    cr_assert_eq(l.n, 1);
+    cr_assert_eq(l.failed[0], &posted);
+    kit_state_fini(&k);
 }
