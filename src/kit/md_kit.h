@@ -1,7 +1,8 @@
 /*
  * md_kit.h - the subdevice kit: what a subdevice may use beside md_sdi.h.
  *
- * libmdkit is the toolkit that subdevice modules link: matching (md_mq.h,
+ * libmdkit is the toolkit that subdevice modules link: the state every
+ * subdevice keeps, set up and torn down once (md_sdbase.h), matching (md_mq.h,
  * md_reqlist.h; envelopes from wire headers: md_envelope_wire.h), cookies
  * (md_cookie.h), operation queues (md_opq.h), peer sets
  * (md_peerset.h), awaited lists and liveness probes (md_awaited.h,

@@ -61,14 +61,14 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
     int rc = MD_OK;
     char linkbuf[512], *save = NULL;
 
-    items = calloc((size_t)ctx->world_size + 256, sizeof(*items));
-    pe = calloc((size_t)ctx->world_size, sizeof(*pe));
+    items = calloc((size_t)ctx->base.world_size + 256, sizeof(*items));
+    pe = calloc((size_t)ctx->base.world_size, sizeof(*pe));
     if (sw == NULL || fab == NULL || items == NULL || pe == NULL) {
         rc = MD_ERR_NO_MEMORY;
         goto out;
     }
     /* Switch ids: every name, sorted, so that all ranks agree. */
-    for (int32_t r = 0; r < ctx->world_size; r++) {
+    for (int32_t r = 0; r < ctx->base.world_size; r++) {
         const myri_card_t *c = card_of(cards, r);
         if (c != NULL && name_id(sw, c->sw) < 0) {
             rc = MD_ERR_CONFIG;
@@ -91,7 +91,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
     }
     qsort(sw->n, sw->count, sizeof(sw->n[0]), cmp_name);
 
-    for (int32_t r = 0; r < ctx->world_size; r++) {
+    for (int32_t r = 0; r < ctx->base.world_size; r++) {
         const myri_card_t *c = card_of(cards, r);
         if (c == NULL)
             continue;
@@ -139,9 +139,9 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
 
     const myri_card_t *mine = &ctx->card;
     uint16_t my_sw = (uint16_t)name_id(sw, mine->sw);
-    for (int32_t r = 0; r < ctx->world_size; r++) {
+    for (int32_t r = 0; r < ctx->base.world_size; r++) {
         const myri_card_t *c = card_of(cards, r);
-        if (!ctx->serves[r])
+        if (!ctx->base.serves[r])
             continue;
         if (c == NULL) {
             MYRI_LOG(ctx, MD_LOG_ERROR, "rank %d is to be reached over myri but published no "
@@ -162,7 +162,7 @@ int myri_fabric_setup(myri_ctx_t *ctx, const md_card_table_t *cards)
         pe[r].ep_id = c->ep_id;
         pe[r].valid = 1;
     }
-    rc = myri_gam_set_peers(ctx->gam, 0, (uint32_t)ctx->world_size, pe);
+    rc = myri_gam_set_peers(ctx->gam, 0, (uint32_t)ctx->base.world_size, pe);
     if (rc != NIC_OK)
         MYRI_LOG(ctx, MD_LOG_ERROR, "loading routes into the NIC failed: %s", md_status_string(rc));
 out:

@@ -43,6 +43,7 @@
 #include "md_peerfail.h"
 #include "md_serves.h"
 #include "md_reqlist.h"
+#include "md_sdbase.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "myri/myri_gam.h"
@@ -111,21 +112,12 @@ typedef struct myri_peer {
 } myri_peer_t;
 
 typedef struct myri_ctx {
-    md_subdev_t        *sd;
-    const md_sdi_host_t *host;
+    md_sdbase_t         base;      /* sd, host, me, serves, mq, done, cookies, ... */
     nic_host_t         *nic;
     myri_gam_t         *gam;
-    int32_t             me, world_size;
-    const uint8_t      *serves;
     myri_peer_t        *peers;     /* [world_size] */
-    md_peerset_t        busy;      /* peers with queued ops */
-    md_held_set_t       held;      /* arrivals held back by arrival_ok, per peer */
-    md_mq_t             mq;        /* posted receives, unexpected messages */
-    md_reqlist_t        done;
-    md_cookies_t        cookies;   /* requests waiting for a peer's answer */
     size_t              eager_limit;
     int                 dead;      /* status once the firmware died */
-    md_liveness_t       live;      /* probes of the peers requests wait on */
     char                nic_name[32];
     int                 fw_thread;      /* MD_FW_*: where the firmware runs */
     int                 ready;          /* the job's start-up is over */
@@ -137,7 +129,7 @@ typedef struct myri_ctx {
     int                 port_set;
 } myri_ctx_t;
 
-#define MYRI_LOG(ctx, lvl, ...) (ctx)->host->log((ctx)->sd, (lvl), __VA_ARGS__)
+#define MYRI_LOG(ctx, lvl, ...) MD_SDBASE_LOG(&(ctx)->base, (lvl), __VA_ARGS__)
 
 /* myri_init.c */
 int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len);

@@ -39,7 +39,7 @@ static int myri_params(myri_ctx_t *ctx, const md_subdev_init_args_t *args)
     }
     if ((ctx->fw_thread = md_param_firmware(args, "myri")) < 0)
         return ctx->fw_thread;
-    return md_nic_addr_choose(ctx->sd, args, "myri", &ctx->addr);
+    return md_nic_addr_choose(ctx->base.sd, args, "myri", &ctx->addr);
 }
 
 int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len)
@@ -51,26 +51,15 @@ int myri_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, si
     if (ctx == NULL)
         return MD_ERR_NO_MEMORY;
     sd->priv = ctx;
-    md_mq_init(&ctx->mq);
-    ctx->sd = sd;
-    ctx->host = sd->host;
-    ctx->me = args->world_rank;
-    ctx->world_size = args->world_size;
-    md_cookies_init(&ctx->cookies);
-    if ((rc = myri_params(ctx, args)) != MD_OK ||
+    if ((rc = md_sdbase_init(&ctx->base, sd, args)) != MD_OK ||
+        (rc = myri_params(ctx, args)) != MD_OK ||
         (rc = md_firmware_job_key_check(sd, args)) != MD_OK)
         goto err;
-    ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
-    if (ctx->serves == NULL || ctx->peers == NULL ||
-        md_peerset_init(&ctx->busy, args->world_size) != MD_OK ||
-        md_held_set_init(&ctx->held, args->world_size) != MD_OK ||
-        md_liveness_init(&ctx->live, args->world_size, ctx->me, ctx->serves,
-                         MD_LIVENESS_PROBE_MS) != MD_OK) {
+    if (ctx->peers == NULL) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
     }
-    memcpy((void *)ctx->serves, args->serves, (size_t)args->world_size);
 
     nic_attach_opts_t o = {
         .node = args->node_name, .nic = ctx->nic_name, .pers = "myri",
@@ -124,7 +113,7 @@ int myri_connect(md_subdev_t *sd, const md_card_table_t *cards)
     int rc;
 
     /* Nothing here waits for a peer, so the first unreachable one ends it. */
-    if ((rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, myri_card_addr, ctx->serves,
+    if ((rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, myri_card_addr, ctx->base.serves,
                                       NULL)) != MD_OK ||
         (rc = myri_fabric_setup(ctx, cards)) != MD_OK)
         return rc;
@@ -174,15 +163,10 @@ int myri_finalize(md_subdev_t *sd)
         nic_host_start_failed(ctx->nic);    /* a nicd started for it goes too */
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
-    for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++)
+    for (int32_t q = 0; ctx->peers != NULL && q < ctx->base.world_size; q++)
         md_opq_flush(&ctx->peers[q].ops, NULL, NULL);
-    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
-    free((void *)ctx->serves);
     free(ctx->peers);
-    md_peerset_fini(&ctx->busy);
-    md_held_set_fini(&ctx->held);
-    md_liveness_fini(&ctx->live);
-    md_cookies_fini(&ctx->cookies);
+    md_sdbase_fini(&ctx->base);
     free(ctx);
     sd->priv = NULL;
     return MD_OK;

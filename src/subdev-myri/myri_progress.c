@@ -12,7 +12,7 @@
 void myri_complete(myri_ctx_t *ctx, md_request_t *req)
 {
     myri_rp(req)->state = MYRI_RS_DONE;
-    md_reqlist_append(&ctx->done, req);
+    md_reqlist_append(&ctx->base.done, req);
 }
 
 /* A receive of a system message the subdevice made for itself. */
@@ -24,7 +24,7 @@ static int is_sysmsg(md_request_t *req, int32_t *src)
 
 void myri_flush_done(myri_ctx_t *ctx)
 {
-    md_complete_flush(ctx->sd, &ctx->done, is_sysmsg);
+    md_complete_flush(ctx->base.sd, &ctx->base.done, is_sysmsg);
 }
 
 static void fail_req(void *arg, md_request_t *req, int status)
@@ -32,7 +32,7 @@ static void fail_req(void *arg, md_request_t *req, int status)
     myri_ctx_t *ctx = arg;
 
     if (myri_rp(req)->cookie)
-        md_cookie_take(&ctx->cookies, myri_rp(req)->cookie);
+        md_cookie_take(&ctx->base.cookies, myri_rp(req)->cookie);
     myri_rp(req)->cookie = 0;
     req->status.error = status;
     req->status.size = 0;
@@ -49,11 +49,11 @@ static void fail_matching(myri_ctx_t *ctx, int32_t peer, int status)
      * cookie, or a send still queued for it */
     md_peerfail_t f = { .peer = peer, .status = status, .fail = fail_req, .arg = ctx };
 
-    for (int32_t q = 0; q < ctx->world_size; q++) {
+    for (int32_t q = 0; q < ctx->base.world_size; q++) {
         if (peer < 0 || q == peer)
             md_opq_flush(&ctx->peers[q].ops, md_peerfail_req, &f);
     }
-    md_peerfail_waiting(&f, &ctx->cookies, &ctx->held, &ctx->mq, ctx->sd->index);
+    md_peerfail_waiting(&f, &ctx->base.cookies, &ctx->base.held, &ctx->base.mq, ctx->base.sd->index);
 }
 
 /* Posted receives that only peer (peer < 0: anyone) can satisfy fail. */
@@ -61,12 +61,12 @@ void myri_fail_posted(myri_ctx_t *ctx, int32_t peer, int status)
 {
     md_peerfail_t f = { .peer = peer, .status = status, .fail = fail_req, .arg = ctx };
 
-    md_peerfail_posted(&ctx->mq, ctx->sd->index, &f);
+    md_peerfail_posted(&ctx->base.mq, ctx->base.sd->index, &f);
 }
 
 void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
 {
-    if (peer < 0 || peer >= ctx->world_size)
+    if (peer < 0 || peer >= ctx->base.world_size)
         return;
     if (ctx->peers[peer].failed)
         return;
@@ -76,7 +76,7 @@ void myri_fail_peer(myri_ctx_t *ctx, int32_t peer, int status)
         MYRI_LOG(ctx, MD_LOG_ERROR, "rank %d is unreachable: %s", peer, md_status_string(status));
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);
-    ctx->host->peer_failed(ctx->sd, peer, status);
+    ctx->base.host->peer_failed(ctx->base.sd, peer, status);
 }
 
 /* Where peer q's failure is kept (md_peerfail_served). */
@@ -88,9 +88,9 @@ static int *peer_status(void *arg, int32_t q)
 void myri_fail_all(myri_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
-    md_peerset_clear(&ctx->busy);
+    md_peerset_clear(&ctx->base.busy);
     /* every peer this NIC carried is out of reach now */
-    md_peerfail_served(ctx->sd, ctx->serves, ctx->world_size, peer_status, ctx, status);
+    md_peerfail_served(ctx->base.sd, ctx->base.serves, ctx->base.world_size, peer_status, ctx, status);
 }
 
 /* --- GAM handlers (run inside myri_gam_poll; never block) --- */
@@ -153,7 +153,7 @@ void myri_install_handlers(myri_ctx_t *ctx)
  * to a dead peer until it gives up and reports the peer failed. */
 static void probe_mark_posted(void *arg, md_liveness_t *l)
 {
-    md_mq_foreach_posted(&((myri_ctx_t *)arg)->mq, md_liveness_mark, l);
+    md_mq_foreach_posted(&((myri_ctx_t *)arg)->base.mq, md_liveness_mark, l);
 }
 
 static void probe_peer(void *arg, int32_t q)
@@ -167,7 +167,7 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
 {
     static const md_liveness_ops_t ops = { .mark_posted = probe_mark_posted,
                                            .probe = probe_peer };
-    md_liveness_round(&ctx->live, &ctx->cookies, &ops, ctx);
+    md_liveness_round(&ctx->base.live, &ctx->base.cookies, &ops, ctx);
 }
 
 /* The multidevice's progress thread sleeps on this while idle: the NIC
@@ -175,7 +175,7 @@ static void myri_probe_awaited(myri_ctx_t *ctx)
 int myri_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     myri_ctx_t *ctx = sd->priv;
-    if (ctx->dead || ctx->busy.n > 0 || ctx->held.waiting.n > 0)
+    if (ctx->dead || ctx->base.busy.n > 0 || ctx->base.held.waiting.n > 0)
         return -1;   /* work that no arrival announces: keep polling */
     return nic_ep_wake_arm(myri_gam_ep(ctx->gam), !!(flags & MD_WAIT_F_SOLE));
 }

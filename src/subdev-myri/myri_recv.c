@@ -25,7 +25,7 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
         uint64_t n = len < req->len ? len : req->len;
         if (n)
             memcpy(req->buf, data, n);
-        md_recv_status_set(req, env, n, ctx->sd->index);
+        md_recv_status_set(req, env, n, ctx->base.sd->index);
         if (handler == MYRI_H_EAGER_SYNC)
             myri_op_ctl(ctx, src, MYRI_H_SYNC_ACK, cookie, 0, 0);
         myri_complete(ctx, req);
@@ -33,13 +33,13 @@ static void recv_deliver(myri_ctx_t *ctx, md_request_t *req, int32_t src, uint32
     }
     rp->expected = env->size < req->len ? env->size : req->len;
     rp->sent = 0;
-    md_recv_status_set(req, env, rp->expected, ctx->sd->index);
+    md_recv_status_set(req, env, rp->expected, ctx->base.sd->index);
     if (rp->expected == 0) {
         myri_op_ctl(ctx, src, MYRI_H_CTS, cookie, 0, 0);
         myri_complete(ctx, req);
         return;
     }
-    rp->cookie = md_cookie_new(&ctx->cookies, req);
+    rp->cookie = md_cookie_new(&ctx->base.cookies, req);
     if (rp->cookie == 0) {
         req->status.error = MD_ERR_NO_MEMORY;
         myri_complete(ctx, req);
@@ -64,7 +64,7 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
 {
     /* env may live in owned, which delivery frees: md_arrival_match tells
      * the host first */
-    md_request_t *req = md_arrival_match(&ctx->mq, ctx->sd, env);
+    md_request_t *req = md_arrival_match(&ctx->base.mq, ctx->base.sd, env);
 
     if (req != NULL) {
         recv_deliver(ctx, req, src, handler, env, cookie, data, len);
@@ -75,7 +75,7 @@ static void recv_accept(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md
             MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
-        md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &m->mq);
+        md_arrival_keep_unexpected(&ctx->base.mq, ctx->base.sd, &m->mq);
     }
 }
 
@@ -99,12 +99,12 @@ void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_en
 {
     myri_msg_t *m;
 
-    switch (md_arrival_route(&ctx->held.peer[src], ctx->sd, env)) {
+    switch (md_arrival_route(&ctx->base.held.peer[src], ctx->base.sd, env)) {
     case MD_ARRIVAL_SYSMSG:
         if (handler == MYRI_H_RTS)
             recv_sysmsg_rndv(ctx, src, env, cookie);
         else
-            md_arrival_sysmsg(ctx->sd, env, data);
+            md_arrival_sysmsg(ctx->base.sd, env, data);
         return;
     case MD_ARRIVAL_MATCH:
         recv_accept(ctx, src, handler, env, cookie, data, len, NULL);
@@ -117,7 +117,7 @@ void myri_on_arrival(myri_ctx_t *ctx, int32_t src, uint32_t handler, const md_en
         MYRI_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
     }
-    md_held_set_hold(&ctx->held, src, &m->held, m, &m->mq.env);
+    md_held_set_hold(&ctx->base.held, src, &m->held, m, &m->mq.env);
 }
 
 /* A held arrival whose turn has come. */
@@ -139,12 +139,12 @@ static void held_drained(void *arg, int32_t src)
 int myri_held_retry(myri_ctx_t *ctx)
 {
     static const md_held_ops_t ops = { .accept = held_accept, .drained = held_drained };
-    return md_held_set_retry(&ctx->held, ctx->sd, &ops, ctx);
+    return md_held_set_retry(&ctx->base.held, ctx->base.sd, &ops, ctx);
 }
 
 void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint32_t len)
 {
-    md_request_t *req = md_cookie_peek(&ctx->cookies, args[0]);
+    md_request_t *req = md_cookie_peek(&ctx->base.cookies, args[0]);
     myri_rpriv_t *rp;
     uint64_t off = args[1];
 
@@ -157,7 +157,7 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
         rp->sent += n;
     }
     if (rp->sent >= rp->expected) {
-        md_cookie_take(&ctx->cookies, args[0]);
+        md_cookie_take(&ctx->base.cookies, args[0]);
         rp->cookie = 0;
         myri_complete(ctx, req);
     }
@@ -167,9 +167,9 @@ void myri_on_data(myri_ctx_t *ctx, const uint64_t *args, const void *data, uint3
  * nothing held back any more, could match it; else 0. */
 static int sender_failed(const myri_ctx_t *ctx, const md_request_t *req)
 {
-    int32_t src = md_recv_sender(req, ctx->world_size);
+    int32_t src = md_recv_sender(req, ctx->base.world_size);
 
-    return src < 0 || !md_held_empty(&ctx->held.peer[src]) ? 0 : ctx->peers[src].failed;
+    return src < 0 || !md_held_empty(&ctx->base.held.peer[src]) ? 0 : ctx->peers[src].failed;
 }
 
 /* Delivers unexpected message m into receive req. */
@@ -188,7 +188,7 @@ int myri_irecv(md_subdev_t *sd, md_request_t *req)
     if (ctx->dead)
         return ctx->dead;
     memset(myri_rp(req), 0, sizeof(myri_rpriv_t));
-    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
+    switch (md_recv_start(&ctx->base.mq, req, sd->index, sender_failed(ctx, req), &mm)) {
     case MD_RECV_FROM_UNEXPECTED:
         take_unexpected(ctx, req, (myri_msg_t *)mm);
         break;
@@ -204,7 +204,7 @@ int myri_irecv(md_subdev_t *sd, md_request_t *req)
 
 int myri_recv_cancel(md_subdev_t *sd, md_request_t *req)
 {
-    return md_mq_cancel_posted(&((myri_ctx_t *)sd->priv)->mq, req);
+    return md_mq_cancel_posted(&((myri_ctx_t *)sd->priv)->base.mq, req);
 }
 
 int myri_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)
@@ -213,7 +213,7 @@ int myri_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_sta
 
     if (ctx->dead)
         return ctx->dead;
-    md_mq_probe(&ctx->mq, match, sd->index, flag, st);
+    md_mq_probe(&ctx->base.mq, match, sd->index, flag, st);
     return MD_OK;
 }
 
@@ -224,7 +224,7 @@ int myri_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request
 
     if (ctx->dead)
         return ctx->dead;
-    m = (myri_msg_t *)md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
+    m = (myri_msg_t *)md_mq_improbe(&ctx->base.mq, match, sd->index, flag, &msg->status);
     if (m == NULL)
         return MD_OK;
     memset(myri_rp(msg), 0, sizeof(myri_rpriv_t));

@@ -9,7 +9,7 @@
 
 void myri_op_push(myri_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    md_opq_post(&ctx->peers[peer].ops, &ctx->busy, peer, op);
+    md_opq_post(&ctx->peers[peer].ops, &ctx->base.busy, peer, op);
 }
 
 int myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, uint64_t a1,
@@ -17,7 +17,7 @@ int myri_op_ctl(myri_ctx_t *ctx, int32_t peer, uint32_t handler, uint64_t a0, ui
 {
     const uint64_t args[] = { a0, a1, a2 };
 
-    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->busy, peer, handler, args, 3);
+    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->base.busy, peer, handler, args, 3);
 }
 
 int myri_isend(md_subdev_t *sd, md_request_t *req)
@@ -30,7 +30,7 @@ int myri_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (!md_serves(ctx->serves, ctx->world_size, peer))
+    if (!md_serves(ctx->base.serves, ctx->base.world_size, peer))
         return md_serves_refuse(sd, peer);
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;
@@ -77,7 +77,7 @@ static int op_emit(void *arg, int32_t peer, md_op_t *op)
         return 1;
     case MYRI_H_EAGER_SYNC:
     case MYRI_H_RTS: {
-        uint32_t cookie = md_cookie_new(&ctx->cookies, req);
+        uint32_t cookie = md_cookie_new(&ctx->base.cookies, req);
         uint64_t c64 = cookie;
         uint32_t len = 8;
         if (cookie == 0)
@@ -91,7 +91,7 @@ static int op_emit(void *arg, int32_t peer, md_op_t *op)
         myri_env_pack(&req->env, args);
         rc = myri_gam_request(ctx->gam, peer, op->kind, args, piece, len);
         if (rc != NIC_OK) {
-            md_cookie_take(&ctx->cookies, cookie);
+            md_cookie_take(&ctx->base.cookies, cookie);
             rp->cookie = 0;
             return rc == NIC_ERR_NO_RESOURCE ? 0 : rc;
         }
@@ -134,18 +134,18 @@ static int ops_drain_peer(void *arg, int32_t q, int *events)
 {
     myri_ctx_t *ctx = arg;
 
-    return md_opq_drain_or_lose(&ctx->peers[q].ops, ctx->sd, op_emit, lose_peer, ctx, q,
+    return md_opq_drain_or_lose(&ctx->peers[q].ops, ctx->base.sd, op_emit, lose_peer, ctx, q,
                                 events);
 }
 
 int myri_ops_drain(myri_ctx_t *ctx)
 {
-    return md_peerset_sweep(&ctx->busy, ops_drain_peer, ctx);
+    return md_peerset_sweep(&ctx->base.busy, ops_drain_peer, ctx);
 }
 
 void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args)
 {
-    md_request_t *req = md_cookie_take(&ctx->cookies, args[0]);
+    md_request_t *req = md_cookie_take(&ctx->base.cookies, args[0]);
     md_op_t *op;
 
     if (req == NULL)
@@ -168,7 +168,7 @@ void myri_on_cts(myri_ctx_t *ctx, const uint64_t *args)
 
 void myri_on_sync_ack(myri_ctx_t *ctx, const uint64_t *args)
 {
-    md_request_t *req = md_cookie_take(&ctx->cookies, args[0]);
+    md_request_t *req = md_cookie_take(&ctx->base.cookies, args[0]);
 
     if (req == NULL)
         return;

@@ -38,7 +38,7 @@ void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelo
 {
     uint64_t n = env->size < req->len ? env->size : req->len;
 
-    md_recv_status_set(req, env, n, ctx->sd->index);
+    md_recv_status_set(req, env, n, ctx->base.sd->index);
     if (proto == SCI_P_TRANSPORT) {
         if (ctx->peers[src].failed)
             sci_fail_req(ctx, req, ctx->peers[src].failed);   /* its data never came */
@@ -59,7 +59,7 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
 {
     /* env may live in owned, which delivery frees: md_arrival_match tells
      * the host first */
-    md_request_t *req = md_arrival_match(&ctx->mq, ctx->sd, env);
+    md_request_t *req = md_arrival_match(&ctx->base.mq, ctx->base.sd, env);
 
     if (req != NULL) {
         sci_deliver(ctx, req, src, env, proto, rdv, id, data);
@@ -71,7 +71,7 @@ static void accept(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint32
             sci_fail_peer(ctx, src, MD_ERR_NO_MEMORY);
             return;
         }
-        md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &m->mq);
+        md_arrival_keep_unexpected(&ctx->base.mq, ctx->base.sd, &m->mq);
     }
 }
 
@@ -104,12 +104,12 @@ static void arrival(sci_ctx_t *ctx, int32_t src, const md_envelope_t *env, uint3
     sci_peer_t *p = &ctx->peers[src];
     sci_msg_t *m;
 
-    switch (md_arrival_route(&p->held, ctx->sd, env)) {
+    switch (md_arrival_route(&p->held, ctx->base.sd, env)) {
     case MD_ARRIVAL_SYSMSG:
         if (proto == SCI_P_TRANSPORT)
             sysmsg_transport(ctx, src, env, rdv, id);
         else
-            md_arrival_sysmsg(ctx->sd, env, data);
+            md_arrival_sysmsg(ctx->base.sd, env, data);
         return;
     case MD_ARRIVAL_MATCH:
         accept(ctx, src, env, proto, rdv, id, data, NULL);
@@ -135,7 +135,7 @@ static void held_accept(void *arg, void *msg)
 
 int sci_held_retry(sci_ctx_t *ctx, int32_t peer)
 {
-    return md_held_release(&ctx->peers[peer].held, ctx->sd, held_accept, ctx);
+    return md_held_release(&ctx->peers[peer].held, ctx->base.sd, held_accept, ctx);
 }
 
 /* Is what the info struct says possible?  (A broken sender must not make

@@ -42,6 +42,7 @@
 #include "md_serves.h"
 #include "md_kit.h"
 #include "md_param.h"
+#include "md_sdbase.h"
 #include "md_sdi.h"
 #include "core/nic_host.h"
 #include "sci/sci_host.h"
@@ -137,8 +138,7 @@ typedef struct sci_ctl_store {
 } sci_ctl_store_t;
 
 typedef struct sci_ctx {
-    md_subdev_t         *sd;
-    const md_sdi_host_t *host;
+    md_sdbase_t          base;       /* sd, host, me, serves, mq, done (md_sdbase.h) */
     nic_host_t          *nic;
     sci_dev_t           *dev;
     nic_mr_t             mr;         /* the exported memory */
@@ -146,13 +146,9 @@ typedef struct sci_ctx {
     sci_seg_t            seg;
     uint32_t             tag;
     sci_layout_t         lay;
-    int32_t              me, world_size;
-    uint8_t             *serves;
     int32_t             *served;     /* the peers, as a list */
     int32_t              nserved;
     sci_peer_t          *peers;      /* [world_size] */
-    md_mq_t              mq;
-    md_reqlist_t         done;
     sci_ctl_store_t     *ctl_head, *ctl_tail;
     uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
     uint64_t             eager_limit;
@@ -167,7 +163,7 @@ typedef struct sci_ctx {
     sci_card_t           card;
 } sci_ctx_t;
 
-#define SCI_LOG(ctx, lvl, ...) (ctx)->host->log((ctx)->sd, (lvl), __VA_ARGS__)
+#define SCI_LOG(ctx, lvl, ...) MD_SDBASE_LOG(&(ctx)->base, (lvl), __VA_ARGS__)
 
 /* Local bytes of the exported segment. */
 static inline uint8_t *sci_mem(sci_ctx_t *ctx, uint64_t off)

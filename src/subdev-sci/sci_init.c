@@ -64,7 +64,7 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     pp->world_size = (uint32_t)args->world_size;
     if ((ctx->fw_thread = md_param_firmware(args, "sci")) < 0)
         return ctx->fw_thread;
-    return md_nic_addr_choose(ctx->sd, args, "sci", &ctx->addr);
+    return md_nic_addr_choose(ctx->base.sd, args, "sci", &ctx->addr);
 }
 
 /* The bridge, this rank's exported segment and its tag. */
@@ -75,7 +75,7 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
         .node = args->node_name, .nic = ctx->nic_name, .pers = "sci",
         .bind_ip = ctx->addr.text, .bind_ip_must_match = ctx->addr.must_match, .start = 1,
         .inproc = MD_FW_ATTACH_INPROC(ctx->fw_thread), .own_fw = MD_FW_ATTACH_OWN(ctx->fw_thread),
-        .timeout_ms = 10000, .log = { md_firmware_log, ctx->sd },
+        .timeout_ms = 10000, .log = { md_firmware_log, ctx->base.sd },
     };
 
     if ((rc = nic_host_attach(&o, &ctx->nic)) != NIC_OK) {
@@ -116,13 +116,9 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     if (ctx == NULL)
         return MD_ERR_NO_MEMORY;
     sd->priv = ctx;
-    ctx->sd = sd;
-    ctx->host = sd->host;
-    ctx->me = args->world_rank;
-    ctx->world_size = args->world_size;
-    md_mq_init(&ctx->mq);
     memset(&pp, 0, sizeof(pp));
-    if ((rc = sci_params(ctx, args, &pp)) != MD_OK ||
+    if ((rc = md_sdbase_init(&ctx->base, sd, args)) != MD_OK ||
+        (rc = sci_params(ctx, args, &pp)) != MD_OK ||
         (rc = md_firmware_job_key_check(sd, args)) != MD_OK)
         goto err;
     if ((rc = sci_layout_make(&pp, &ctx->lay)) != MD_OK) {
@@ -130,14 +126,12 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
                 "nmsg, nrdv, dma_chunk, dma_chunks or stage_chunks out of range");
         goto err;
     }
-    ctx->serves = malloc((size_t)args->world_size);
     ctx->served = malloc(sizeof(int32_t) * (size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
-    if (ctx->serves == NULL || ctx->served == NULL || ctx->peers == NULL) {
+    if (ctx->served == NULL || ctx->peers == NULL) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
     }
-    memcpy(ctx->serves, args->serves, (size_t)args->world_size);
     if ((rc = sci_open_bridge(ctx, args)) != MD_OK)
         goto err;
 
@@ -175,9 +169,9 @@ static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
     p->rdv_req = calloc(l->p.nrdv, sizeof(*p->rdv_req));
     if (p->ring_end == NULL || p->rdv_req == NULL)
         return MD_ERR_NO_MEMORY;
-    if ((rc = sci_import(ctx->dev, node, c->seg_off + sci_rx_block(l, ctx->me), l->rx_block,
+    if ((rc = sci_import(ctx->dev, node, c->seg_off + sci_rx_block(l, ctx->base.me), l->rx_block,
                          ctx->tag, &p->rx_win)) != NIC_OK ||
-        (rc = sci_import(ctx->dev, node, c->seg_off + sci_tx_block(l, ctx->me), l->tx_block,
+        (rc = sci_import(ctx->dev, node, c->seg_off + sci_tx_block(l, ctx->base.me), l->tx_block,
                          ctx->tag, &p->tx_win)) != NIC_OK) {
         SCI_LOG(ctx, MD_LOG_ERROR, "importing the segment of rank %d failed: %s", q,
                 md_status_string(rc));
@@ -200,13 +194,13 @@ int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
     int rc;
 
     /* Importing waits for no peer, so the first unreachable one ends it. */
-    if ((rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, sci_card_addr, ctx->serves,
+    if ((rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, sci_card_addr, ctx->base.serves,
                                       NULL)) != MD_OK)
         return rc;
 
-    for (int32_t q = 0; q < ctx->world_size; q++) {
+    for (int32_t q = 0; q < ctx->base.world_size; q++) {
         sci_card_t c;
-        if (q == ctx->me || !ctx->serves[q])
+        if (q == ctx->base.me || !ctx->base.serves[q])
             continue;
         if (q >= cards->world_size || cards->len[q] != sizeof(c)) {
             SCI_LOG(ctx, MD_LOG_ERROR, "rank %d published no SCI card", q);
@@ -265,7 +259,7 @@ int sci_finalize(md_subdev_t *sd)
     if (ctx->nic != NULL)
         nic_host_detach(ctx->nic);
     sci_ctl_drop_all(ctx);
-    for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
+    for (int32_t q = 0; ctx->peers != NULL && q < ctx->base.world_size; q++) {
         sci_peer_t *p = &ctx->peers[q];
         md_held_drop(&p->held);
         while (p->tp_head != NULL) {
@@ -276,10 +270,9 @@ int sci_finalize(md_subdev_t *sd)
         free(p->ring_end);
         free(p->rdv_req);
     }
-    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
-    free(ctx->serves);
     free(ctx->served);
     free(ctx->peers);
+    md_sdbase_fini(&ctx->base);
     free(ctx);
     sd->priv = NULL;
     return MD_OK;

@@ -23,7 +23,7 @@ static int waits_on(sci_ctx_t *ctx, int32_t peer)
 
     if (!md_reqlist_empty(&p->sendq) || p->rdv_used > 0 || p->tp_head != NULL)
         return 1;
-    return md_mq_find_posted_if(&ctx->mq, md_mq_from_rank, &peer) != NULL;
+    return md_mq_find_posted_if(&ctx->base.mq, md_mq_from_rank, &peer) != NULL;
 }
 
 int sci_liveness_check(sci_ctx_t *ctx)
@@ -71,7 +71,7 @@ int sci_liveness_answer(sci_ctx_t *ctx, const sci_cqe_t *c)
 {
     int32_t q = (int32_t)(c->cookie & 0xffffffffu);
 
-    if ((c->cookie & ~0xffffffffull) != SCI_PROBE_COOKIE || q < 0 || q >= ctx->world_size)
+    if ((c->cookie & ~0xffffffffull) != SCI_PROBE_COOKIE || q < 0 || q >= ctx->base.world_size)
         return 0;
     ctx->peers[q].probe_out = 0;
     if (c->status != NIC_OK) {

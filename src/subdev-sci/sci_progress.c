@@ -12,7 +12,7 @@
 void sci_complete(sci_ctx_t *ctx, md_request_t *req)
 {
     sci_rp(req)->state = SCI_RS_DONE;
-    md_reqlist_append(&ctx->done, req);
+    md_reqlist_append(&ctx->base.done, req);
 }
 
 /* A receive of a system message the subdevice made for itself. */
@@ -24,7 +24,7 @@ static int is_sysmsg(md_request_t *req, int32_t *src)
 
 void sci_flush_done(sci_ctx_t *ctx)
 {
-    md_complete_flush(ctx->sd, &ctx->done, is_sysmsg);
+    md_complete_flush(ctx->base.sd, &ctx->base.done, is_sysmsg);
 }
 
 void sci_fail_req(sci_ctx_t *ctx, md_request_t *req, int status)
@@ -45,7 +45,7 @@ static void fail_posted(sci_ctx_t *ctx, int32_t peer, int status)
 {
     md_peerfail_t f = { .peer = peer, .status = status, .fail = fail_req, .arg = ctx };
 
-    md_peerfail_posted(&ctx->mq, ctx->sd->index, &f);
+    md_peerfail_posted(&ctx->base.mq, ctx->base.sd->index, &f);
 }
 
 /* Everything that waits on peer fails with status; with keep_arrived,
@@ -60,7 +60,7 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
                 keep_arrived ? "gone (what it sent before is still received)" : "unreachable",
                 md_status_string(status));
         p->failed = status;
-        ctx->host->peer_failed(ctx->sd, peer, status);
+        ctx->base.host->peer_failed(ctx->base.sd, peer, status);
         while ((req = md_reqlist_pop(&p->sendq)) != NULL)
             sci_fail_req(ctx, req, status);
         for (uint32_t h = 0; p->rdv_req != NULL && h < ctx->lay.p.nrdv; h++) {
@@ -88,13 +88,13 @@ static void fail_peer(sci_ctx_t *ctx, int32_t peer, int status, int keep_arrived
 
 void sci_fail_peer(sci_ctx_t *ctx, int32_t peer, int status)
 {
-    if (peer >= 0 && peer < ctx->world_size)
+    if (peer >= 0 && peer < ctx->base.world_size)
         fail_peer(ctx, peer, status, 0);
 }
 
 void sci_peer_gone(sci_ctx_t *ctx, int32_t peer)
 {
-    if (peer >= 0 && peer < ctx->world_size)
+    if (peer >= 0 && peer < ctx->base.world_size)
         fail_peer(ctx, peer, MD_ERR_PEER_FAILED, 1);
 }
 

@@ -20,7 +20,7 @@ static void take_unexpected(sci_ctx_t *ctx, md_request_t *req, sci_msg_t *m)
  * nothing of it left to take, could match it; else 0. */
 static int sender_failed(const sci_ctx_t *ctx, const md_request_t *req)
 {
-    int32_t src = md_recv_sender(req, ctx->world_size);
+    int32_t src = md_recv_sender(req, ctx->base.world_size);
 
     return src < 0 || !ctx->peers[src].drained ? 0 : ctx->peers[src].failed;
 }
@@ -34,7 +34,7 @@ int sci_irecv(md_subdev_t *sd, md_request_t *req)
         return ctx->dead;
     memset(sci_rp(req), 0, sizeof(sci_rpriv_t));
     sci_progress_inner(ctx);   /* see what has arrived first */
-    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
+    switch (md_recv_start(&ctx->base.mq, req, sd->index, sender_failed(ctx, req), &mm)) {
     case MD_RECV_FROM_UNEXPECTED:
         take_unexpected(ctx, req, (sci_msg_t *)mm);
         break;
@@ -50,7 +50,7 @@ int sci_irecv(md_subdev_t *sd, md_request_t *req)
 
 int sci_recv_cancel(md_subdev_t *sd, md_request_t *req)
 {
-    return md_mq_cancel_posted(&((sci_ctx_t *)sd->priv)->mq, req);
+    return md_mq_cancel_posted(&((sci_ctx_t *)sd->priv)->base.mq, req);
 }
 
 int sci_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)
@@ -60,7 +60,7 @@ int sci_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_stat
     if (ctx->dead)
         return ctx->dead;
     sci_progress_inner(ctx);
-    md_mq_probe(&ctx->mq, match, sd->index, flag, st);
+    md_mq_probe(&ctx->base.mq, match, sd->index, flag, st);
     sci_flush_done(ctx);
     return MD_OK;
 }
@@ -74,7 +74,7 @@ int sci_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request_
     if (ctx->dead)
         return ctx->dead;
     sci_progress_inner(ctx);
-    mm = md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
+    mm = md_mq_improbe(&ctx->base.mq, match, sd->index, flag, &msg->status);
     if (mm != NULL) {
         m = (sci_msg_t *)mm;
         memset(sci_rp(msg), 0, sizeof(sci_rpriv_t));

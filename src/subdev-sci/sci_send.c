@@ -176,7 +176,7 @@ int sci_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (!md_serves(ctx->serves, ctx->world_size, peer) || !ctx->peers[peer].connected)
+    if (!md_serves(ctx->base.serves, ctx->base.world_size, peer) || !ctx->peers[peer].connected)
         return md_serves_refuse(sd, peer);
     if (ctx->peers[peer].failed)
         return ctx->peers[peer].failed;

@@ -53,7 +53,7 @@ void sci_tp_stage_done(sci_ctx_t *ctx, uint64_t cookie, int status)
 
     if (slot < 32)
         ctx->stage_busy &= ~(1u << slot);
-    if (status != NIC_OK && peer >= 0 && peer < ctx->world_size) {
+    if (status != NIC_OK && peer >= 0 && peer < ctx->base.world_size) {
         SCI_LOG(ctx, MD_LOG_ERROR, "DMA of a transport chunk to rank %d failed: %s", peer,
                 md_status_string(status));
         sci_fail_peer(ctx, peer, status);

@@ -61,7 +61,7 @@ static int peer_setup(vsd_ctx_t *ctx, int32_t q, const via_card_t *c)
     p->advertised = ctx->credits;
     p->remote_credit_va = c->credit_va;
     p->remote_credit_h = c->credit_handle;
-    p->client = ctx->me < q;
+    p->client = ctx->base.me < q;
     return MD_OK;
 }
 
@@ -71,9 +71,9 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
     int timeout = (int)ctx->connect_ms;
     int rc = MD_OK;
 
-    for (int32_t q = 0; q < ctx->world_size; q++) {
+    for (int32_t q = 0; q < ctx->base.world_size; q++) {
         const via_card_t *c;
-        if (!ctx->serves[q] || q == ctx->me || skip[q])
+        if (!ctx->base.serves[q] || q == ctx->base.me || skip[q])
             continue;
         if ((c = card_of(cards, q)) == NULL) {
             VSD_LOG(ctx, MD_LOG_ERROR,
@@ -89,7 +89,7 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
         remote.host_len = VIA_ADDR_LEN;
         memcpy(remote.host, &c->ip, 4);
         memcpy(remote.host + 4, &c->port, 2);
-        discriminator(ctx, ctx->me, q, &remote);
+        discriminator(ctx, ctx->base.me, q, &remote);
         vipl_result_t r = vipl_connect_start(ctx->peers[q].vi, &remote, timeout);
         if (r != VIPL_SUCCESS) {
             VSD_LOG(ctx, MD_LOG_ERROR,
@@ -98,15 +98,15 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
         }
     }
     /* Serve the lower ranks' requests, in rank order. */
-    for (int32_t q = 0; q < ctx->world_size; q++) {
+    for (int32_t q = 0; q < ctx->base.world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         vipl_net_addr_t local;
         vipl_conn_t conn;
         vipl_result_t r;
-        if (!ctx->serves[q] || q == ctx->me || skip[q] || p->client)
+        if (!ctx->base.serves[q] || q == ctx->base.me || skip[q] || p->client)
             continue;
         memset(&local, 0, sizeof(local));
-        discriminator(ctx, q, ctx->me, &local);
+        discriminator(ctx, q, ctx->base.me, &local);
         if ((r = vipl_connect_wait(ctx->nic, &local, timeout, &conn)) != VIPL_SUCCESS ||
             (r = vipl_connect_accept(&conn, p->vi)) != VIPL_SUCCESS) {
             VSD_LOG(ctx, MD_LOG_ERROR, "no connection from rank %d within %d ms: %s", q, timeout,
@@ -116,10 +116,10 @@ static int connect_peers(vsd_ctx_t *ctx, const md_card_table_t *cards, const uin
         p->connected = 1;
     }
     /* And our own requests. */
-    for (int32_t q = 0; q < ctx->world_size; q++) {
+    for (int32_t q = 0; q < ctx->base.world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         vipl_result_t r;
-        if (!ctx->serves[q] || q == ctx->me || skip[q] || !p->client)
+        if (!ctx->base.serves[q] || q == ctx->base.me || skip[q] || !p->client)
             continue;
         while ((r = vipl_connect_poll(p->vi)) == VIPL_NOT_DONE) {
             struct timespec ts = { 0, 20000 };
@@ -143,12 +143,12 @@ static md_nic_endpoint_t via_card_addr(const md_card_table_t *cards, int32_t r)
 int vsd_connect(md_subdev_t *sd, const md_card_table_t *cards)
 {
     vsd_ctx_t *ctx = sd->priv;
-    uint8_t *unreachable = malloc((size_t)ctx->world_size);
+    uint8_t *unreachable = malloc((size_t)ctx->base.world_size);
     int addr_rc, rc;
 
     if (unreachable == NULL)
         return MD_ERR_NO_MEMORY;
-    addr_rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, via_card_addr, ctx->serves,
+    addr_rc = md_nic_addr_check_cards(sd, &ctx->addr, cards, via_card_addr, ctx->base.serves,
                                       unreachable);
     /* The pairs that cannot talk are left out and the others connected as
      * usual: a peer waits for this rank's connection requests and answers,

@@ -54,6 +54,7 @@
 #include "md_param.h"
 #include "md_peerfail.h"
 #include "md_serves.h"
+#include "md_sdbase.h"
 #include "md_sdi.h"
 #include "via/vipl.h"
 #include "via_rcache.h"
@@ -170,25 +171,16 @@ typedef struct vsd_peer {
 } vsd_peer_t;
 
 typedef struct vsd_ctx {
-    md_subdev_t         *sd;
-    const md_sdi_host_t *host;
+    md_sdbase_t          base;       /* sd, host, me, serves, mq, done, cookies, ... */
     vipl_nic_t          *nic;
     vipl_cq_t           *cq;
     vipl_ptag_t          ptag;
-    int32_t              me, world_size;
-    uint8_t             *serves;
     nic_job_t            job;        /* the init args' job_key and secret */
     vsd_peer_t          *peers;      /* [world_size] */
-    md_peerset_t         busy;       /* ops waiting for credits or descriptors */
-    md_held_set_t        held;       /* arrivals held back by the ordering, per peer */
     /* Send descriptors to reap: the send queues are bound to no completion
      * queue (only what a waiting host needs interrupts it), so progress
      * polls their descriptors' status. */
     md_peerset_t         sending;
-    md_liveness_t        live;       /* probes of the peers requests wait on */
-    md_mq_t              mq;
-    md_reqlist_t         done;
-    md_cookies_t         cookies;
     via_rcache_t         rc;
     int                  dead;
     /* the pool shared with the NIC */
@@ -210,7 +202,7 @@ typedef struct vsd_ctx {
     via_card_t           card;
 } vsd_ctx_t;
 
-#define VSD_LOG(ctx, lvl, ...) (ctx)->host->log((ctx)->sd, (lvl), __VA_ARGS__)
+#define VSD_LOG(ctx, lvl, ...) MD_SDBASE_LOG(&(ctx)->base, (lvl), __VA_ARGS__)
 
 /* via_init.c */
 int  vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len);

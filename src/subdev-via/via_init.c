@@ -43,7 +43,7 @@ static int vsd_params(vsd_ctx_t *ctx, const md_subdev_init_args_t *args)
     ctx->block = completion == BLOCK;
     if ((ctx->fw_thread = md_param_firmware(args, "via")) < 0)
         return ctx->fw_thread;
-    return md_nic_addr_choose(ctx->sd, args, "via", &ctx->addr);
+    return md_nic_addr_choose(ctx->base.sd, args, "via", &ctx->addr);
 }
 
 static int rc_reg(void *arg, uint64_t va, uint64_t len, uint32_t flags, uint32_t *handle)
@@ -70,29 +70,17 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     if (ctx == NULL)
         return MD_ERR_NO_MEMORY;
     sd->priv = ctx;
-    ctx->sd = sd;
-    ctx->host = sd->host;
-    ctx->me = args->world_rank;
-    ctx->world_size = args->world_size;
-    md_mq_init(&ctx->mq);
-    md_cookies_init(&ctx->cookies);
-    if ((rc = vsd_params(ctx, args)) != MD_OK ||
+    if ((rc = md_sdbase_init(&ctx->base, sd, args)) != MD_OK ||
+        (rc = vsd_params(ctx, args)) != MD_OK ||
         (rc = md_firmware_job_key_check(sd, args)) != MD_OK)
         goto err;
     if ((rc = nic_job_from_key(&ctx->job, args->job_key, args->job_secret)) != 0)
         goto err;
-    ctx->serves = malloc((size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
-    if (ctx->serves == NULL || ctx->peers == NULL ||
-        md_peerset_init(&ctx->busy, args->world_size) != MD_OK ||
-        md_held_set_init(&ctx->held, args->world_size) != MD_OK ||
-        md_peerset_init(&ctx->sending, args->world_size) != MD_OK ||
-        md_liveness_init(&ctx->live, args->world_size, ctx->me, ctx->serves,
-                         MD_LIVENESS_PROBE_MS) != MD_OK) {
+    if (ctx->peers == NULL || md_peerset_init(&ctx->sending, args->world_size) != MD_OK) {
         rc = MD_ERR_NO_MEMORY;
         goto err;
     }
-    memcpy(ctx->serves, args->serves, (size_t)args->world_size);
 
     vipl_nic_opts_t o = { .node = args->node_name, .nic = ctx->nic_name,
                           .bind_ip = ctx->addr.text,
@@ -116,8 +104,8 @@ int vsd_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
         goto err;
     }
     size_t npeers = 0;
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        npeers += ctx->serves[q] && q != ctx->me;
+    for (int32_t q = 0; q < ctx->base.world_size; q++)
+        npeers += ctx->base.serves[q] && q != ctx->base.me;
     size_t cq_entries = pow2_ceil((npeers + 1) * (ctx->credits + ctx->sdepth) + 16);
     if ((r = vipl_create_cq(ctx->nic, (uint32_t)cq_entries, &ctx->cq)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, MD_LOG_ERROR, "no completion queue of %zu entries: %s", cq_entries,
@@ -155,14 +143,14 @@ static int sends_pending(void *arg)
     vsd_ctx_t *ctx = arg;
     uint32_t busy = 0;
 
-    for (int32_t q = 0; q < ctx->world_size; q++)
+    for (int32_t q = 0; q < ctx->base.world_size; q++)
         busy += ctx->peers[q].vi != NULL && !ctx->peers[q].failed ? ctx->peers[q].sbusy : 0;
     return busy != 0 && !ctx->dead;
 }
 
 static int sends_progress(void *arg)
 {
-    return vsd_progress(((vsd_ctx_t *)arg)->sd);
+    return vsd_progress(((vsd_ctx_t *)arg)->base.sd);
 }
 
 /* From here a finalize is the job's end, not a failed start-up. */
@@ -180,14 +168,13 @@ int vsd_finalize(md_subdev_t *sd)
         return MD_OK;
     if (ctx->nic != NULL && ctx->peers != NULL)
         md_drain(sends_pending, sends_progress, ctx, MD_DRAIN_MS);
-    for (int32_t q = 0; ctx->peers != NULL && q < ctx->world_size; q++) {
+    for (int32_t q = 0; ctx->peers != NULL && q < ctx->base.world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         if (p->vi != NULL)
             vipl_destroy_vi(p->vi);
         md_opq_flush(&p->ops, NULL, NULL);
         free(p->sctx);
     }
-    md_mq_remove_unexpected_if(&ctx->mq, NULL, NULL, md_mq_free_msg, NULL);
     if (ctx->nic != NULL) {
         via_rc_fini(&ctx->rc);
         if (ctx->cq != NULL)
@@ -196,13 +183,9 @@ int vsd_finalize(md_subdev_t *sd)
             vipl_nic_start_failed(ctx->nic);    /* a nicd started for it goes too */
         vipl_close_nic(ctx->nic);
     }
-    free(ctx->serves);
     free(ctx->peers);
-    md_peerset_fini(&ctx->busy);
-    md_held_set_fini(&ctx->held);
     md_peerset_fini(&ctx->sending);
-    md_liveness_fini(&ctx->live);
-    md_cookies_fini(&ctx->cookies);
+    md_sdbase_fini(&ctx->base);
     free(ctx);
     sd->priv = NULL;
     return MD_OK;

@@ -22,9 +22,9 @@ int vsd_pool_create(vsd_ctx_t *ctx)
     void *va;
     int r;
 
-    for (int32_t q = 0; q < ctx->world_size; q++)
-        npeers += ctx->serves[q] && q != ctx->me;
-    ctx->pool_len = npeers * peer_bytes(ctx) + (size_t)ctx->world_size * 64 + 64;
+    for (int32_t q = 0; q < ctx->base.world_size; q++)
+        npeers += ctx->base.serves[q] && q != ctx->base.me;
+    ctx->pool_len = npeers * peer_bytes(ctx) + (size_t)ctx->base.world_size * 64 + 64;
     if ((r = vipl_alloc_mem(ctx->nic, ctx->pool_len, &plain, &va, &ctx->pool_h)) != VIPL_SUCCESS) {
         VSD_LOG(ctx, MD_LOG_ERROR, "cannot allocate %zu bytes of NIC-shared memory: %s",
                 ctx->pool_len, vipl_result_str(r));
@@ -32,7 +32,7 @@ int vsd_pool_create(vsd_ctx_t *ctx)
     }
     ctx->pool = va;
     ctx->credit_src = ctx->pool + npeers * peer_bytes(ctx);
-    ctx->credit_len = (size_t)ctx->world_size * 64;
+    ctx->credit_len = (size_t)ctx->base.world_size * 64;
     if ((r = vipl_alloc_mem(ctx->nic, ctx->credit_len, &remote, &va, &ctx->credit_h)) !=
         VIPL_SUCCESS) {
         VSD_LOG(ctx, MD_LOG_ERROR, "cannot allocate the credit words: %s", vipl_result_str(r));
@@ -40,11 +40,11 @@ int vsd_pool_create(vsd_ctx_t *ctx)
     }
     ctx->credit = va;
     /* Until a peer says otherwise it has the initial credits posted. */
-    for (int32_t q = 0; q < ctx->world_size; q++)
+    for (int32_t q = 0; q < ctx->base.world_size; q++)
         memcpy(ctx->credit + (size_t)q * 64, &(uint64_t){ ctx->credits }, 8);
     size_t i = 0;
-    for (int32_t q = 0; q < ctx->world_size; q++) {
-        if (!ctx->serves[q] || q == ctx->me)
+    for (int32_t q = 0; q < ctx->base.world_size; q++) {
+        if (!ctx->base.serves[q] || q == ctx->base.me)
             continue;
         vsd_peer_t *p = &ctx->peers[q];
         uint8_t *base = ctx->pool + i++ * peer_bytes(ctx);

@@ -18,7 +18,7 @@ void vsd_complete(vsd_ctx_t *ctx, md_request_t *req)
     if (vsd_rp(req)->state == VSD_RS_DONE)
         return;
     vsd_rp(req)->state = VSD_RS_DONE;
-    md_reqlist_append(&ctx->done, req);
+    md_reqlist_append(&ctx->base.done, req);
 }
 
 /* A receive of a system message the subdevice made for itself; a lost
@@ -33,7 +33,7 @@ static int is_sysmsg(md_request_t *req, int32_t *src)
 
 void vsd_flush_done(vsd_ctx_t *ctx)
 {
-    md_complete_flush(ctx->sd, &ctx->done, is_sysmsg);
+    md_complete_flush(ctx->base.sd, &ctx->base.done, is_sysmsg);
 }
 
 static void fail_req(void *arg, md_request_t *req, int status)
@@ -44,7 +44,7 @@ static void fail_req(void *arg, md_request_t *req, int status)
     if (rp->state == VSD_RS_DONE)
         return;
     if (rp->cookie)
-        md_cookie_take(&ctx->cookies, rp->cookie);
+        md_cookie_take(&ctx->base.cookies, rp->cookie);
     rp->cookie = 0;
     if (rp->rc != NULL) {
         via_rc_release(&ctx->rc, rp->rc);
@@ -71,7 +71,7 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
     md_peerfail_t f = { .peer = peer, .status = status, .peer_of = waits_on, .fail = fail_req,
                         .arg = ctx };
 
-    for (int32_t q = 0; q < ctx->world_size; q++) {
+    for (int32_t q = 0; q < ctx->base.world_size; q++) {
         vsd_peer_t *p = &ctx->peers[q];
         if (peer >= 0 && q != peer)
             continue;
@@ -80,7 +80,7 @@ static void fail_matching(vsd_ctx_t *ctx, int32_t peer, int status)
             if (p->sctx[i].req != NULL)
                 fail_req(ctx, p->sctx[i].req, status);
     }
-    md_peerfail_waiting(&f, &ctx->cookies, &ctx->held, &ctx->mq, ctx->sd->index);
+    md_peerfail_waiting(&f, &ctx->base.cookies, &ctx->base.held, &ctx->base.mq, ctx->base.sd->index);
 }
 
 /* Posted receives that can only be satisfied by the lost peer (peer < 0:
@@ -90,14 +90,14 @@ void vsd_fail_posted(vsd_ctx_t *ctx, int32_t peer, int status)
     md_peerfail_t f = { .peer = peer, .status = status, .peer_of = waits_on, .fail = fail_req,
                         .arg = ctx };
 
-    md_peerfail_posted(&ctx->mq, ctx->sd->index, &f);
+    md_peerfail_posted(&ctx->base.mq, ctx->base.sd->index, &f);
 }
 
 void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
 {
     int first;
 
-    if (peer < 0 || peer >= ctx->world_size)
+    if (peer < 0 || peer >= ctx->base.world_size)
         return;
     first = !ctx->peers[peer].failed;
     if (first) {
@@ -110,7 +110,7 @@ void vsd_fail_peer(vsd_ctx_t *ctx, int32_t peer, int status)
     ctx->peers[peer].failed = status;
     fail_matching(ctx, peer, status);
     if (first)
-        ctx->host->peer_failed(ctx->sd, peer, status);
+        ctx->base.host->peer_failed(ctx->base.sd, peer, status);
 }
 
 /* Where peer q's failure is kept (md_peerfail_served). */
@@ -122,9 +122,9 @@ static int *peer_status(void *arg, int32_t q)
 void vsd_fail_all(vsd_ctx_t *ctx, int status)
 {
     fail_matching(ctx, -1, status);
-    md_peerset_clear(&ctx->busy);
+    md_peerset_clear(&ctx->base.busy);
     /* every peer this NIC carried is out of reach now */
-    md_peerfail_served(ctx->sd, ctx->serves, ctx->world_size, peer_status, ctx, status);
+    md_peerfail_served(ctx->base.sd, ctx->base.serves, ctx->base.world_size, peer_status, ctx, status);
 }
 
 /* A receive descriptor of peer q completed. */
@@ -245,8 +245,8 @@ static void wait_begin(vsd_ctx_t *ctx)
 int vsd_wait_fd(md_subdev_t *sd, unsigned flags)
 {
     vsd_ctx_t *ctx = sd->priv;
-    if (ctx->dead || ctx->busy.n > 0 || ctx->held.waiting.n > 0 || ctx->sending.n > 0 ||
-        ctx->done.head != NULL)
+    if (ctx->dead || ctx->base.busy.n > 0 || ctx->base.held.waiting.n > 0 || ctx->sending.n > 0 ||
+        ctx->base.done.head != NULL)
         return -1;
     return vipl_cq_wake_fd(ctx->cq, !!(flags & MD_WAIT_F_SOLE));
 }
@@ -259,7 +259,7 @@ int vsd_wait_fd(md_subdev_t *sd, unsigned flags)
  * connection breaks, which fails what waits on that peer. */
 static void probe_mark_posted(void *arg, md_liveness_t *l)
 {
-    md_mq_foreach_posted(&((vsd_ctx_t *)arg)->mq, md_liveness_mark, l);
+    md_mq_foreach_posted(&((vsd_ctx_t *)arg)->base.mq, md_liveness_mark, l);
 }
 
 static void probe_peer(void *arg, int32_t q)
@@ -271,7 +271,7 @@ static void vsd_probe_awaited(vsd_ctx_t *ctx)
 {
     static const md_liveness_ops_t ops = { .mark_posted = probe_mark_posted,
                                            .probe = probe_peer };
-    md_liveness_round(&ctx->live, &ctx->cookies, &ops, ctx);
+    md_liveness_round(&ctx->base.live, &ctx->base.cookies, &ops, ctx);
 }
 
 int vsd_progress(md_subdev_t *sd)

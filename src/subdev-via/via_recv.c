@@ -33,14 +33,14 @@ static void rndv_accept(vsd_ctx_t *ctx, md_request_t *req, int32_t src, const md
     via_rpriv_t *rp = vsd_rp(req);
     uint64_t n = env->size < req->len ? env->size : req->len;
 
-    md_recv_status_set(req, env, n, ctx->sd->index);
+    md_recv_status_set(req, env, n, ctx->base.sd->index);
     if (n == 0) {
         vsd_op_ctl(ctx, src, VSD_CTS, cookie, 0, 0, 0, 0);
         vsd_complete(ctx, req);
         return;
     }
     rp->rc = via_rc_acquire(&ctx->rc, req->buf, n, VIA_MR_RDMA_WRITE, VIA_RC_ONESHOT);
-    rp->cookie = rp->rc ? md_cookie_new(&ctx->cookies, req) : 0;
+    rp->cookie = rp->rc ? md_cookie_new(&ctx->base.cookies, req) : 0;
     if (rp->cookie == 0) {
         VSD_LOG(ctx, MD_LOG_ERROR, "cannot register a %llu-byte receive buffer for rank %d",
                 (unsigned long long)n, src);
@@ -68,7 +68,7 @@ static void deliver(vsd_ctx_t *ctx, md_request_t *req, int32_t src, uint32_t typ
         uint64_t n = local->len < req->len ? local->len : req->len;
         if (n)
             memcpy(req->buf, local->buf, n);
-        md_recv_status_set(req, env, n, ctx->sd->index);
+        md_recv_status_set(req, env, n, ctx->base.sd->index);
         vsd_complete(ctx, req);
         local->status.error = MD_OK;
         vsd_complete(ctx, local);
@@ -81,7 +81,7 @@ static void deliver(vsd_ctx_t *ctx, md_request_t *req, int32_t src, uint32_t typ
     uint64_t n = len < req->len ? len : req->len;
     if (n)
         memcpy(req->buf, data, n);
-    md_recv_status_set(req, env, n, ctx->sd->index);
+    md_recv_status_set(req, env, n, ctx->base.sd->index);
     if (type == VSD_EAGER_SYNC)
         vsd_op_ctl(ctx, src, VSD_SYNC_ACK, cookie, 0, 0, 0, 0);
     vsd_complete(ctx, req);
@@ -96,7 +96,7 @@ static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope
      * of the arrival only once it is delivered or queued (not when it is
      * lost for want of memory). */
     const md_envelope_t envc = *envp, *env = &envc;
-    md_request_t *req = md_mq_take_posted(&ctx->mq, env, ctx->sd->index);
+    md_request_t *req = md_mq_take_posted(&ctx->base.mq, env, ctx->base.sd->index);
 
     if (req != NULL) {
         deliver(ctx, req, src, type, env, cookie, data, len, local);
@@ -107,9 +107,9 @@ static void accept(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelope
             VSD_LOG(ctx, MD_LOG_ERROR, "out of memory queueing a message from rank %d", src);
             return;
         }
-        md_arrival_keep_unexpected(&ctx->mq, ctx->sd, &m->mq);
+        md_arrival_keep_unexpected(&ctx->base.mq, ctx->base.sd, &m->mq);
     }
-    ctx->host->arrived(ctx->sd, env);
+    ctx->base.host->arrived(ctx->base.sd, env);
 }
 
 /* A large system message: receive it into a buffer of our own. */
@@ -131,12 +131,12 @@ void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelop
 {
     vsd_msg_t *m;
 
-    switch (md_arrival_route(&ctx->held.peer[src], ctx->sd, env)) {
+    switch (md_arrival_route(&ctx->base.held.peer[src], ctx->base.sd, env)) {
     case MD_ARRIVAL_SYSMSG:
         if (type == VSD_RTS)
             sysmsg_rndv(ctx, src, env, cookie);
         else
-            md_arrival_sysmsg(ctx->sd, env, data);
+            md_arrival_sysmsg(ctx->base.sd, env, data);
         return;
     case MD_ARRIVAL_MATCH:
         accept(ctx, src, type, env, cookie, data, len, local, NULL);
@@ -151,7 +151,7 @@ void vsd_on_arrival(vsd_ctx_t *ctx, int32_t src, uint32_t type, const md_envelop
         VSD_LOG(ctx, MD_LOG_ERROR, "out of memory holding a message from rank %d", src);
         return;
     }
-    md_held_set_hold(&ctx->held, src, &m->held, m, &m->mq.env);
+    md_held_set_hold(&ctx->base.held, src, &m->held, m, &m->mq.env);
 }
 
 /* A held arrival whose turn has come. */
@@ -173,12 +173,12 @@ static void held_drained(void *arg, int32_t src)
 int vsd_held_retry(vsd_ctx_t *ctx)
 {
     static const md_held_ops_t ops = { .accept = held_accept, .drained = held_drained };
-    return md_held_set_retry(&ctx->held, ctx->sd, &ops, ctx);
+    return md_held_set_retry(&ctx->base.held, ctx->base.sd, &ops, ctx);
 }
 
 void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)
 {
-    md_request_t *req = md_cookie_take(&ctx->cookies, rcookie);
+    md_request_t *req = md_cookie_take(&ctx->base.cookies, rcookie);
 
     if (req == NULL || vsd_rp(req)->state != VSD_RS_WAIT_DATA)
         return;
@@ -192,9 +192,9 @@ void vsd_on_fin(vsd_ctx_t *ctx, uint32_t rcookie)
  * nothing held back any more, could match it; else 0. */
 static int sender_failed(const vsd_ctx_t *ctx, const md_request_t *req)
 {
-    int32_t src = md_recv_sender(req, ctx->world_size);
+    int32_t src = md_recv_sender(req, ctx->base.world_size);
 
-    return src < 0 || !md_held_empty(&ctx->held.peer[src]) ? 0 : ctx->peers[src].failed;
+    return src < 0 || !md_held_empty(&ctx->base.held.peer[src]) ? 0 : ctx->peers[src].failed;
 }
 
 /* Delivers unexpected message m into receive req. */
@@ -213,7 +213,7 @@ int vsd_irecv(md_subdev_t *sd, md_request_t *req)
     if (ctx->dead)
         return ctx->dead;
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
-    switch (md_recv_start(&ctx->mq, req, sd->index, sender_failed(ctx, req), &mm)) {
+    switch (md_recv_start(&ctx->base.mq, req, sd->index, sender_failed(ctx, req), &mm)) {
     case MD_RECV_FROM_UNEXPECTED:
         take_unexpected(ctx, req, msg_of(mm));
         break;
@@ -229,7 +229,7 @@ int vsd_irecv(md_subdev_t *sd, md_request_t *req)
 
 int vsd_recv_cancel(md_subdev_t *sd, md_request_t *req)
 {
-    return md_mq_cancel_posted(&((vsd_ctx_t *)sd->priv)->mq, req);
+    return md_mq_cancel_posted(&((vsd_ctx_t *)sd->priv)->base.mq, req);
 }
 
 int vsd_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_status_t *st)
@@ -238,7 +238,7 @@ int vsd_iprobe(md_subdev_t *sd, const md_match_t *match, int *flag, md_recv_stat
 
     if (ctx->dead)
         return ctx->dead;
-    md_mq_probe(&ctx->mq, match, sd->index, flag, st);
+    md_mq_probe(&ctx->base.mq, match, sd->index, flag, st);
     return MD_OK;
 }
 
@@ -250,7 +250,7 @@ int vsd_improbe(md_subdev_t *sd, const md_match_t *match, int *flag, md_request_
 
     if (ctx->dead)
         return ctx->dead;
-    mm = md_mq_improbe(&ctx->mq, match, sd->index, flag, &msg->status);
+    mm = md_mq_improbe(&ctx->base.mq, match, sd->index, flag, &msg->status);
     if (mm == NULL)
         return MD_OK;
     m = msg_of(mm);

@@ -13,7 +13,7 @@
 
 void vsd_op_push(vsd_ctx_t *ctx, int32_t peer, md_op_t *op)
 {
-    md_opq_post(&ctx->peers[peer].ops, &ctx->busy, peer, op);
+    md_opq_post(&ctx->peers[peer].ops, &ctx->base.busy, peer, op);
 }
 
 int vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_t a1, uint64_t a2,
@@ -21,7 +21,7 @@ int vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_
 {
     const uint64_t args[] = { a0, a1, a2, a3, a4 };
 
-    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->busy, peer, type, args, 5);
+    return md_opq_post_ctl(&ctx->peers[peer].ops, &ctx->base.busy, peer, type, args, 5);
 }
 
 /* A send to ourselves: no NIC, the arrival path directly.  Small standard
@@ -30,19 +30,19 @@ int vsd_op_ctl(vsd_ctx_t *ctx, int32_t peer, uint32_t type, uint64_t a0, uint64_
 static int send_local(vsd_ctx_t *ctx, md_request_t *req)
 {
     if (req->env.tag < 0) {
-        ctx->sd->counters.sysmsgs_recvd++;
-        ctx->host->sysmsg(ctx->sd, &req->env, req->buf);
+        ctx->base.sd->counters.sysmsgs_recvd++;
+        ctx->base.host->sysmsg(ctx->base.sd, &req->env, req->buf);
         req->status.error = MD_OK;
         vsd_complete(ctx, req);
         return MD_OK;
     }
     if (req->len <= ctx->eager_limit && !(req->env.flags & MD_ENV_F_SYNC)) {
-        vsd_on_arrival(ctx, ctx->me, VSD_EAGER, &req->env, 0, req->buf, (uint32_t)req->len, NULL);
+        vsd_on_arrival(ctx, ctx->base.me, VSD_EAGER, &req->env, 0, req->buf, (uint32_t)req->len, NULL);
         req->status.error = MD_OK;
         vsd_complete(ctx, req);
     } else {
         vsd_rp(req)->state = VSD_RS_WAIT_CTS;
-        vsd_on_arrival(ctx, ctx->me, VSD_RTS, &req->env, 0, NULL, 0, req);
+        vsd_on_arrival(ctx, ctx->base.me, VSD_RTS, &req->env, 0, NULL, 0, req);
     }
     return MD_OK;
 }
@@ -56,14 +56,14 @@ int vsd_isend(md_subdev_t *sd, md_request_t *req)
 
     if (ctx->dead)
         return ctx->dead;
-    if (!md_serves(ctx->serves, ctx->world_size, peer))
+    if (!md_serves(ctx->base.serves, ctx->base.world_size, peer))
         return md_serves_refuse(sd, peer);
     memset(vsd_rp(req), 0, sizeof(via_rpriv_t));
     if (req->len <= ctx->eager_limit)
         sd->counters.eager_sent += !sys;
     else
         sd->counters.rndv_sent += !sys;
-    if (peer == ctx->me) {
+    if (peer == ctx->base.me) {
         send_local(ctx, req);
         vsd_flush_done(ctx);
         return MD_OK;
@@ -182,7 +182,7 @@ static int op_emit(void *arg, int32_t q, md_op_t *op)
         return rc;
     case VSD_EAGER_SYNC:
     case VSD_RTS: {
-        uint32_t cookie = md_cookie_new(&ctx->cookies, req);
+        uint32_t cookie = md_cookie_new(&ctx->base.cookies, req);
         if (cookie == 0)
             return MD_ERR_NO_MEMORY;
         vsd_rp(req)->cookie = cookie;
@@ -191,7 +191,7 @@ static int op_emit(void *arg, int32_t q, md_op_t *op)
         rc = emit_msg(ctx, q, &h, op->kind == VSD_RTS ? NULL : req->buf,
                       op->kind == VSD_RTS ? 0 : (uint32_t)req->len);
         if (rc != 1) {
-            md_cookie_take(&ctx->cookies, cookie);
+            md_cookie_take(&ctx->base.cookies, cookie);
             return rc;
         }
         vsd_rp(req)->state = op->kind == VSD_RTS ? VSD_RS_WAIT_CTS : VSD_RS_WAIT_ACK;
@@ -234,7 +234,7 @@ void vsd_credit_send(vsd_ctx_t *ctx, int32_t q)
     memcpy(src, &p->posted, sizeof(p->posted));
     via_desc_t *d = vsd_sdesc(p, i);
     vipl_desc_init(d, VIA_CONTROL_OP_RDMAWRITE);
-    vipl_desc_set_remote(d, p->remote_credit_va + (uint64_t)ctx->me * 64, p->remote_credit_h);
+    vipl_desc_set_remote(d, p->remote_credit_va + (uint64_t)ctx->base.me * 64, p->remote_credit_h);
     vipl_desc_add_data(d, src, ctx->pool_h, sizeof(uint64_t));
     if (vipl_post_send(p->vi, d, ctx->pool_h) != VIPL_SUCCESS) {
         vsd_sctx_put(p, i);
@@ -257,19 +257,19 @@ static int ops_drain_peer(void *arg, int32_t q, int *events)
     vsd_ctx_t *ctx = arg;
     md_opq_t *ops = &ctx->peers[q].ops;
 
-    md_opq_drain_or_lose(ops, ctx->sd, op_emit, lose_peer, ctx, q, events);
+    md_opq_drain_or_lose(ops, ctx->base.sd, op_emit, lose_peer, ctx, q, events);
     vsd_credit_maybe(ctx, q);      /* which sends, or not, outside the queue */
     return !md_opq_empty(ops);
 }
 
 int vsd_ops_drain(vsd_ctx_t *ctx)
 {
-    return md_peerset_sweep(&ctx->busy, ops_drain_peer, ctx);
+    return md_peerset_sweep(&ctx->base.busy, ops_drain_peer, ctx);
 }
 
 void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
 {
-    md_request_t *req = md_cookie_take(&ctx->cookies, m->u.cts.scookie);
+    md_request_t *req = md_cookie_take(&ctx->base.cookies, m->u.cts.scookie);
     via_rpriv_t *rp;
     md_op_t *op;
 
@@ -308,7 +308,7 @@ void vsd_on_cts(vsd_ctx_t *ctx, const via_msg_t *m)
 
 void vsd_on_sync_ack(vsd_ctx_t *ctx, const via_msg_t *m)
 {
-    md_request_t *req = md_cookie_take(&ctx->cookies, m->u.ack.scookie);
+    md_request_t *req = md_cookie_take(&ctx->base.cookies, m->u.ack.scookie);
     if (req != NULL)
         vsd_rp(req)->cookie = 0;
     if (req != NULL && vsd_rp(req)->state == VSD_RS_WAIT_ACK) {
