@@ -46,9 +46,7 @@ static void teardown(void)
 
 static void wait_for(md_request_t *req)
 {
-    for (int i = 0; i < 1000 && !md_request_is_complete(req); i++)
-        cr_assert_geq(md_progress(md), 0);
-    cr_assert(md_request_is_complete(req), "request did not complete");
+    cr_assert_eq(solo_wait(md, req, 1000), 1, "request did not complete");
 }
 
 TestSuite(self, .init = setup, .fini = teardown, .timeout = 20);

@@ -50,3 +50,13 @@ int solo_init(const char *config_text, md_t **md_p)
         unlink(p.config_path);
     return rc;
 }
+
+int solo_wait(md_t *md, md_request_t *req, int max_polls)
+{
+    for (int i = 0; i < max_polls && !md_request_is_complete(req); i++) {
+        int rc = md_progress(md);
+        if (rc < 0)
+            return rc;
+    }
+    return md_request_is_complete(req);
+}

@@ -10,5 +10,8 @@
 md_init_params_t solo_params(const char *config_text);
 /* md_init with solo_params(config_text); returns md_init's status. */
 int solo_init(const char *config_text, md_t **md_p);
+/* Calls md_progress until req completes, at most max_polls times: 1 if it
+ * completed, 0 if not, md_progress's error at once. */
+int solo_wait(md_t *md, md_request_t *req, int max_polls);
 
 #endif
