@@ -600,10 +600,15 @@ static int chunks_cut_at_the_eager_limit(md_t *md, int rank, int size, forkjob_s
         md_fwd_counters_t c;
         md_get_fwd_counters(md, &c);
         /* in: n0 cut its 2 middle sizes (6 chunks), n2 cut none (4);
-         * out: 6 towards n2, 6 towards n0 (the relay cut the same 2) */
+         * out: 6 towards n2, 6 towards n0 (the relay cut the same 2).  The
+         * relay's other system messages than acks (a flow's probe, when a
+         * loaded machine makes a wait long: md_fwd_watch.c) may add to the
+         * ones it sent, never take from them. */
         uint64_t data_out = md_subdev(md, 0)->counters.sysmsgs_sent - c.ack_msgs_sent;
-        if (c.relayed_chunks != 10 || data_out != 12)
+        if (c.relayed_chunks != 10)
             rc = 30;
+        else if (data_out < 12)
+            rc = 31;
     }
     return rc;
 }
@@ -611,5 +616,5 @@ static int chunks_cut_at_the_eager_limit(md_t *md, int rank, int size, forkjob_s
 Test(forwarding, chunks_are_cut_at_the_eager_limit_of_each_hop, .timeout = 60)
 {
     int rc = forkjob_run(3, chain3_nodes, cut3, chunks_cut_at_the_eager_limit, NULL, 50);
-    cr_assert_eq(rc, 0, "rank status %d (2x: data; 30: chunks relayed or sent)", rc);
+    cr_assert_eq(rc, 0, "rank status %d (2x: data; 30: chunks relayed; 31: chunks sent)", rc);
 }
