@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "md_kit.h"
 #include "md_sdi.h"
@@ -30,11 +31,14 @@ static char small_buf[SMALL], large_buf[LARGE];
 static void setup(void)
 {
     md_init_params_t p = solo_params(self_and_loop);
+    int rc;
 
     /* MULTIDEV_MODULE_PATH (out_of_tree.sh) names where libmd_self was
      * built; tloopb is found in this directory's build */
     p.module_path = NULL;
-    cr_assert_eq(md_init(&p, &md), MD_OK, "is MULTIDEV_MODULE_PATH set (out_of_tree.sh)?");
+    rc = md_init(&p, &md);
+    unlink(p.config_path);      /* read at md_init, not needed after */
+    cr_assert_eq(rc, MD_OK, "is MULTIDEV_MODULE_PATH set (out_of_tree.sh)?");
     memset(small_buf, 's', sizeof(small_buf));
     memset(large_buf, 'L', sizeof(large_buf));
 }
