@@ -22,16 +22,7 @@ typedef struct sysmsg_block {
 void md_recv_status_set(md_request_t *req, const md_envelope_t *env, uint64_t delivered,
                         int32_t subdev)
 {
-    req->status.src_rank = env->src_rank;
-    req->status.src_world = env->src_world;
-    req->status.tag = env->tag;
-    req->status.msg_size = env->size;
-    req->status.size = delivered;
-    req->status.error = delivered < env->size ? MD_ERR_TRUNCATE : MD_OK;
-    req->status.cancelled = 0;
-    req->status.subdev = subdev;
-    req->status.seq = env->seq;
-    req->status.flags = env->flags;
+    md_recv_status_fill(&req->status, env, delivered, subdev);
 }
 
 void md_counters_complete(md_subdev_counters_t *c, const md_request_t *req)

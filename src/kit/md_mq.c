@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_complete.h"
 #include "md_mq.h"
 
 void md_mq_init(md_mq_t *q)
@@ -144,13 +145,7 @@ void md_mq_free_msg(void *unused, md_mq_msg_t *msg)
 void md_mq_status_from_env(const md_envelope_t *env, md_recv_status_t *st)
 {
     memset(st, 0, sizeof(*st));
-    st->src_rank = env->src_rank;
-    st->src_world = env->src_world;
-    st->tag = env->tag;
-    st->size = env->size;
-    st->msg_size = env->size;
-    st->flags = env->flags;
-    st->seq = env->seq;
+    md_recv_status_fill(st, env, env->size, 0);
 }
 
 md_mq_msg_t *md_mq_probe(const md_mq_t *q, const md_match_t *m, int subdev_index, int *flag,

@@ -18,23 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "md_complete.h"
 #include "md_recv.h"
 #include "shm_impl.h"
-
-static void shm_status_fill(shm_ctx_t *ctx, md_request_t *req,
-                            const md_envelope_t *env, uint64_t delivered)
-{
-    req->status.src_rank = env->src_rank;
-    req->status.src_world = env->src_world;
-    req->status.tag = env->tag;
-    req->status.error = delivered < env->size ? MD_ERR_TRUNCATE : MD_OK;
-    req->status.size = delivered;
-    req->status.msg_size = env->size;
-    req->status.flags = env->flags;
-    req->status.cancelled = 0;
-    req->status.subdev = ctx->sd->index;
-    req->status.seq = env->seq;
-}
 
 static void shm_count_recv(shm_ctx_t *ctx, const md_envelope_t *env,
                            uint64_t delivered)
@@ -53,7 +39,7 @@ static void shm_deliver_eager(shm_ctx_t *ctx, shm_peer_t *peer,
 
     if (n > 0)
         memcpy(req->buf, payload, n);
-    shm_status_fill(ctx, req, env, n);
+    md_recv_status_fill(&req->status, env, n, ctx->sd->index);
     shm_count_recv(ctx, env, n);
     if ((env->flags & MD_ENV_F_SYNC) != 0)
         shm_send_ctrl(ctx, peer, SHM_REC_ACK, sreq, 0, 0);
@@ -74,7 +60,7 @@ static void shm_deliver_rts(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
     uint64_t n = env->size < req->len ? env->size : req->len;
     shm_req_priv_t *rp = shm_rp(req);
 
-    shm_status_fill(ctx, req, env, n);
+    md_recv_status_fill(&req->status, env, n, ctx->sd->index);
     shm_count_recv(ctx, env, n);
     if (peer->dead) {
         shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
