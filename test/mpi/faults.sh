@@ -74,16 +74,8 @@ nicd_pid() {
 }
 
 # relay_pid OUT: the pid of b's rank (rank 2), from its first line.
-# relay_pid OUT: the pid of the relay (rank 2 on b) from its "started" line,
-# which hydra may forward after other ranks' later lines: waits up to 5 s.
 relay_pid() {
-  local p t
-  for ((t = 0; t < 50; t++)); do
-    p=$(awk '/^faults: rank 2 on b pid/ { sub(/:$/, "", $7); print $7; exit }' "$1")
-    [ -n "$p" ] && { echo "$p"; return 0; }
-    sleep 0.1
-  done
-  return 1
+  awk '/^faults: rank 2 on b pid/ { sub(/:$/, "", $7); print $7; exit }' "$1"
 }
 
 # run SCENARIO MODE: one job; returns non-zero if a check failed.
@@ -110,6 +102,9 @@ run() {
       echo "FAIL  $s/$mode: the job did not get going"; kill "$pid" 2>/dev/null; wait "$pid"
       sed 's/^/      | /' "$out" | tail -15; return 1
     fi
+    # hydra may forward the relay's "started" line after the others' later
+    # lines: wait for it rather than read it once
+    case "$s" in *-relay) wait_for "$out" '^faults: rank 2 on b pid [0-9]+:' "$pid" ;; esac
     case "$s" in
       kill-fw)    pid2=$(nicd_pid "$rundir" node1); kill -KILL "$pid2" ;;
       stop-fw|stop-brief) pid2=$(nicd_pid "$rundir" node1); kill -STOP "$pid2" ;;
