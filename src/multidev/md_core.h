@@ -100,6 +100,9 @@ typedef struct md_thread_state {
      * spin polls) and has neither slept nor seen an event since: the
      * thread sleeps beside it rather than on the wire it is polling */
     _Atomic int       caller_polling;
+    /* md_work_count at the end of the caller's last progress pass (under
+     * lock): a sleep must not begin once it moved */
+    uint64_t          work_seen;
 } md_thread_state_t;
 
 struct md_comm {
@@ -180,6 +183,15 @@ struct md {
     uint64_t       spin_since_ns;       /**< when the spinning began */
     uint64_t       yield_since_ns;      /**< when the yielding began */
     uint64_t       idle_left_ns;        /**< when md_idle last returned */
+    int            idle_sleep_ms;       /**< MULTIDEV_IDLE_SLEEP_MS: one sleep's bound */
+    /* Sleeps of the caller (block mode), and those that ran to their
+     * bound: a timed-out sleep sets idle_timed_out, and the caller's next
+     * md_progress counts it late if work was there after all (a lost
+     * wake-up).  The caller's thread only. */
+    uint64_t       idle_sleeps, idle_timeouts, idle_late;
+    int            idle_timed_out;
+    uint64_t       idle_work_mark;      /**< md_work_count when that sleep began */
+    uint64_t       requests_done;       /**< requests completed (md_request_done) */
     int            progress_rr;
     int            progress_error[MD_MAX_SUBDEVS];   /**< a subdevice's last progress error */
     int            print_stats;

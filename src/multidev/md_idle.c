@@ -36,7 +36,6 @@
 #include "md_thread.h"
 #include "md_tun.h"
 
-#define MD_IDLE_BLOCK_MS      10     /* bounded: a dead peer wakes nobody */
 /* Longer than a progress pass between two idle polls of one wait loop: a
  * caller that spent this long outside md_idle did other work (computed
  * between two MPI_Test calls), so it polls rather than waits. */
@@ -63,14 +62,16 @@ static int md_idle_count_pus(void)
 int md_idle_setup(md_t *md)
 {
     int pus = md_idle_count_pus();
-    long long spin_polls, yield_us, spin_max_us, word;
+    long long spin_polls, yield_us, spin_max_us, word, sleep_ms;
 
     if (md_tun_env_num("MULTIDEV_SPIN_POLLS", &spin_polls, md_log_say_error) < 0 ||
+        md_tun_env_num("MULTIDEV_IDLE_SLEEP_MS", &sleep_ms, md_log_say_error) < 0 ||
         md_tun_env_num("MULTIDEV_YIELD_US", &yield_us, md_log_say_error) < 0 ||
         md_tun_env_num("MULTIDEV_SPIN_US", &spin_max_us, md_log_say_error) < 0 ||
         md_tun_env_num("MULTIDEV_IDLE", &word, md_log_say_error) < 0)
         return MD_ERR_CONFIG;
     md->spin_polls = (int)spin_polls;
+    md->idle_sleep_ms = (int)sleep_ms;
     md->spin_ns = (uint64_t)spin_max_us * 1000u;
     md->yield_ns = (uint64_t)yield_us * 1000u;
     if (word == 0)      /* auto */
@@ -88,28 +89,51 @@ int md_idle_setup(md_t *md)
     return MD_OK;
 }
 
-/* Sleeps until a subdevice has work (or MD_IDLE_BLOCK_MS pass). */
+uint64_t md_work_count(const md_t *md)
+{
+    uint64_t n = md->requests_done;
+
+    for (int i = 0; i < md->devs.num; i++) {
+        const md_subdev_counters_t *c = &md->devs.subdevs[i].counters;
+        n += c->msgs_recvd + c->unexpected + c->sysmsgs_recvd;
+    }
+    return n;
+}
+
+/* Sleeps until a subdevice has work (or MULTIDEV_IDLE_SLEEP_MS pass).  A
+ * sleep that ran to its bound is checked by the caller's next progress
+ * pass (md_idle_after_progress): work found then was a lost wake-up. */
 static void md_idle_block(md_t *md)
 {
     struct pollfd fds[MD_MAX_SUBDEVS];
-    int nfds, all;
+    uint64_t mark;
+    int nfds, all, timed_out;
 
     if (md->thr.enabled) {
-        /* the progress thread watches the subdevices and wakes us */
-        md_thread_caller_wait(md, MD_IDLE_BLOCK_MS);
-        return;
-    }
-    if (!md_all_can_wait(md)) {
+        /* the progress thread watches the subdevices and wakes us; what
+         * it took in since our last look is no reason to sleep */
+        mark = md->thr.work_seen;
+        timed_out = md_thread_caller_wait(md, md->idle_sleep_ms, mark);
+    } else if (!md_all_can_wait(md)) {
         sched_yield();      /* a subdevice must be polled: arm nothing */
         return;
+    } else {
+        md_api_enter(md);
+        all = md_wait_fds(md, fds, &nfds, MD_WAIT_F_SOLE);
+        md_api_leave(md);
+        if (!all || nfds == 0) {
+            sched_yield();
+            return;
+        }
+        mark = md_work_count(md);
+        timed_out = poll(fds, (nfds_t)nfds, md->idle_sleep_ms) == 0;
     }
-    md_api_enter(md);
-    all = md_wait_fds(md, fds, &nfds, MD_WAIT_F_SOLE);
-    md_api_leave(md);
-    if (all && nfds > 0)
-        poll(fds, (nfds_t)nfds, MD_IDLE_BLOCK_MS);
-    else
-        sched_yield();
+    md->idle_sleeps++;
+    if (timed_out) {
+        md->idle_timeouts++;
+        md->idle_timed_out = 1;
+        md->idle_work_mark = mark;
+    }
 }
 
 void md_idle(md_t *md)

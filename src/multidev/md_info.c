@@ -60,6 +60,11 @@ void md_print_stats(const md_t *md, void *file)
                 (unsigned long long)c->sysmsgs_sent,
                 (unsigned long long)c->sysmsgs_recvd);
     }
+    if (md->idle_sleeps > 0)
+        fprintf(out, "multidev[%d] stats idle: %llu sleeps, %llu ran to their %d ms bound, "
+                "%llu of those late (work was waiting: a lost wake-up)\n", md->rank,
+                (unsigned long long)md->idle_sleeps, (unsigned long long)md->idle_timeouts,
+                md->idle_sleep_ms, (unsigned long long)md->idle_late);
     md_fwd_counters_t fw;
 
     md_get_fwd_counters(md, &fw);

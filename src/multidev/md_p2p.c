@@ -452,13 +452,14 @@ int md_cancel_send(md_t *md, md_request_t *req)
  * as we leave, and count as events: a caller told "nothing happened"
  * would go idle - to sleep, past its yield window - with an MPI request
  * that has just completed, until something else woke it (up to
- * MD_IDLE_BLOCK_MS). */
+ * MULTIDEV_IDLE_SLEEP_MS). */
 int md_progress(md_t *md)
 {
     int events, ran;
 
     md_api_enter(md);
     events = md_progress_locked(md);
+    md_idle_after_progress(md);         /* under the lock, like the counters */
     ran = md_api_leave(md);
     if (events >= 0)
         events += ran;

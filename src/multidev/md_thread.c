@@ -100,15 +100,15 @@ static void md_thread_wake_caller(md_t *md)
         md_log_warn("progress thread: waking the caller: %s", strerror(errno));
 }
 
-void md_thread_caller_wait(md_t *md, int timeout_ms)
+int md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen)
 {
     struct pollfd pfd = { .fd = md->thr.wake_fd, .events = POLLIN };
     struct pollfd fds[MD_MAX_SUBDEVS];
     uint64_t n;
-    int queued, nfds;
+    int queued, nfds, timed_out;
 
     pthread_mutex_lock(&md->thr.lock);
-    queued = md_thread_caller_work(md);
+    queued = md_thread_caller_work(md) || md_work_count(md) != seen;
     /* Our own progress may have disarmed the descriptors the thread
      * sleeps on (a subdevice disarms when it polls): arm them again, or an
      * arrival would wake nobody.  A subdevice without one (SCI) is polled
@@ -123,13 +123,14 @@ void md_thread_caller_wait(md_t *md, int timeout_ms)
     md->thr.caller_waiting = !queued;
     pthread_mutex_unlock(&md->thr.lock);
     if (queued)
-        return;             /* the caller's next call runs it */
-    poll(&pfd, 1, timeout_ms);
+        return 0;           /* the caller's next call runs it */
+    timed_out = poll(&pfd, 1, timeout_ms) == 0;
     if (read(md->thr.wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
         md_log_warn("idle wait: %s", strerror(errno));
     pthread_mutex_lock(&md->thr.lock);
     md->thr.caller_waiting = 0;
     pthread_mutex_unlock(&md->thr.lock);
+    return timed_out;
 }
 
 /* How the thread sleeps: alone on the subdevices, or beside a caller that
@@ -155,6 +156,7 @@ static void *md_thread_main(void *arg)
             sched_yield();  /* the caller is progressing right now */
             continue;
         }
+        uint64_t work = md->thr.caller_waiting ? md_work_count(md) : 0;
         events = md_progress_locked(md);
         /* Traffic is flowing: the answer is likely close, yield.  Only a
          * thread about to sleep arms the descriptors: arming tells an
@@ -171,7 +173,12 @@ static void *md_thread_main(void *arg)
                        !atomic_load_explicit(&md->thr.caller_polling, memory_order_relaxed);
         if (events == 0 && !yielding)
             all_fds = md_wait_fds(md, fds, &nfds, md_thread_sleep_flags(md));
-        int wake = md->thr.caller_waiting && md_thread_caller_work(md);
+        /* Anything that arrived or completed wakes a sleeping caller, not
+         * only what it must run itself: an arrival that matched nothing
+         * is what an MPI_Probe loop waits for, and it slept on (up to
+         * MULTIDEV_IDLE_SLEEP_MS) while the message sat here. */
+        int wake = md->thr.caller_waiting &&
+                   (md_thread_caller_work(md) || md_work_count(md) != work);
         if (wake)
             md->thr.caller_waiting = 0;
         pthread_mutex_unlock(&md->thr.lock);
@@ -246,6 +253,7 @@ static void md_request_finish(md_request_t *req)
 
 void md_request_done(md_t *md, md_request_t *req)
 {
+    md->requests_done++;        /* under the lock when the thread runs */
     if (!md->thr.enabled || (req->md_flags & MD_REQ_F_INTERNAL)) {
         md_request_finish(req);
         return;

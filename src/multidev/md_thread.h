@@ -33,12 +33,30 @@ int  md_wait_fds(md_t *md, struct pollfd *fds, int *nfds, unsigned flags);
 int  md_all_can_wait(const md_t *md);
 /* md_idle.c */
 int  md_idle_setup(md_t *md);
+/* What a waiting caller may be waiting for, as one count that only grows:
+ * arrivals on every subdevice (messages received, unexpected, system
+ * messages) and requests completed.  A sleep must end as soon as it moves. */
+uint64_t md_work_count(const md_t *md);
+/* After a progress pass of the caller: a sleep that ran to its bound
+ * while this count moved was a lost wake-up (counted late). */
+static inline void md_idle_after_progress(md_t *md)
+{
+    if (md->thr.enabled)
+        md->thr.work_seen = md_work_count(md);
+    if (__builtin_expect(md->idle_timed_out, 0)) {
+        md->idle_timed_out = 0;
+        if (md_work_count(md) != md->idle_work_mark)
+            md->idle_late++;
+    }
+}
 int  md_thread_start(md_t *md);
 void md_thread_stop(md_t *md);
-/* A caller with nothing to do sleeps until the progress thread queues a
- * completion or a handler for it (or timeout_ms pass), or returns at once
- * when one is queued already. */
-void md_thread_caller_wait(md_t *md, int timeout_ms);
+/* A caller with nothing to do sleeps until the progress thread sees
+ * anything arrive or complete, or queues a completion or a handler for it
+ * (or timeout_ms pass); returns at once when one is queued already, or
+ * when md_work_count moved past seen (what the caller's last progress pass
+ * saw: md->thr.work_seen).  Returns 1 if the sleep ran to timeout_ms. */
+int  md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen);
 
 static inline uint64_t md_now_ns(void)
 {

@@ -93,7 +93,13 @@ static const md_tun_t md_tun_table[] = {
       .doc = "what a waiting rank does after `MULTIDEV_SPIN_POLLS` empty polls: auto (block "
              "when the host runs more ranks than it has processing units, per hwloc; else "
              "yield), spin, yield, block (yield for `MULTIDEV_YIELD_US`, then sleep on the "
-             "subdevices' wait descriptors, at most 10 ms at a time)" },
+             "subdevices' wait descriptors, at most `MULTIDEV_IDLE_SLEEP_MS` at a time)" },
+    { .name = "MULTIDEV_IDLE_SLEEP_MS", .section = "multidev", .type = MD_TUN_TIME, .unit = "ms",
+      .min = 1, .max = 60000, .def = "10",
+      .doc = "the longest one sleep of a waiting rank lasts (block mode). Every arrival wakes "
+             "it at once; the bound only limits what a wake-up that never comes costs (a "
+             "dead peer). `MULTIDEV_STATS` counts the sleeps that ran to this bound while "
+             "work was waiting (\"late\"): each one is a lost wake-up, a bug" },
     { .name = "MULTIDEV_YIELD_US", .section = "multidev", .type = MD_TUN_TIME, .unit = "us",
       .min = 0, .max = 10000000, .def = "200",
       .doc = "in block mode, how long a waiting rank yields before it sleeps (0: sleep at "

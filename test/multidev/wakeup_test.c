@@ -1,0 +1,273 @@
+/*
+ * wakeup_test.c - a rank asleep in its wait wakes as soon as its message
+ * arrives, whatever way it comes (issue 21: blocked waiting that never
+ * loses a wake-up).
+ *
+ * Rank 0 waits the way MPICH's netmod does (md_progress, and md_idle when
+ * that found nothing) in block mode with no spin or yield time, so it goes
+ * to sleep at once; the sender waits 40 ms, long enough for it to be
+ * asleep, and then sends.  One sleep is bounded by MULTIDEV_IDLE_SLEEP_MS,
+ * set to 3 s here: a wake-up that is lost shows as a message that took
+ * seconds instead of milliseconds, and in the "late" count of
+ * md_print_stats (a sleep that ran to its bound while work was waiting).
+ * Every way in is covered: shm, each emulated NIC's firmware, a route
+ * forwarded through a relay, a system message, and an arrival that matches
+ * no receive (what an MPI_Probe loop waits for), with the progress thread
+ * on and off.
+ */
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "forkjob.h"
+
+#define CTX 11
+#define REPS 3
+#define SYS_TAG (-70)
+#define LATE_MS 1000        /* a third of the sleep bound */
+
+enum { READY = 0, SENT_MS = 1 };      /* counters: READY, SENT_MS + i */
+enum wait_kind { BY_RECV, BY_PROBE, BY_SYSMSG };
+
+typedef struct wake_case {
+    enum wait_kind kind;
+    int            size;            /* rank 0 waits, rank size-1 sends */
+} wake_case_t;
+
+/* Milliseconds of CLOCK_MONOTONIC, small enough for a shared int. */
+static int now_ms(void)
+{
+    double s = forkjob_now_s();
+    return (int)((s - 1e6 * (double)(long)(s / 1e6)) * 1000.0);
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static int sys_calls;
+
+static void on_sys(void *ctx, int32_t src, int32_t tag, const void *p, size_t len)
+{
+    (void)ctx, (void)src, (void)tag, (void)p, (void)len;
+    sys_calls++;
+}
+
+/* Whether what rank 0 waits for in round i is here. */
+static int arrived(md_t *md, const wake_case_t *wc, md_request_t *req, int i, int src)
+{
+    md_recv_status_t st;
+    int flag = 0;
+
+    switch (wc->kind) {
+    case BY_RECV:
+        return md_request_is_complete(req);
+    case BY_PROBE:
+        md_iprobe(md, src, src, i, CTX, NULL, &flag, &st);
+        return flag;
+    case BY_SYSMSG:
+        return sys_calls > i;
+    }
+    return 0;
+}
+
+/* The sleeps, their timeouts and the late ones, from md_print_stats. */
+static int idle_stats(md_t *md, unsigned long long *sleeps, unsigned long long *late)
+{
+    char *text = NULL, *line;
+    size_t len = 0;
+    unsigned long long timeouts;
+    int found = 0, bound;
+    FILE *f = open_memstream(&text, &len);
+
+    if (f == NULL)
+        return 0;
+    md_print_stats(md, f);
+    fclose(f);
+    if ((line = strstr(text, "stats idle: ")) != NULL)
+        found = sscanf(line, "stats idle: %llu sleeps, %llu ran to their %d ms bound, %llu",
+                       sleeps, &timeouts, &bound, late) == 4;
+    free(text);
+    return found;
+}
+
+static int waiter(md_t *md, const wake_case_t *wc, forkjob_shared_t *sh)
+{
+    int src = wc->size - 1, worst = 0, in = -1;
+    unsigned long long sleeps = 0, late = 0;
+
+    if (wc->kind == BY_SYSMSG && md_sysmsg_register(md, SYS_TAG, on_sys, NULL) != MD_OK)
+        return 20;
+    for (int i = 0; i < REPS; i++) {
+        md_request_t req = { 0 };
+        if (wc->kind == BY_RECV &&
+            md_irecv(md, &req, &in, sizeof(in), src, src, i, CTX, NULL) != MD_OK)
+            return 21;
+        atomic_store(&sh->counters[READY], i + 1);
+        while (!arrived(md, wc, &req, i, src))
+            if (md_progress(md) == 0 && !arrived(md, wc, &req, i, src))
+                md_idle(md);
+        int waited = now_ms() - atomic_load(&sh->counters[SENT_MS + i]);
+        if (waited > worst)
+            worst = waited;
+        if (wc->kind == BY_PROBE &&
+            (md_irecv(md, &req, &in, sizeof(in), src, src, i, CTX, NULL) != MD_OK ||
+             forkjob_wait(md, &req) != 0))
+            return 22;
+        if (wc->kind != BY_SYSMSG && in != i)
+            return 23;
+    }
+    if (!idle_stats(md, &sleeps, &late) || sleeps == 0) {
+        fprintf(stderr, "wakeup_test: rank 0 never slept (%llu sleeps)\n", sleeps);
+        return 24;
+    }
+    if (worst > LATE_MS || late > 0) {
+        fprintf(stderr, "wakeup_test: a wake-up was lost: the slowest of %d messages "
+                "woke its receiver %d ms after it was sent; %llu of %llu sleeps late\n",
+                REPS, worst, late, sleeps);
+        return 25;
+    }
+    return 0;
+}
+
+static int sender(md_t *md, const wake_case_t *wc, forkjob_shared_t *sh, int rank)
+{
+    for (int i = 0; i < REPS; i++) {
+        md_request_t req = { 0 };
+        int rc;
+        while (atomic_load(&sh->counters[READY]) < i + 1)
+            sched_yield();
+        pause_ms(40);           /* rank 0 is asleep by now */
+        atomic_store(&sh->counters[SENT_MS + i], now_ms());
+        if (wc->kind == BY_SYSMSG)
+            rc = md_sysmsg_isend(md, &req, 0, SYS_TAG, &i, sizeof(i));
+        else
+            rc = md_isend(md, &req, &i, sizeof(i), 0, rank, i, CTX, 0);
+        if (rc != MD_OK || forkjob_wait(md, &req) != 0)
+            return 30;
+    }
+    return 0;
+}
+
+static int wake_job(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    const wake_case_t *wc = arg;
+    int rc = 0;
+
+    if (rank == 0)
+        rc = waiter(md, wc, sh);
+    else if (rank == size - 1)
+        rc = sender(md, wc, sh, rank);
+    return forkjob_end_drained(md, sh, size, rc);   /* a relay serves meanwhile */
+}
+
+/* ---- the ways in ---- */
+
+static const char *const one_node[] = { "a", "a" };
+static const char *const two_nodes[] = { "a", "b" };
+static const char *const three_nodes[] = { "a", "b", "c" };
+
+static const char *const shm_conf[][2] = {
+    { "a", "multidev-node-config 1\nnode a\ndevice shm\nroute a 0 inf shm -\n" },
+    { NULL, NULL },
+};
+
+#define NET_CONF(net)                                                                  \
+    {                                                                                  \
+        { "a", "multidev-node-config 1\nnode a\ndevice " net "\n"                     \
+               "route a 0 inf " net " -\nroute b 0 inf " net " -\n" },                \
+        { "b", "multidev-node-config 1\nnode b\ndevice " net "\n"                     \
+               "route b 0 inf " net " -\nroute a 0 inf " net " -\n" },                \
+        { NULL, NULL },                                                                \
+    }
+static const char *const myri_conf[][2] = NET_CONF("myri");
+static const char *const via_conf[][2] = NET_CONF("via");
+static const char *const sci_conf[][2] = NET_CONF("sci");
+
+/* c reaches a only through b */
+static const char *const relay_conf[][2] = {
+    { "a", "multidev-node-config 1\nnode a\ndevice myri\n"
+           "route a 0 inf myri -\nroute b 0 inf myri -\nroute c 0 inf myri b\n" },
+    { "b", "multidev-node-config 1\nnode b\ndevice myri\n"
+           "route b 0 inf myri -\nroute a 0 inf myri -\nroute c 0 inf myri -\n" },
+    { "c", "multidev-node-config 1\nnode c\ndevice myri\n"
+           "route c 0 inf myri -\nroute b 0 inf myri -\nroute a 0 inf myri b\n" },
+    { NULL, NULL },
+};
+
+static void run_case(const char *thread, enum wait_kind kind, int size,
+                     const char *const *nodes, const char *const (*confs)[2])
+{
+    const char *const env[][2] = {
+        { "MULTIDEV_PROGRESS_THREAD", thread }, { "MULTIDEV_IDLE", "block" },
+        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" },
+        { "MULTIDEV_IDLE_SLEEP_MS", "3000" }, { NULL, NULL }
+    };
+    wake_case_t wc = { .kind = kind, .size = size };
+    int rc = forkjob_run_env(env, size, nodes, confs, wake_job, &wc, 60);
+
+    cr_assert_eq(rc, 0, "rank status %d (24: never slept; 25: a lost wake-up, "
+                 "see its line above)", rc);
+}
+
+static void nic_rundir_make(void)
+{
+    cr_assert_eq(forkjob_nic_rundir_make(), 0, "make check sets MULTIDEV_NICD");
+}
+
+TestSuite(wakeup, .init = nic_rundir_make, .fini = forkjob_nic_rundir_remove);
+
+Test(wakeup, shm_receive, .timeout = 60)
+{
+    run_case("off", BY_RECV, 2, one_node, shm_conf);
+    run_case("on", BY_RECV, 2, one_node, shm_conf);
+}
+
+Test(wakeup, shm_probe, .timeout = 60)
+{
+    run_case("off", BY_PROBE, 2, one_node, shm_conf);
+    run_case("on", BY_PROBE, 2, one_node, shm_conf);
+}
+
+Test(wakeup, myri_receive, .timeout = 60)
+{
+    run_case("on", BY_RECV, 2, two_nodes, myri_conf);
+    run_case("off", BY_RECV, 2, two_nodes, myri_conf);
+}
+
+Test(wakeup, myri_probe, .timeout = 60)
+{
+    run_case("on", BY_PROBE, 2, two_nodes, myri_conf);
+    run_case("off", BY_PROBE, 2, two_nodes, myri_conf);
+}
+
+Test(wakeup, via_receive_and_probe, .timeout = 60)
+{
+    run_case("on", BY_RECV, 2, two_nodes, via_conf);
+    run_case("on", BY_PROBE, 2, two_nodes, via_conf);
+    run_case("off", BY_RECV, 2, two_nodes, via_conf);
+}
+
+Test(wakeup, sci_receive_and_probe, .timeout = 60)
+{
+    run_case("on", BY_RECV, 2, two_nodes, sci_conf);
+    run_case("on", BY_PROBE, 2, two_nodes, sci_conf);
+    run_case("off", BY_RECV, 2, two_nodes, sci_conf);
+}
+
+Test(wakeup, system_message, .timeout = 60)
+{
+    run_case("on", BY_SYSMSG, 2, two_nodes, myri_conf);
+    run_case("off", BY_SYSMSG, 2, one_node, shm_conf);
+}
+
+Test(wakeup, forwarded_through_a_relay, .timeout = 60)
+{
+    run_case("on", BY_RECV, 3, three_nodes, relay_conf);
+    run_case("on", BY_PROBE, 3, three_nodes, relay_conf);
+}
