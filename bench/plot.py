@@ -19,6 +19,7 @@ same way.  Needs matplotlib (Debian: python3-matplotlib, run by
 /usr/bin/python3; scripts/setup-deps.sh installs it).
 """
 import argparse
+import math
 import sys
 
 import matplotlib
@@ -60,6 +61,12 @@ def read_series(path):
     return series
 
 
+def right_half(ax, x):
+    """Is x in the right half of the (log) x axis as the series drew it?"""
+    lo, hi = ax.get_xlim()
+    return hi > lo > 0 and math.log(x / lo) > math.log(hi / lo) / 2
+
+
 def draw_marks(ax, path):
     stars = 0
     for label, size, value in read_rows(path):
@@ -74,8 +81,10 @@ def draw_marks(ax, path):
         else:
             ax.plot([float(size)], [float(value)], marker="*", markersize=11, color="black",
                     linestyle="none")
+            right = right_half(ax, float(size))   # label toward the middle
             ax.annotate(label, (float(size), float(value)), textcoords="offset points",
-                        xytext=(-8, 8 if stars % 2 == 0 else -14), fontsize=7, ha="right")
+                        xytext=(-8 if right else 8, 8 if stars % 2 == 0 else -14), fontsize=7,
+                        ha="right" if right else "left")
             stars += 1
 
 
@@ -97,9 +106,9 @@ def main():
     for name, pts in series.items():
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=name)
+    ax.set_xscale("log", base=2)
     if a.marks:
         draw_marks(ax, a.marks)
-    ax.set_xscale("log", base=2)
     if a.logy:
         ax.set_yscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(size_label))
