@@ -6,7 +6,7 @@
 
 DATA.tsv: one line per point, tab-separated: series, size in bytes, value
 (e.g. "sci<TAB>16384<TAB>61.2"); lines starting with '#' and blank lines
-are skipped.  Each series becomes one line, in the order it first appears.
+are skipped, and so are sizes of 0 (no place on a log axis).  Each series becomes one line, in the order it first appears.
 The x axis (size) is logarithmic, base 2, labelled in B / KB / MB.
 
 MARKS.tsv (optional): points to mark, e.g. a paper's stated figures:
@@ -55,9 +55,11 @@ def read_series(path):
     series = {}
     for name, size, value in read_rows(path):
         try:
-            series.setdefault(name, []).append((float(size), float(value)))
+            pt = (float(size), float(value))
         except ValueError:
             sys.exit(f"plot.py: {path}: not a number in {name!r} {size!r} {value!r}")
+        if pt[0] > 0:   # a log axis has no 0 B (e.g. pingpong's first size)
+            series.setdefault(name, []).append(pt)
     return series
 
 
