@@ -8,7 +8,8 @@
 #       (bench/via_vs_udp --timing-only);
 #   P6 (SCI against VIA under MPI, seed 000): NetPIPE latency and
 #       bandwidth curves of subdev-sci (d310 model) and subdev-via (clan
-#       model, blocking completion) (bench/sci_vs_udp --timing-only --via).
+#       model, blocking completion) (bench/sci_vs_udp --timing-only --via),
+#       and VIA's latency when it polls (--via-completion poll).
 #
 # It runs those programs, interleaved (the order rotates each round), takes
 # the median of the rounds, and writes OUT/report.md (paper, ours, ratio,
@@ -100,7 +101,11 @@ for r in $(seq 1 "$repeats"); do
       p2) run p2 "$r" "$build/bench/myri_vs_udp" --hplam-only "${rtflag[@]}" ;;
       p4) run p4 "$r" "$build/bench/via_vs_udp" --timing-only "${rtflag[@]}" ;;
       p6) run p6 "$r" "$build/bench/sci_vs_udp" --timing-only --via --budget-ms "$budget" \
-            "${rtflag[@]}" ;;
+            "${rtflag[@]}"
+          # VIA polling instead of blocking, for its latency only (P6's polling
+          # prototype): a shorter budget will do
+          run p6poll "$r" "$build/bench/sci_vs_udp" --timing-only --via --via-completion poll \
+            --budget-ms "$((budget < 100 ? budget : 100))" "${rtflag[@]}" ;;
     esac
   done
 done
