@@ -144,9 +144,19 @@ done
 
 set +e
 IFS=,
-python3 "$BENCH/compare_report.py" --goal mpi "$RESULTS" "$STAT" "${MPIS[*]}" | tee "$RESULTS/report.txt"
+python3 "$BENCH/compare_report.py" --goal mpi --series "$RESULTS" "$RESULTS" "$STAT" "${MPIS[*]}" |
+  tee "$RESULTS/report.txt"
 status=${PIPESTATUS[0]}
 unset IFS
 set -e
+# the two tables as plots beside them (bench/plot.py; skipped without matplotlib)
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  /usr/bin/python3 "$BENCH/plot.py" "$RESULTS/pingpong.tsv" "$RESULTS/pingpong.png" --logy \
+    --ylabel "us, half round trip ($STAT of $REPEATS)" --title "pingpong latency, $NP ranks" &&
+  /usr/bin/python3 "$BENCH/plot.py" "$RESULTS/bandwidth.tsv" "$RESULTS/bandwidth.png" --logy \
+    --ylabel "MB/s ($STAT of $REPEATS)" --title "streaming bandwidth, $NP ranks" &&
+  echo "compare-mpi: plots $RESULTS/pingpong.png, $RESULTS/bandwidth.png" ||
+  echo "compare-mpi: the plots failed (the tables above stand)" >&2
+fi
 if [ "$BENCH_FAILED" -eq 1 ] && [ "$status" -lt 3 ]; then status=3; fi
 exit "$status"

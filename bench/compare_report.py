@@ -97,6 +97,14 @@ class Results:
     def runs(self, prog, label, size):
         return self.raw.get((prog, label), {}).get(size)
 
+    def write_series(self, prog, path):
+        """The table's values as bench/plot.py's series: label, size, value."""
+        with open(path, "w") as f:
+            for lab in self.labels:
+                for s, v in sorted(self.value.get((prog, lab), {}).items()):
+                    if v is not None:
+                        f.write("%s\t%d\t%g\n" % (lab, s, v))
+
     def table(self, prog):
         title, unit, higher, prec = PROGS[prog]
         sizes = sorted(set().union(*[set(self.raw[(prog, l)]) for l in self.labels]))
@@ -220,6 +228,8 @@ def main():
     ap.add_argument("--programs", default="pingpong,bandwidth")
     ap.add_argument("--forward-us", type=float, default=None,
                     help="route: the forwarding cost of the description, in us")
+    ap.add_argument("--series", metavar="DIR",
+                    help="also write each program's values to DIR/PROGRAM.tsv (bench/plot.py)")
     ap.add_argument("results")
     ap.add_argument("stat", choices=["median", "best"])
     ap.add_argument("labels")
@@ -233,6 +243,8 @@ def main():
             ap.error("unknown program %s" % prog)
         r.load(prog)
         r.table(prog)
+        if a.series:
+            r.write_series(prog, os.path.join(a.series, prog + ".tsv"))
     print("\n== Verdict ==")
     return GOALS[a.goal](r)
 

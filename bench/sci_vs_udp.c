@@ -86,7 +86,7 @@ static int compare_via(const size_t *sz, const double *sci_mbs, int n, const siz
             if (vsz[k] != sz[i])
                 continue;
             double r = sci_mbs[i] / vmbs[k];
-            printf("%10zu %12.2f %12.2f %10.2f", sz[i], sci_mbs[i], vmbs[k], r);
+            printf("%10zu %12.4f %12.4f %10.2f", sz[i], sci_mbs[i], vmbs[k], r);
             if (vwake != NULL)
                 printf("  %8.2f", vwake[k]);
             printf("\n");

@@ -305,6 +305,19 @@ speed() {
   echo
   python3 -B "$BENCH/wire_hosts_report.py" speed "$dir" "$STAT" "$(IFS=,; echo "${labels[*]}")" "$mtu"
   report_status $?
+  plot_speed "$dir/pingpong.tsv" "$mtu"
+}
+
+# The speed table as a plot (bench/plot.py) that outlives the work
+# directory: _work/wire-hosts-plots/mtuN.png (skipped without matplotlib).
+plot_speed() {
+  local tsv=$1 mtu=$2 dir=${MULTIDEV_WORK_DIR:-$ROOT/_work}/wire-hosts-plots
+  [ -s "$tsv" ] && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || return 0
+  mkdir -p "$dir" && cp "$tsv" "$dir/mtu$mtu.tsv" &&
+    /usr/bin/python3 "$BENCH/plot.py" "$tsv" "$dir/mtu$mtu.png" --logy \
+      --ylabel "us, half round trip ($STAT of $REPEATS)" \
+      --title "two hosts, link MTU $mtu: ours (per network) against Debian's MPIs over TCP" &&
+    echo "  plot: $dir/mtu$mtu.png" || echo "wire-hosts: the plot failed (the table stands)" >&2
 }
 
 # ---------------------------------------------------------------- loss

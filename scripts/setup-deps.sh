@@ -14,6 +14,8 @@ PKGS=(
   nftables ethtool
   # fuzzing, sanitizer runtimes, pictures
   clang libclang-rt-14-dev afl++ graphviz
+  # benchmark plots (bench/plot.py, run by /usr/bin/python3)
+  python3-matplotlib
 )
 
 missing=()

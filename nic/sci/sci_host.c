@@ -191,10 +191,30 @@ void sci_pio_settle(sci_dev_t *dev)
         pio_wait(dev, dev->pio_until);
 }
 
+/* The CPU is busy for ns more after what it owes already. */
+static void cpu_busy(sci_dev_t *dev, uint64_t ns)
+{
+    if (dev->timing.enabled && ns != 0)
+        dev->pio_until = cpu_free_at(dev) + ns;
+}
+
 void sci_cpu_software(sci_dev_t *dev)
 {
-    if (dev->timing.enabled && dev->timing.msg_sw_ns != 0)
-        dev->pio_until = cpu_free_at(dev) + dev->timing.msg_sw_ns;
+    cpu_busy(dev, dev->timing.msg_sw_ns);
+}
+
+void sci_cpu_copy(sci_dev_t *dev, uint64_t n)
+{
+    if (dev->timing.copy_MBps != 0)
+        cpu_busy(dev, n * 1000 / dev->timing.copy_MBps);   /* 1 MB/s = 1 B/us */
+}
+
+int sci_pio_beats_dma(const sci_dev_t *dev)
+{
+    const sci_timing_t *t = &dev->timing;
+    /* PIO: 64 B per pio_ns_per_txn ns = 64000 / pio_ns_per_txn MB/s */
+    return t->enabled && t->pio_ns_per_txn != 0 &&
+           (uint64_t)SCI_TXN * 1000 > (uint64_t)t->dma_MBps * t->pio_ns_per_txn;
 }
 
 uint32_t sci_window_space(sci_dev_t *dev)

@@ -99,6 +99,12 @@ void sci_pio_settle(sci_dev_t *dev);
 /* Timing model: the CPU runs the MPI library's software for one message
  * (msg_sw_ns) before the stores that follow, owed as PIO time is. */
 void sci_cpu_software(sci_dev_t *dev);
+/* Timing model: the CPU copies n bytes out of its SCI memory (the eager
+ * ring, a transport's staging chunk) at copy_MBps, owed the same way. */
+void sci_cpu_copy(sci_dev_t *dev, uint64_t n);
+/* Timing model: the bridge's PIO writes are faster than its DMA engine, so
+ * an MPI library on it moves long messages by PIO too (as ScaMPI did, P6). */
+int  sci_pio_beats_dma(const sci_dev_t *dev);
 /* Entries free in the transmit window. */
 uint32_t sci_window_space(sci_dev_t *dev);
 /* 1 and *c: a completion; 0: none; < 0: the firmware is gone. */

@@ -29,6 +29,23 @@
  *                             Until 2026-11-26 the model had none, and
  *                             SCI's MPI latency was the bridge's alone
  *                             (4.6 us in the model's arithmetic).
+ *   receiver's copy           209 MB/s: what a message's data costs the
+ *                             receiving CPU to copy out of its SCI memory
+ *                             (ScaMPI's eager buffer, the transport's
+ *                             staging chunks).  P4 (seed 004, Table 5)
+ *                             measured 4 us for copying a 1 KB message on
+ *                             a 550 MHz Pentium III (1024 B / 4 us = 256
+ *                             MB/s); a copy that fits in the cache is
+ *                             bound by the CPU's clock, so on the 450 MHz
+ *                             PIII of P6: 256 x 450 / 550 = 209 MB/s (our
+ *                             scaling).  Until 2026-11-28 the model had
+ *                             none: the eager curve rose to the PIO rate
+ *                             (81 MB/s at 16 KB, 1.75x VIA there).
+ *
+ * With PIO (82 MB/s) faster than this DMA engine (50 MB/s), subdev-sci's
+ * transport protocol stores its chunks by PIO (sci_pio_beats_dma,
+ * MULTIDEV_SCI_TRANSPORT=auto): ScaMPI reached about 76 MB/s at 4 MB (P6
+ * §IV.A.2), more than the D310's DMA engine gives, so it did not use it.
  */
 #include "config.h"
 
@@ -50,6 +67,7 @@ int sci_timing_profile(const char *name, sci_timing_t *t)
         t->dma_setup_ns = 2000;
         t->dma_MBps = 50;
         t->msg_sw_ns = 3000;
+        t->copy_MBps = 209;
     }
     return 0;
 }

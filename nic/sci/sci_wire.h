@@ -214,6 +214,9 @@ typedef struct sci_timing {
     uint32_t dma_MBps;         /* DMA engine */
     uint32_t msg_sw_ns;        /* host: the MPI library's software per message
                                   (sci_cpu_software; the firmware ignores it) */
+    uint32_t copy_MBps;        /* host: the receiver's copy out of its SCI
+                                  memory (sci_cpu_copy; 0: free; the
+                                  firmware ignores it) */
 } sci_timing_t;
 
 /* ------------------------------------------------------------------ */

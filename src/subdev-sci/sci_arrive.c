@@ -46,8 +46,10 @@ void sci_deliver(sci_ctx_t *ctx, md_request_t *req, int32_t src, const md_envelo
             sci_tp_recv_start(ctx, src, req, id, rdv, n);
         return;
     }
-    if (n)
+    if (n) {
         memcpy(req->buf, data, n);
+        sci_cpu_copy(ctx->dev, n);   /* the timing model's copy out of the ring */
+    }
     if (rdv != 0)
         sci_write_done(ctx, src, rdv, id);   /* a synchronous sender may go */
     sci_complete(ctx, req);

@@ -9,7 +9,9 @@
  *              receiver's ring for this sender first, then the info struct
  *   TRANSPORT  larger: the info struct announces it; once matched, the
  *              receiver hands out chunk credits and the sender's DMA engine
- *              writes chunk after chunk into the receiver's staging area
+ *              (or its PIO stores, transport=pio, or auto when the timing
+ *              model's PIO beats its DMA) writes chunk after chunk into the
+ *              receiver's staging area
  *
  * Every message: data (if any), info struct, then its used flag, three
  * stores in that order, so the flag is never seen before what it announces.
@@ -152,9 +154,11 @@ typedef struct sci_ctx {
     sci_ctl_store_t     *ctl_head, *ctl_tail;
     uint32_t             stage_busy; /* bit per stage chunk owned by a DMA */
     uint64_t             eager_limit;
+    int                  tp_pio;     /* transport chunks by PIO stores, not DMA */
     int                  dead;       /* status once the firmware died */
     uint64_t             last_check_ms;   /* the last liveness check (md_liveness_due) */
     size_t               check_ms;        /* MULTIDEV_SCI_PEER_CHECK_MS */
+    size_t               tp_mode;         /* MULTIDEV_SCI_TRANSPORT: auto, pio, dma */
     char                 nic_name[32], timing[16];
     md_nic_addr_t        addr;           /* what the bridge binds (md_nic_addr.h) */
     int                  fw_thread;      /* MD_FW_*: where the firmware runs */

@@ -20,6 +20,9 @@ static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_par
     size_t inl, eager, ring, nmsg, nrdv, chunk, nchunk, nstage;
     int rc;
 
+    if ((rc = md_param_value(args, "sci", "transport", &ctx->tp_mode)) < 0)
+        return rc;
+
     if ((rc = md_param_value(args, "sci", "inline_max", &inl)) < 0 ||
         (rc = md_param_value(args, "sci", "eager_limit", &eager)) < 0 ||
         (rc = md_param_value(args, "sci", "ring_size", &ring)) < 0 ||
@@ -188,6 +191,25 @@ static md_nic_endpoint_t sci_card_addr(const md_card_table_t *cards, int32_t r)
     return (md_nic_endpoint_t){ c != NULL ? c->ip : 0, c != NULL ? c->port : 0 };
 }
 
+/* How the transport moves its chunks (MULTIDEV_SCI_TRANSPORT): auto takes
+ * PIO when the timing model's PIO writes are faster than its DMA engine.
+ * PIO stores a whole chunk at once, so the transmit window must hold one. */
+static int sci_transport_choose(sci_ctx_t *ctx)
+{
+    enum { AUTO, PIO, DMA };                    /* the words of transport= */
+    uint32_t need = 2 + sci_sqe_slots(SCI_OP_STORE, ctx->lay.p.chunk);
+
+    ctx->tp_pio = ctx->tp_mode == PIO || (ctx->tp_mode == AUTO && sci_pio_beats_dma(ctx->dev));
+    if (ctx->tp_pio && ctx->sq_entries < need) {
+        SCI_LOG(ctx, MD_LOG_ERROR, "transport by PIO: sq=%zu must hold one dma_chunk "
+                "(%u entries)", ctx->sq_entries, need);
+        return MD_ERR_CONFIG;
+    }
+    SCI_LOG(ctx, MD_LOG_INFO, "transport protocol moves its chunks by %s",
+            ctx->tp_pio ? "PIO stores" : "the DMA engine");
+    return MD_OK;
+}
+
 int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
 {
     sci_ctx_t *ctx = sd->priv;
@@ -217,7 +239,7 @@ int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
         if ((rc = sci_set_timing(ctx->dev, &t)) != NIC_OK)
             return rc;
     }
-    return MD_OK;
+    return sci_transport_choose(ctx);
 }
 
 /* The drain at finalize: the bridge takes what is still queued, so that

@@ -8,7 +8,8 @@
  * Sender: copies chunk k of the user's buffer into a stage chunk of its own
  * exported memory, lets the DMA engine write it into the receiver's staging
  * slot k % nchunk, and stores tp_filled = k + 1 after it (ordered behind
- * the DMA data).  The receiver copies each filled chunk out, grants one
+ * the DMA data); or, with ctx->tp_pio, stores the chunk there itself from
+ * the user's buffer (no stage chunk, no DMA).  The receiver copies each filled chunk out, grants one
  * more, and writes done[handle] after the last one, which completes the
  * send.  Remote writes only, on both sides. */
 #include "config.h"
@@ -93,14 +94,20 @@ int sci_tp_send_progress(sci_ctx_t *ctx, int32_t peer)
         uint64_t filled = p->tp_sent + 1, stage_off;
         int slot, rc;
 
-        if (sci_window_space(ctx->dev) < 2 || (slot = stage_take(ctx)) < 0)
-            break;
-        stage_off = l->stage_base + (uint64_t)slot * l->p.chunk;
-        memcpy(sci_mem(ctx, stage_off), (const uint8_t *)req->buf + off, len);
-        rc = sci_post(ctx->dev, SCI_OP_DMA_WRITE,
-                      p->rx_win.addr + l->rx_staging + (p->tp_sent % l->p.nchunk) * l->p.chunk,
-                      ctx->seg.offset + stage_off, len, 0,
-                      (uint64_t)peer << 32 | (uint32_t)(slot + 1));
+        uint64_t dst = p->rx_win.addr + l->rx_staging + (p->tp_sent % l->p.nchunk) * l->p.chunk;
+
+        if (ctx->tp_pio) {   /* the CPU stores the chunk itself, from the user's buffer */
+            if (sci_window_space(ctx->dev) < 2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)len))
+                break;
+            rc = sci_store(ctx->dev, dst, (const uint8_t *)req->buf + off, (uint32_t)len, 0, 0);
+        } else {
+            if (sci_window_space(ctx->dev) < 2 || (slot = stage_take(ctx)) < 0)
+                break;
+            stage_off = l->stage_base + (uint64_t)slot * l->p.chunk;
+            memcpy(sci_mem(ctx, stage_off), (const uint8_t *)req->buf + off, len);
+            rc = sci_post(ctx->dev, SCI_OP_DMA_WRITE, dst, ctx->seg.offset + stage_off, len, 0,
+                          (uint64_t)peer << 32 | (uint32_t)(slot + 1));
+        }
         if (rc == NIC_OK)
             rc = sci_store(ctx->dev, p->rx_win.addr + l->rx_filled, &filled, sizeof(filled), 0, 0);
         if (rc != NIC_OK) {
@@ -197,6 +204,7 @@ int sci_tp_recv_progress(sci_ctx_t *ctx, int32_t peer)
         uint64_t grant;
         memcpy((uint8_t *)t->req->buf + off, rx + l->rx_staging + (k % l->p.nchunk) * l->p.chunk,
                len);
+        sci_cpu_copy(ctx->dev, len);   /* the timing model's copy, before the grant */
         t->consumed++;
         grant = p->tp_rx_base +
                 (t->consumed + l->p.nchunk < t->chunks ? t->consumed + l->p.nchunk : t->chunks);

@@ -291,7 +291,7 @@ static const md_tun_t md_tun_table[] = {
     { .name = "MULTIDEV_SCI_EAGER_LIMIT", .section = "sci", .key = "eager_limit",
       .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30, .def = "128k",
       .doc = "largest message sent through the receiver's ring (eager); larger ones use the "
-             "DMA transport. At most `ring_size`" },
+             "transport protocol. At most `ring_size`" },
     { .name = "MULTIDEV_SCI_RING_SIZE", .section = "sci", .key = "ring_size",
       .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30, .def = "256k",
       .doc = "*job*: bytes of each sender's eager ring at each receiver" },
@@ -312,6 +312,12 @@ static const md_tun_t md_tun_table[] = {
     { .name = "MULTIDEV_SCI_STAGE_CHUNKS", .section = "sci", .key = "stage_chunks",
       .type = MD_TUN_COUNT, .min = 1, .max = 32, .def = "4",
       .doc = "*job*: DMA source chunks of a sender" },
+    { .name = "MULTIDEV_SCI_TRANSPORT", .section = "sci", .key = "transport",
+      .type = MD_TUN_CHOICE, .words = "auto|pio|dma", .def = "auto",
+      .doc = "how the transport protocol moves its chunks: `dma`, the bridge's DMA engine "
+             "(P5's design); `pio`, remote stores from the user's buffer (ScaMPI's, P6); "
+             "`auto`: PIO when the timing model's PIO writes are faster than its DMA engine "
+             "(`d310`: 82 against 50 MB/s), DMA otherwise; see `doc/sci.md` §6" },
     { .name = "MULTIDEV_SCI_SQ", .section = "sci", .key = "sq", .type = MD_TUN_COUNT,
       .min = 2, .max = 65536, .def = "8192",
       .doc = "transmit window (send queue) entries of 64 bytes, a power of two; must hold "
