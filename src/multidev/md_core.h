@@ -184,13 +184,12 @@ struct md {
     uint64_t       yield_since_ns;      /**< when the yielding began */
     uint64_t       idle_left_ns;        /**< when md_idle last returned */
     int            idle_sleep_ms;       /**< MULTIDEV_IDLE_SLEEP_MS: one sleep's bound */
-    /* Sleeps of the caller (block mode), and those that ran to their
-     * bound: a timed-out sleep sets idle_timed_out, and the caller's next
-     * md_progress counts it late if work was there after all (a lost
-     * wake-up).  The caller's thread only. */
+    /* Sleeps of the caller (block mode), those that ran to their bound,
+     * and those of them that were late: work was there when the bound
+     * passed (a lost wake-up).  The caller's thread only. */
     uint64_t       idle_sleeps, idle_timeouts, idle_late;
-    int            idle_timed_out;
-    uint64_t       idle_work_mark;      /**< md_work_count when that sleep began */
+    int            idle_carry;          /**< events (or an error) that check
+                                             found, for the next md_progress */
     uint64_t       requests_done;       /**< requests completed (md_request_done) */
     int            progress_rr;
     int            progress_error[MD_MAX_SUBDEVS];   /**< a subdevice's last progress error */

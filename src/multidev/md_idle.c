@@ -100,9 +100,29 @@ uint64_t md_work_count(const md_t *md)
     return n;
 }
 
-/* Sleeps until a subdevice has work (or MULTIDEV_IDLE_SLEEP_MS pass).  A
- * sleep that ran to its bound is checked by the caller's next progress
- * pass (md_idle_after_progress): work found then was a lost wake-up. */
+/* A sleep ran to its bound: was work there all along?  Looked at at once,
+ * before the caller does anything else, so that only what arrived counts:
+ * what the progress thread took in meanwhile (the work count moved since
+ * the sleep began), or what a progress pass finds now.  Either is a lost
+ * wake-up.  The pass's events go to the caller's next md_progress. */
+static void md_idle_timed_out(md_t *md, uint64_t mark)
+{
+    int moved, events, ran;
+
+    md->idle_timeouts++;
+    md_api_enter(md);
+    moved = md_work_count(md) != mark;
+    ran = md_api_leave(md);
+    events = md_progress(md);
+    if (events >= 0)
+        events += ran;
+    if (events != 0)
+        md->idle_carry = events;
+    if (moved || events > 0)
+        md->idle_late++;
+}
+
+/* Sleeps until a subdevice has work (or MULTIDEV_IDLE_SLEEP_MS pass). */
 static void md_idle_block(md_t *md)
 {
     struct pollfd fds[MD_MAX_SUBDEVS];
@@ -129,11 +149,8 @@ static void md_idle_block(md_t *md)
         timed_out = poll(fds, (nfds_t)nfds, md->idle_sleep_ms) == 0;
     }
     md->idle_sleeps++;
-    if (timed_out) {
-        md->idle_timeouts++;
-        md->idle_timed_out = 1;
-        md->idle_work_mark = mark;
-    }
+    if (timed_out)
+        md_idle_timed_out(md, mark);
 }
 
 void md_idle(md_t *md)

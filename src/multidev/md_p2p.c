@@ -458,8 +458,7 @@ int md_progress(md_t *md)
     int events, ran;
 
     md_api_enter(md);
-    events = md_progress_locked(md);
-    md_idle_after_progress(md);         /* under the lock, like the counters */
+    events = md_idle_after_progress(md, md_progress_locked(md));
     ran = md_api_leave(md);
     if (events >= 0)
         events += ran;

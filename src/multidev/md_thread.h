@@ -37,17 +37,20 @@ int  md_idle_setup(md_t *md);
  * arrivals on every subdevice (messages received, unexpected, system
  * messages) and requests completed.  A sleep must end as soon as it moves. */
 uint64_t md_work_count(const md_t *md);
-/* After a progress pass of the caller: a sleep that ran to its bound
- * while this count moved was a lost wake-up (counted late). */
-static inline void md_idle_after_progress(md_t *md)
+/* After a progress pass of the caller (under the lock): what it has seen,
+ * for md_thread_caller_wait; and what a check after a sleep (md_idle)
+ * found, so that the caller hears of it. */
+static inline int md_idle_after_progress(md_t *md, int events)
 {
     if (md->thr.enabled)
         md->thr.work_seen = md_work_count(md);
-    if (__builtin_expect(md->idle_timed_out, 0)) {
-        md->idle_timed_out = 0;
-        if (md_work_count(md) != md->idle_work_mark)
-            md->idle_late++;
+    if (__builtin_expect(md->idle_carry != 0, 0)) {
+        int carry = md->idle_carry;
+        md->idle_carry = 0;
+        if (events >= 0)
+            events = carry < 0 ? carry : events + carry;
     }
+    return events;
 }
 int  md_thread_start(md_t *md);
 void md_thread_stop(md_t *md);
