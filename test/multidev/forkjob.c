@@ -230,3 +230,22 @@ void forkjob_nic_rundir_remove(void)
 {
     test_nic_rundir_remove();
 }
+
+int forkjob_idle_stats(md_t *md, forkjob_idle_t *out)
+{
+    char *text = NULL, *line;
+    size_t len = 0;
+    int bound, found = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    memset(out, 0, sizeof(*out));
+    if (f == NULL)
+        return -1;
+    md_print_stats(md, f);
+    fclose(f);
+    if ((line = strstr(text, "stats idle: ")) != NULL)
+        found = sscanf(line, "stats idle: %llu sleeps, %llu ran to their %d ms bound, %llu",
+                       &out->sleeps, &out->timeouts, &bound, &out->late) == 4;
+    free(text);
+    return found ? 0 : -1;
+}

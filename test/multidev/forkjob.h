@@ -73,4 +73,12 @@ int forkjob_end_drained(md_t *md, forkjob_shared_t *shared, int size, int rc);
 int  forkjob_nic_rundir_make(void);
 void forkjob_nic_rundir_remove(void);
 
+/* This rank's idle sleeps so far, from md_print_stats: how many, how many
+ * ran to their bound, and how many of those were late (a lost wake-up).
+ * 0 on success, -1 if the stats have no idle line (it never slept). */
+typedef struct forkjob_idle {
+    unsigned long long sleeps, timeouts, late;
+} forkjob_idle_t;
+int forkjob_idle_stats(md_t *md, forkjob_idle_t *out);
+
 #endif

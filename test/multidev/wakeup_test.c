@@ -76,30 +76,10 @@ static int arrived(md_t *md, const wake_case_t *wc, md_request_t *req, int i, in
     return 0;
 }
 
-/* The sleeps, their timeouts and the late ones, from md_print_stats. */
-static int idle_stats(md_t *md, unsigned long long *sleeps, unsigned long long *late)
-{
-    char *text = NULL, *line;
-    size_t len = 0;
-    unsigned long long timeouts;
-    int found = 0, bound;
-    FILE *f = open_memstream(&text, &len);
-
-    if (f == NULL)
-        return 0;
-    md_print_stats(md, f);
-    fclose(f);
-    if ((line = strstr(text, "stats idle: ")) != NULL)
-        found = sscanf(line, "stats idle: %llu sleeps, %llu ran to their %d ms bound, %llu",
-                       sleeps, &timeouts, &bound, late) == 4;
-    free(text);
-    return found;
-}
-
 static int waiter(md_t *md, const wake_case_t *wc, forkjob_shared_t *sh)
 {
     int src = wc->size - 1, worst = 0, in = -1;
-    unsigned long long sleeps = 0, late = 0;
+    forkjob_idle_t idle;
 
     if (wc->kind == BY_SYSMSG && md_sysmsg_register(md, SYS_TAG, on_sys, NULL) != MD_OK)
         return 20;
@@ -122,14 +102,14 @@ static int waiter(md_t *md, const wake_case_t *wc, forkjob_shared_t *sh)
         if (wc->kind != BY_SYSMSG && in != i)
             return 23;
     }
-    if (!idle_stats(md, &sleeps, &late) || sleeps == 0) {
-        fprintf(stderr, "wakeup_test: rank 0 never slept (%llu sleeps)\n", sleeps);
+    if (forkjob_idle_stats(md, &idle) != 0 || idle.sleeps == 0) {
+        fprintf(stderr, "wakeup_test: rank 0 never slept\n");
         return 24;
     }
-    if (worst > LATE_MS || late > 0) {
+    if (worst > LATE_MS || idle.late > 0) {
         fprintf(stderr, "wakeup_test: a wake-up was lost: the slowest of %d messages "
                 "woke its receiver %d ms after it was sent; %llu of %llu sleeps late\n",
-                REPS, worst, late, sleeps);
+                REPS, worst, idle.late, idle.sleeps);
         return 25;
     }
     return 0;
