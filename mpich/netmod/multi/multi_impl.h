@@ -42,6 +42,8 @@ typedef struct {
     md_t *md;                   /* NULL until init_world */
     int spin_polls;             /* MULTIDEV_SPIN_POLLS (threaded MPI only) */
     int idle_polls;             /* consecutive polls that found nothing */
+    int freed_seen;             /* ch4's count of requests freed, at our
+                                 * last progress call (multi_progress.h) */
     md_request_t *spare_msg;    /* one cached improbe handle */
     int pending_error;          /* error met inside a callback, reported by
                                  * the next progress call */
