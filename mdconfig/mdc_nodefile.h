@@ -10,16 +10,15 @@
 #include "mdc_route.h"
 
 /* Node indices sorted by name (byte order): the order of the file's route
- * lines, so that md_nodeconf only ever appends. */
+ * lines, and of its peer ranges. */
 uint32_t *mdc_nodes_by_name(const mdc_desc_t *desc);
 
-/* Builds the configuration of routes->src; NULL on out of memory. */
-md_nodeconf_t *mdc_nodefile_build(const mdc_graph_t *g,
-                                  const mdc_routes_t *routes,
-                                  const uint32_t *by_name);
-
-/* Writes it with a comment header naming the description. */
-int mdc_nodefile_write(FILE *f, const mdc_desc_t *desc, uint32_t node,
-                       const md_nodeconf_t *conf);
+/* Writes routes->src's file to f: a comment naming the description, then
+ * the canonical form (md_nodeconf_write's bytes for the same content,
+ * peers with the same lines as ranges), streamed from the routes without
+ * building the node's md_nodeconf.  0, or -1 on a write error or out of
+ * memory. */
+int mdc_nodefile_write(FILE *f, const mdc_graph_t *g,
+                       const mdc_routes_t *routes, const uint32_t *by_name);
 
 #endif /* MDC_NODEFILE_H */

@@ -33,18 +33,16 @@ static int write_one(void *ctx, int worker, const mdc_routes_t *r)
 
     (void)worker;
     file_name(path, sizeof(path), w->dir, d->nodes[r->src].name, 1);
-    md_nodeconf_t *conf = mdc_nodefile_build(w->g, r, w->by_name);
-    FILE *f = conf != NULL ? fopen(path, "w") : NULL;
+    FILE *f = fopen(path, "w");
     if (f != NULL) {
         setvbuf(f, buf, _IOFBF, sizeof(buf));
-        rc = mdc_nodefile_write(f, d, r->src, conf);
+        rc = mdc_nodefile_write(f, w->g, r, w->by_name);
         if (fclose(f) != 0)
             rc = -1;
     }
     if (rc != 0 && __atomic_exchange_n(&w->failed, 1, __ATOMIC_RELAXED) == 0)
         snprintf(w->err, sizeof(w->err), "%s: %s", path,
-                 conf == NULL ? "out of memory" : strerror(errno));
-    md_nodeconf_free(conf);
+                 errno != 0 ? strerror(errno) : "out of memory");
     return rc;
 }
 

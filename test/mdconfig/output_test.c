@@ -270,17 +270,14 @@ Test(output, device_lines_carry_subnet_iface_and_the_nodes_address)
 
     cr_assert_not_null(by_name);
     mdct_routes(g, mdct_node(g, "b"), &r);
-    md_nodeconf_t *conf = mdc_nodefile_build(g, &r, by_name);
-    cr_assert_not_null(conf);
     FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(mdc_nodefile_write(f, g->desc, mdct_node(g, "b"), conf), 0);
+    cr_assert_eq(mdc_nodefile_write(f, g, &r, by_name), 0);
     fclose(f);
     cr_expect(strstr(text, "\ndevice myri net=myri0 switch=sw0 port=1 subnet=10.0.0.0/24 "
                            "addr=10.0.0.2 mtu=4k\n") != NULL, "%s", text);
     cr_expect(strstr(text, "\ndevice sci net=sci0 ring=r0 pos=1 iface=eth1\n") != NULL,
               "%s", text);
     free(text);
-    md_nodeconf_free(conf);
     mdc_routes_fini(&r);
     free(by_name);
     mdct_graph_free(g);
