@@ -201,6 +201,66 @@ Test(output, files_are_consistent, .timeout = 60)
     rm_dir(dir);
 }
 
+/* mdconfig streams its files without building an md_nodeconf; they must
+ * be exactly the canonical form (md_nodeconf_write of what they say), with
+ * runs of peers as ranges, and say the same as the expanded form. */
+Test(output, files_are_the_canonical_compact_form, .timeout = 60)
+{
+    static const char *ranged =
+        "multidev-network 1\n"
+        "forward 20us\n"
+        "node n[00-31]\n"
+        "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
+        "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+        "switch myri0 a n[00-15]\n"
+        "switch myri0 b n[16-31]\n"
+        "trunk myri0 a b latency=0.5us\n"
+        "ring sci0 r0 n[00-07]\n"
+        "ring sci0 r1 n[08-15]\n"
+        "ring sci0 r2 n[16-23]\n"
+        "ring sci0 r3 n[24-31]\n";
+    char dir[64];
+    size_t ranges = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        tmpdir(dir, sizeof(dir), "k");
+        write_dir(pass == 0 ? ranged : cluster, dir, 2);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        cr_assert_not_null(d);
+        while ((e = readdir(d)) != NULL) {
+            char path[512], *out = NULL;
+            size_t len, out_len = 0;
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+            char *raw = slurp(path, &len);
+            char *text = strndup(raw, len);          /* raw has no NUL */
+            free(raw);
+            cr_assert_not_null(text);
+            const char *body = strchr(text, '\n');   /* after the comment */
+            cr_assert_not_null(body);
+            body++;
+            char node[64];
+            snprintf(node, sizeof(node), "%.*s",
+                     (int)(strlen(e->d_name) - strlen(".conf")), e->d_name);
+            md_nodeconf_t *c = load(dir, node);
+            FILE *f = open_memstream(&out, &out_len);
+            cr_assert_eq(md_nodeconf_write(f, c), 0);
+            fclose(f);
+            cr_expect_str_eq(body, out, "%s", path);
+            for (const char *p = body; (p = strstr(p, "route n[")) != NULL; p++)
+                ranges++;
+            free(out);
+            free(text);
+            md_nodeconf_free(c);
+        }
+        closedir(d);
+        rm_dir(dir);
+    }
+    cr_expect_gt(ranges, 32, "files of the 32-node cluster use ranges");
+}
+
 Test(output, nothing_is_written_when_a_node_is_unreachable)
 {
     char dir[64];
