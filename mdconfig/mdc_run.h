@@ -34,6 +34,11 @@ int mdc_run_threads(int threads);
 int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
                         void *ctx, mdc_problems_t *problems);
 
+/* The same for the one source src (mdconfig --node): problems are those
+ * of src's own routes. */
+int mdc_for_one_source(const mdc_graph_t *g, uint32_t src, mdc_visit_fn fn,
+                       void *ctx, mdc_problems_t *problems);
+
 /* Prints the problems to f, each line starting with prefix; returns how
  * many kinds were found. */
 int mdc_problems_report(FILE *f, const char *prefix, const mdc_desc_t *d,

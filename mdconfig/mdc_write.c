@@ -13,6 +13,7 @@ typedef struct writer {
     const mdc_graph_t *g;
     const char        *dir;
     uint32_t          *by_name;
+    int64_t            only;         /* the one node written, or -1: all */
     char               err[4200];    /* first error; guarded by failed */
     int                failed;       /* atomic */
 } writer_t;
@@ -54,6 +55,8 @@ static int finish(const writer_t *w, int keep)
     int rc = 0;
 
     for (size_t i = 0; i < d->num_nodes; i++) {
+        if (w->only >= 0 && (int64_t)i != w->only)
+            continue;
         file_name(tmp, sizeof(tmp), w->dir, d->nodes[i].name, 1);
         file_name(final, sizeof(final), w->dir, d->nodes[i].name, 0);
         if (keep && rename(tmp, final) != 0) {
@@ -90,10 +93,10 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
-                  mdc_problems_t *problems)
+static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
+                       int64_t only, mdc_problems_t *problems)
 {
-    writer_t w = { .g = g, .dir = outdir };
+    writer_t w = { .g = g, .dir = outdir, .only = only };
     struct stat st;
 
     if (make_dirs(outdir) != 0) {
@@ -110,7 +113,9 @@ int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
         fprintf(stderr, "mdconfig: error: out of memory\n");
         return -1;
     }
-    int rc = mdc_for_each_source(g, threads, write_one, &w, problems);
+    int rc = only >= 0
+        ? mdc_for_one_source(g, (uint32_t)only, write_one, &w, problems)
+        : mdc_for_each_source(g, threads, write_one, &w, problems);
     free(w.by_name);
     if (rc != 0) {
         fprintf(stderr, "mdconfig: error: %s\n",
@@ -123,4 +128,16 @@ int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
         return 1;
     }
     return finish(&w, 1);
+}
+
+int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
+                  mdc_problems_t *problems)
+{
+    return write_nodes(g, outdir, threads, -1, problems);
+}
+
+int mdc_write_node(const mdc_graph_t *g, const char *outdir, uint32_t node,
+                   mdc_problems_t *problems)
+{
+    return write_nodes(g, outdir, 1, node, problems);
 }

@@ -2,6 +2,7 @@
  * mdconfig - the multidevice configurator (doc/mdconfig.md).
  *
  *   mdconfig DESC -o DIR           write DIR/<node>.conf for every node
+ *   mdconfig DESC -o DIR --node X  only DIR/X.conf
  *   mdconfig --check DESC          report problems of the routes
  *   mdconfig --explain SRC DST SIZE DESC
  *   mdconfig --dot DESC [-o FILE] [--size SIZE]
@@ -29,7 +30,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: mdconfig DESC -o DIR [-j THREADS] [-v]\n"
+        "usage: mdconfig DESC -o DIR [--node NODE] [-j THREADS] [-v]\n"
         "       mdconfig --check DESC [-j THREADS]\n"
         "       mdconfig --explain SRC DST SIZE DESC\n"
         "       mdconfig --dot DESC [-o FILE.dot|FILE.svg|FILE.png] "
@@ -41,6 +42,7 @@ static void usage(FILE *f)
         "writes one per-node file per node (doc/node-config.md).\n"
         "\n"
         "  -o DIR          write DIR/<node>.conf (created if missing)\n"
+        "  --node NODE     with -o DIR: only NODE's file (its own routes only)\n"
         "  --check         unreachable nodes, forwarding over subdevices without\n"
         "                  system messages, asymmetric routes, channel cycles\n"
         "  --explain       the route from SRC to DST for SIZE bytes, hop by hop\n"
@@ -56,7 +58,7 @@ typedef enum { CMD_WRITE, CMD_CHECK, CMD_EXPLAIN, CMD_DOT } cmd_t;
 
 typedef struct args {
     cmd_t       cmd;
-    const char *desc, *out, *src, *dst;
+    const char *desc, *out, *src, *dst, *node;
     size_t      size;
     int         have_size;
     int         threads;
@@ -83,6 +85,7 @@ static int parse_args(int argc, char **argv, args_t *a)
         { "explain", no_argument, NULL, 'e' },
         { "dot", no_argument, NULL, 'd' },
         { "size", required_argument, NULL, 's' },
+        { "node", required_argument, NULL, 'n' },
         { "help", no_argument, NULL, 'h' },
         { "verbose", no_argument, NULL, 'v' },
         { "version", no_argument, NULL, 'V' },
@@ -97,6 +100,7 @@ static int parse_args(int argc, char **argv, args_t *a)
         case 'e': a->cmd = CMD_EXPLAIN; ncmd++; break;
         case 'd': a->cmd = CMD_DOT; ncmd++; break;
         case 'o': a->out = optarg; break;
+        case 'n': a->node = optarg; break;
         case 'j':
             a->threads = atoi(optarg);
             if (a->threads < 1 || a->threads > 256)
@@ -137,6 +141,8 @@ static int parse_args(int argc, char **argv, args_t *a)
                          "--dot)");
     if ((a->cmd == CMD_CHECK || a->cmd == CMD_EXPLAIN) && a->out != NULL)
         return bad_usage("%s", "-o goes with writing files or --dot");
+    if (a->node != NULL && a->cmd != CMD_WRITE)
+        return bad_usage("%s", "--node goes with writing files (-o DIR)");
     if (a->have_size && a->cmd != CMD_DOT)
         return bad_usage("%s", "--size goes with --dot");
     return 0;
@@ -190,7 +196,14 @@ static int run(const args_t *a, const mdc_graph_t *g)
 
     switch (a->cmd) {
     case CMD_WRITE: {
-        int rc = mdc_write_all(g, a->out, a->threads, &prob);
+        int node = a->node != NULL ? mdc_desc_find_node(g->desc, a->node) : -1;
+        if (a->node != NULL && node < 0) {
+            fprintf(stderr, "mdconfig: error: %s: no node '%s'\n",
+                    g->desc->source, a->node);
+            return 1;
+        }
+        int rc = node >= 0 ? mdc_write_node(g, a->out, (uint32_t)node, &prob)
+                           : mdc_write_all(g, a->out, a->threads, &prob);
         if (a->verbose)
             fprintf(stderr, "mdconfig: %u nodes, %u vertices, %u edges, %zu "
                     "size classes; %zu Dijkstra runs, %zu route intervals\n",

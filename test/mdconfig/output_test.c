@@ -261,6 +261,31 @@ Test(output, files_are_the_canonical_compact_form, .timeout = 60)
     cr_expect_gt(ranges, 32, "files of the 32-node cluster use ranges");
 }
 
+/* --node: one node's file alone, the same bytes as in the full run. */
+Test(output, one_node_file_is_the_same_as_in_the_full_run, .timeout = 60)
+{
+    char all[64], one[64], a[512], b[512];
+    mdc_graph_t *g = mdct_graph(cluster);
+    mdc_problems_t p;
+    size_t la, lb;
+
+    tmpdir(all, sizeof(all), "all");
+    tmpdir(one, sizeof(one), "one");
+    write_dir(cluster, all, 2);
+    cr_assert_eq(mdc_write_node(g, one, mdct_node(g, "s3"), &p), 0);
+    cr_expect_eq(p.unreachable, 0);
+    snprintf(a, sizeof(a), "%s/s3.conf", all);
+    snprintf(b, sizeof(b), "%s/s3.conf", one);
+    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    cr_expect(la == lb && memcmp(x, y, la) == 0, "%s and %s differ", a, b);
+    free(x);
+    free(y);
+    same_files(one, one, 1);                   /* nothing else written */
+    mdct_graph_free(g);
+    rm_dir(all);
+    rm_dir(one);
+}
+
 Test(output, nothing_is_written_when_a_node_is_unreachable)
 {
     char dir[64];
