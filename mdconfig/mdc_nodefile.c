@@ -17,17 +17,30 @@ static int cmp_by_name(const void *x, const void *y)
                   d->nodes[*(const uint32_t *)y].name);
 }
 
-uint32_t *mdc_nodes_by_name(const mdc_desc_t *desc)
+int mdc_peer_order_init(mdc_peer_order_t *o, const mdc_desc_t *desc)
 {
-    uint32_t *order = malloc((desc->num_nodes + 1) * sizeof(*order));
-
-    if (order == NULL)
-        return NULL;
+    o->node = malloc((desc->num_nodes + 1) * sizeof(*o->node));
+    o->follows = calloc(desc->num_nodes + 1, 1);
+    if (o->node == NULL || o->follows == NULL) {
+        mdc_peer_order_fini(o);
+        return -1;
+    }
     for (uint32_t i = 0; i < desc->num_nodes; i++)
-        order[i] = i;
+        o->node[i] = i;
     g_sort_desc = desc;                /* called once, before any thread */
-    qsort(order, desc->num_nodes, sizeof(*order), cmp_by_name);
-    return order;
+    qsort(o->node, desc->num_nodes, sizeof(*o->node), cmp_by_name);
+    for (uint32_t i = 1; i < desc->num_nodes; i++)
+        o->follows[i] = (uint8_t)md_names_follows(
+            desc->nodes[o->node[i - 1]].name, desc->nodes[o->node[i]].name);
+    return 0;
+}
+
+void mdc_peer_order_fini(mdc_peer_order_t *o)
+{
+    free(o->node);
+    free(o->follows);
+    o->node = NULL;
+    o->follows = NULL;
 }
 
 static const char *net_subdev(const mdc_desc_t *d, int net)
@@ -117,7 +130,7 @@ typedef struct peer_lines {
     size_t  num, cap;
 } peer_lines_t;
 
-static int push_line(peer_lines_t *pl, line_t l)
+static inline int push_line(peer_lines_t *pl, line_t l)
 {
     if (pl->num == pl->cap) {
         size_t cap = pl->cap ? 2 * pl->cap : 16;
@@ -183,7 +196,8 @@ static int same_lines(const peer_lines_t *x, const peer_lines_t *y)
     for (size_t i = 0; i < x->num; i++)
         if (x->line[i].lo != y->line[i].lo || x->line[i].hi != y->line[i].hi ||
             x->line[i].hop != y->line[i].hop ||
-            strcmp(x->line[i].subdev, y->line[i].subdev) != 0)
+            (x->line[i].subdev != y->line[i].subdev &&
+             strcmp(x->line[i].subdev, y->line[i].subdev) != 0))
             return 0;
     return 1;
 }
@@ -221,7 +235,7 @@ static void emit(md_nodeconf_out_t *o, const mdc_desc_t *d, const run_t *run,
  * name order, runs of peers with the same lines as ranges: the same
  * compaction as md_nodeconf_write's. */
 static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
-                       const mdc_routes_t *r, const uint32_t *by_name,
+                       const mdc_routes_t *r, const mdc_peer_order_t *order,
                        int arrive)
 {
     const mdc_desc_t *d = g->desc;
@@ -230,7 +244,7 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
     int rc = 0;
 
     for (uint32_t i = 0; i < d->num_nodes && rc == 0; i++) {
-        uint32_t p = by_name[i];
+        uint32_t p = order->node[i];
         const char *name = d->nodes[p].name;
         if (route_lines(g, r, p, arrive ? &routes : &cur) != 0 ||
             (arrive && arrive_list(&routes, &cur) != 0)) {
@@ -238,7 +252,7 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
             break;
         }
         if (run.count > 0 && run.count < MD_NODECONF_RANGE_MAX &&
-            md_names_follows(run.last, name) && same_lines(&run.lines, &cur)) {
+            order->follows[i] && same_lines(&run.lines, &cur)) {
             run.last = name;
             run.count++;
             continue;
@@ -285,7 +299,7 @@ static int write_comment(FILE *f, const mdc_desc_t *d, uint32_t node)
 }
 
 int mdc_nodefile_write(FILE *f, const mdc_graph_t *g, const mdc_routes_t *r,
-                       const uint32_t *by_name)
+                       const mdc_peer_order_t *order)
 {
     const mdc_desc_t *d = g->desc;
     md_nodeconf_t *conf = md_nodeconf_new(d->nodes[r->src].name);
@@ -300,8 +314,8 @@ int mdc_nodefile_write(FILE *f, const mdc_graph_t *g, const mdc_routes_t *r,
         (o = md_nodeconf_out_new(f)) == NULL)
         goto out;
     md_nodeconf_out_head(o, conf);
-    rc = write_peers(o, g, r, by_name, 0) != 0 ||
-         write_peers(o, g, r, by_name, 1) != 0 ? -1 : 0;
+    rc = write_peers(o, g, r, order, 0) != 0 ||
+         write_peers(o, g, r, order, 1) != 0 ? -1 : 0;
 out:
     if (o != NULL && md_nodeconf_out_finish(o) != 0)
         rc = -1;

@@ -66,6 +66,7 @@ static void examine(mdc_problems_t *p, const mdc_graph_t *g,
 {
     p->dijkstra_runs += r->dijkstra_runs;
     p->intervals += r->num_seg;
+    p->copied += (size_t)r->copied;
     for (uint32_t h = 0; h < g->num_hosts; h++) {
         if (h == r->src)
             continue;
@@ -136,6 +137,7 @@ static void merge(mdc_problems_t *into, const mdc_problems_t *p)
     into->nosys += p->nosys;
     into->dijkstra_runs += p->dijkstra_runs;
     into->intervals += p->intervals;
+    into->copied += p->copied;
 }
 
 /* Nodes by their first hub (the lowest vertex they reach in one edge),

@@ -20,6 +20,8 @@ typedef struct mdc_problems {
     size_t   nosys_lo;
     size_t   dijkstra_runs;
     size_t   intervals;             /**< route segments, all sources */
+    size_t   copied;                /**< sources whose routes were copied
+                                         from the previous one's */
 } mdc_problems_t;
 
 /* Called once per source, from worker `worker` (0..threads-1).  Nonzero

@@ -12,7 +12,7 @@
 typedef struct writer {
     const mdc_graph_t *g;
     const char        *dir;
-    uint32_t          *by_name;
+    mdc_peer_order_t   order;
     int64_t            only;         /* the one node written, or -1: all */
     char               err[4200];    /* first error; guarded by failed */
     int                failed;       /* atomic */
@@ -37,7 +37,7 @@ static int write_one(void *ctx, int worker, const mdc_routes_t *r)
     FILE *f = fopen(path, "w");
     if (f != NULL) {
         setvbuf(f, buf, _IOFBF, sizeof(buf));
-        rc = mdc_nodefile_write(f, w->g, r, w->by_name);
+        rc = mdc_nodefile_write(f, w->g, r, &w->order);
         if (fclose(f) != 0)
             rc = -1;
     }
@@ -108,15 +108,14 @@ static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
         fprintf(stderr, "mdconfig: error: %s is not a directory\n", outdir);
         return -1;
     }
-    w.by_name = mdc_nodes_by_name(g->desc);
-    if (w.by_name == NULL) {
+    if (mdc_peer_order_init(&w.order, g->desc) != 0) {
         fprintf(stderr, "mdconfig: error: out of memory\n");
         return -1;
     }
     int rc = only >= 0
         ? mdc_for_one_source(g, (uint32_t)only, write_one, &w, problems)
         : mdc_for_each_source(g, threads, write_one, &w, problems);
-    free(w.by_name);
+    mdc_peer_order_fini(&w.order);
     if (rc != 0) {
         fprintf(stderr, "mdconfig: error: %s\n",
                 w.failed ? w.err : "out of memory");

@@ -206,9 +206,11 @@ static int run(const args_t *a, const mdc_graph_t *g)
                            : mdc_write_all(g, a->out, a->threads, &prob);
         if (a->verbose)
             fprintf(stderr, "mdconfig: %u nodes, %u vertices, %u edges, %zu "
-                    "size classes; %zu Dijkstra runs, %zu route intervals\n",
+                    "size classes; %zu Dijkstra runs, %zu route intervals, "
+                    "%zu nodes' routes copied from a node on the same hubs\n",
                     g->num_hosts, g->num_vertices, g->first[g->num_vertices],
-                    g->num_classes, prob.dijkstra_runs, prob.intervals);
+                    g->num_classes, prob.dijkstra_runs, prob.intervals,
+                    prob.copied);
         return rc == 0 ? 0 : 1;
     }
     case CMD_CHECK:

@@ -348,15 +348,15 @@ Test(output, device_lines_carry_subnet_iface_and_the_nodes_address)
         "network sci0 type=sci latency=5us bandwidth=10MB/s iface=eth1\n"
         "switch myri0 sw0 a b\n"
         "ring sci0 r0 a b\n");
-    uint32_t *by_name = mdc_nodes_by_name(g->desc);
+    mdc_peer_order_t order;
     mdc_routes_t r;
     char *text = NULL;
     size_t len = 0;
 
-    cr_assert_not_null(by_name);
+    cr_assert_eq(mdc_peer_order_init(&order, g->desc), 0);
     mdct_routes(g, mdct_node(g, "b"), &r);
     FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(mdc_nodefile_write(f, g, &r, by_name), 0);
+    cr_assert_eq(mdc_nodefile_write(f, g, &r, &order), 0);
     fclose(f);
     cr_expect(strstr(text, "\ndevice myri net=myri0 switch=sw0 port=1 subnet=10.0.0.0/24 "
                            "addr=10.0.0.2 mtu=4k\n") != NULL, "%s", text);
@@ -364,6 +364,6 @@ Test(output, device_lines_carry_subnet_iface_and_the_nodes_address)
               "%s", text);
     free(text);
     mdc_routes_fini(&r);
-    free(by_name);
+    mdc_peer_order_fini(&order);
     mdct_graph_free(g);
 }
