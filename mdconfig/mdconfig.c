@@ -5,7 +5,7 @@
  *   mdconfig DESC -o DIR --node X  only DIR/X.conf
  *   mdconfig --check DESC          report problems of the routes
  *   mdconfig --explain SRC DST SIZE DESC
- *   mdconfig --dot DESC [-o FILE] [--size SIZE]
+ *   mdconfig --dot DESC [-o FILE] [--size SIZE]   (--dot=FILE: -o FILE)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -35,6 +35,7 @@ static void usage(FILE *f)
         "       mdconfig --explain SRC DST SIZE DESC\n"
         "       mdconfig --dot DESC [-o FILE.dot|FILE.svg|FILE.png] "
         "[--size SIZE]\n"
+        "       mdconfig --dot=FILE.svg|FILE.png|FILE.dot DESC [--size SIZE]\n"
         "       mdconfig --help | --version\n"
         "\n"
         "Reads a network description (doc/network-description.md), finds the\n"
@@ -47,7 +48,8 @@ static void usage(FILE *f)
         "                  system messages, asymmetric routes, channel cycles\n"
         "  --explain       the route from SRC to DST for SIZE bytes, hop by hop\n"
         "  --dot           Graphviz picture; routes in use bold; rendered with\n"
-        "                  dot(1) when -o ends in .svg or .png\n"
+        "                  dot(1) when -o ends in .svg or .png (--dot=FILE:\n"
+        "                  the same as --dot -o FILE)\n"
         "  --size SIZE     --dot: mark only the routes of that size\n"
         "  -v, --verbose   print the size of the graph and the work done\n"
         "  -j THREADS      worker threads (default MULTIDEV_MDCONFIG_THREADS,\n"
@@ -83,7 +85,7 @@ static int parse_args(int argc, char **argv, args_t *a)
     static const struct option opts[] = {
         { "check", no_argument, NULL, 'c' },
         { "explain", no_argument, NULL, 'e' },
-        { "dot", no_argument, NULL, 'd' },
+        { "dot", optional_argument, NULL, 'd' },
         { "size", required_argument, NULL, 's' },
         { "node", required_argument, NULL, 'n' },
         { "help", no_argument, NULL, 'h' },
@@ -98,7 +100,12 @@ static int parse_args(int argc, char **argv, args_t *a)
         switch (c) {
         case 'c': a->cmd = CMD_CHECK; ncmd++; break;
         case 'e': a->cmd = CMD_EXPLAIN; ncmd++; break;
-        case 'd': a->cmd = CMD_DOT; ncmd++; break;
+        case 'd':                      /* --dot=FILE is --dot -o FILE */
+            a->cmd = CMD_DOT;
+            ncmd++;
+            if (optarg != NULL)
+                a->out = optarg;
+            break;
         case 'o': a->out = optarg; break;
         case 'n': a->node = optarg; break;
         case 'j':
