@@ -2,8 +2,9 @@
 # mdconfig-scale.sh - how long mdconfig takes, and how much memory, to write
 # every per-node file of a generated cluster of N nodes with three networks
 # (bench/mdconfig-gen.sh: a two-level Myrinet, SCI rings of 8, VIA switches
-# of 64; every node may forward).  Goal (issue 3): under 10 s and 1 GiB at
-# N = 4096 on the project machine.
+# of 64; every node may forward).  Goals: under 10 s and 1 GiB at N = 4096
+# (issue 3); at N = 65536 under 60 s and 2 GiB, and one node's file
+# (--node) under 2 s (issue 22).
 #
 #   bench/mdconfig-scale.sh [N ...]        default: 512 1024 2048 4096
 #
@@ -11,10 +12,14 @@
 # OUT         where the files go (default: _work/bench-mdconfig; removed
 #             after each size)
 # THREADS     -j for mdconfig (default: its own default, the CPU count)
+# REPEAT      runs of --node per size, the median is printed (default 5;
+#             0: none, for a binary without --node)
 #
 # Prints a table (wall and CPU time, peak RSS, output size, Dijkstra runs,
-# route lines) and, from one size to the next, how time grows: with N
-# doubling, 4x means quadratic -- the output itself is N^2 lines.
+# route lines as written: a line may cover a range of peers, and the route
+# intervals they stand for, one per peer and size range) and, from one size
+# to the next, how time grows (N doubling: x4 = quadratic), then the time
+# of --node for the middle node (median wall, its CPU time).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,8 +43,9 @@ jobs=${THREADS:+-j $THREADS}
 
 mkdir -p "$out"
 echo "mdconfig: $mdconfig; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%6s %9s %9s %9s %10s %10s %9s %11s %8s\n" N wall_s user_s sys_s \
-    peak_MiB output_MiB dijkstra route_lines growth
+printf "%6s %9s %9s %9s %10s %10s %9s %11s %12s %8s %9s %9s\n" N wall_s \
+    user_s sys_s peak_MiB output_MiB dijkstra route_lines intervals growth \
+    node_wall node_cpu
 prev=""
 for n in $sizes; do
     desc="$out/gen-$n.net"
@@ -60,16 +66,35 @@ for n in $sizes; do
     sys=$(sed -n 's/.*System time (seconds): //p' "$log")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$log")
     runs=$(sed -n 's/.* \([0-9]*\) Dijkstra runs.*/\1/p' "$log")
+    intervals=$(sed -n 's/.* \([0-9]*\) route intervals.*/\1/p' "$log")
     bytes=$(du -sb "$dir" | cut -f1)
-    lines=$(cat "$dir"/*.conf | grep -c '^route')
+    lines=$(find "$dir" -name '*.conf' -exec cat {} + | grep -c '^route')
+    rm -rf "$dir"
+    # one node's file: the middle node, median of REPEAT runs
+    mid=$(sed -n "s/^node n\[\([0-9]*\)-\([0-9]*\)\].*/\2/p" "$desc")
+    mid=$(printf "n%0${#mid}d" $((n / 2)))
+    node_times=""
+    for _ in $(seq "${REPEAT:-5}"); do
+        /usr/bin/time -f "%e %U %S" -o "$out/node-$n.time" \
+            "$mdconfig" "$desc" -o "$dir" --node "$mid" >/dev/null 2>&1 || {
+            echo "mdconfig --node $mid failed for N=$n" >&2
+            exit 1
+        }
+        node_times="$node_times$(cat "$out/node-$n.time")
+"
+        rm -rf "$dir"
+    done
+    node="- -"
+    [ -n "$node_times" ] && node=$(printf "%s" "$node_times" | sort -n |
+        awk -v r="${REPEAT:-5}" \
+            'NR == int((r + 1) / 2) { printf "%s %.2f", $1, $2 + $3 }')
     growth="-"
     [ -n "$prev" ] && growth=$(awk -v a="$wall" -v b="$prev" \
         'BEGIN { if (b > 0) printf "x%.2f", a / b; else print "-" }')
-    printf "%6s %9s %9s %9s %10.1f %10.1f %9s %11s %8s\n" "$n" "$wall" "$user" \
-        "$sys" "$(echo "$rss" | awk '{ print $1 / 1024 }')" \
+    printf "%6s %9s %9s %9s %10.1f %10.1f %9s %11s %12s %8s %9s %9s\n" "$n" \
+        "$wall" "$user" "$sys" "$(echo "$rss" | awk '{ print $1 / 1024 }')" \
         "$(echo "$bytes" | awk '{ print $1 / 1048576 }')" "${runs:-?}" \
-        "$lines" "$growth"
+        "$lines" "${intervals:-?}" "$growth" $node
     prev=$wall
-    rm -rf "$dir"
 done
 echo "growth: wall time relative to the previous N (N doubles: x4 = quadratic)"

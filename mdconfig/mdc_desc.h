@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "md_nodeconf.h"
-#include "mdc_names.h"
+#include "md_names.h"
 #include "mdc_strmap.h"
 
 #define MDC_DESC_VERSION 1
@@ -30,15 +30,15 @@ typedef struct mdc_row {
 /* A piecewise cost table: row i applies from rows[i].from up to the next
  * row's from - 1 (the last row to inf).  rows[0].from is 0. */
 typedef struct mdc_profile {
-    char       name[MDC_NAME_MAX];  /**< "" for an inline cost */
+    char       name[MD_NAME_MAX];  /**< "" for an inline cost */
     mdc_row_t *rows;
     size_t     num_rows;
     int        line;
 } mdc_profile_t;
 
 typedef struct mdc_type {
-    char name[MDC_NAME_MAX];
-    char subdev[MDC_NAME_MAX];      /**< module name; "" = no subdevice */
+    char name[MD_NAME_MAX];
+    char subdev[MD_NAME_MAX];      /**< module name; "" = no subdevice */
     int  sysmsg;                    /**< carries system messages */
     int  line;                      /**< 0 = built in */
 } mdc_type_t;
@@ -62,7 +62,7 @@ typedef struct mdc_member {
 /* A piece of a network: a crossbar, a ring, a bus, or one link. */
 typedef struct mdc_segment {
     mdc_seg_kind_t kind;
-    char           name[MDC_NAME_MAX]; /**< "" for a link */
+    char           name[MD_NAME_MAX]; /**< "" for a link */
     int            network;
     int            ports;           /**< switch: number of ports */
     mdc_member_t  *members;
@@ -78,7 +78,7 @@ typedef struct mdc_trunk {
 } mdc_trunk_t;
 
 typedef struct mdc_network {
-    char              name[MDC_NAME_MAX];
+    char              name[MD_NAME_MAX];
     int               type;
     int               profile;
     md_nodeconf_kv_t *dev_params;   /**< dev.KEY=VALUE, for device lines */
@@ -105,8 +105,8 @@ typedef struct mdc_attach {
 } mdc_attach_t;
 
 typedef struct mdc_node {
-    char          name[MDC_NAME_MAX];
-    char          host[MDC_NAME_MAX];
+    char          name[MD_NAME_MAX];
+    char          host[MD_NAME_MAX];
     int           slots;
     int           forward;          /**< profile, MDC_FWD_NO or _UNSET */
     int           local_type;       /**< type for same-node peers */

@@ -119,7 +119,7 @@ static void print_nodes(FILE *out, const dot_t *c)
                 d->nodes[i].slots == 1 ? "" : "s");
     for (size_t s = 0; s < d->num_segments; s++) {
         const mdc_segment_t *seg = &d->segments[s];
-        char id[2 * MDC_NAME_MAX + 2];
+        char id[2 * MD_NAME_MAX + 2];
         if (seg->kind == MDC_SEG_LINK)
             continue;
         seg_id(d, s, id, sizeof(id));
@@ -135,7 +135,7 @@ static void print_edges(FILE *out, const dot_t *c)
 {
     const mdc_graph_t *g = c->g;
     const mdc_desc_t *d = g->desc;
-    char id[2 * MDC_NAME_MAX + 2], id2[2 * MDC_NAME_MAX + 2];
+    char id[2 * MD_NAME_MAX + 2], id2[2 * MD_NAME_MAX + 2];
 
     for (size_t s = 0; s < d->num_segments; s++) {
         const mdc_segment_t *seg = &d->segments[s];

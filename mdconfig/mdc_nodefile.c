@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "md_ipv4.h"
+#include "md_names.h"
+#include "md_nodeconf_out.h"
 #include "mdc_nodefile.h"
 
 static const mdc_desc_t *g_sort_desc;  /* qsort has no context argument */
@@ -15,17 +17,30 @@ static int cmp_by_name(const void *x, const void *y)
                   d->nodes[*(const uint32_t *)y].name);
 }
 
-uint32_t *mdc_nodes_by_name(const mdc_desc_t *desc)
+int mdc_peer_order_init(mdc_peer_order_t *o, const mdc_desc_t *desc)
 {
-    uint32_t *order = malloc((desc->num_nodes + 1) * sizeof(*order));
-
-    if (order == NULL)
-        return NULL;
+    o->node = malloc((desc->num_nodes + 1) * sizeof(*o->node));
+    o->follows = calloc(desc->num_nodes + 1, 1);
+    if (o->node == NULL || o->follows == NULL) {
+        mdc_peer_order_fini(o);
+        return -1;
+    }
     for (uint32_t i = 0; i < desc->num_nodes; i++)
-        order[i] = i;
+        o->node[i] = i;
     g_sort_desc = desc;                /* called once, before any thread */
-    qsort(order, desc->num_nodes, sizeof(*order), cmp_by_name);
-    return order;
+    qsort(o->node, desc->num_nodes, sizeof(*o->node), cmp_by_name);
+    for (uint32_t i = 1; i < desc->num_nodes; i++)
+        o->follows[i] = (uint8_t)md_names_follows(
+            desc->nodes[o->node[i - 1]].name, desc->nodes[o->node[i]].name);
+    return 0;
+}
+
+void mdc_peer_order_fini(mdc_peer_order_t *o)
+{
+    free(o->node);
+    free(o->follows);
+    o->node = NULL;
+    o->follows = NULL;
 }
 
 static const char *net_subdev(const mdc_desc_t *d, int net)
@@ -103,96 +118,170 @@ static int add_devices(md_nodeconf_t *conf, const mdc_desc_t *d,
     return 0;
 }
 
-/* Route lines to one peer: adjacent segments with the same subdevice and
- * next hop become one line.  What the peer's messages arrive on goes to
- * nets[] in size order, each once: by symmetry of the routes, the network
- * of a direct segment, or -1 (the forwarding receiver, "fwd") for a
- * segment through an intermediate node. */
-static int add_peer_routes(md_nodeconf_t *conf, const mdc_graph_t *g,
-                           const mdc_routes_t *r, uint32_t peer, int *nets,
-                           size_t *num_nets, uint8_t *used)
+/* One route line, or (subdev only) one arrive subdevice. */
+typedef struct line {
+    size_t      lo, hi;
+    const char *subdev;
+    int32_t     hop;                  /* -1: direct */
+} line_t;
+
+typedef struct peer_lines {
+    line_t *line;
+    size_t  num, cap;
+} peer_lines_t;
+
+static inline int push_line(peer_lines_t *pl, line_t l)
+{
+    if (pl->num == pl->cap) {
+        size_t cap = pl->cap ? 2 * pl->cap : 16;
+        line_t *x = realloc(pl->line, cap * sizeof(*x));
+        if (x == NULL)
+            return -1;
+        pl->line = x;
+        pl->cap = cap;
+    }
+    pl->line[pl->num++] = l;
+    return 0;
+}
+
+/* The route lines to peer: adjacent segments with the same subdevice and
+ * next hop become one line; to the node itself, its local subdevice. */
+static int route_lines(const mdc_graph_t *g, const mdc_routes_t *r,
+                       uint32_t peer, peer_lines_t *out)
 {
     const mdc_desc_t *d = g->desc;
-    const char *name = d->nodes[peer].name;
     uint32_t end = r->first[peer + 1];
 
-    *num_nets = 0;
+    out->num = 0;
+    if (peer == r->src)
+        return push_line(out, (line_t){ 0, MD_SIZE_INF,
+            d->types[d->nodes[peer].local_type].subdev, -1 });
     for (uint32_t i = r->first[peer]; i < end;) {
         const mdc_decision_t *x = &r->seg[i].dec;
         uint32_t j = i + 1;
         while (j < end && r->seg[j].dec.first_net == x->first_net &&
                r->seg[j].dec.next_hop == x->next_hop)
             j++;
-        if (md_nodeconf_add_route(conf, name, r->seg[i].lo, r->seg[j - 1].hi,
-                                  net_subdev(d, x->first_net),
-                                  x->next_hop < 0 ? NULL
-                                  : d->nodes[x->next_hop].name) != 0)
+        if (push_line(out, (line_t){ r->seg[i].lo, r->seg[j - 1].hi,
+                                     net_subdev(d, x->first_net),
+                                     x->next_hop }) != 0)
             return -1;
-        int arrival = x->next_hop < 0 ? x->first_net : -1;
-        size_t k = 0;
-        while (k < *num_nets && nets[k] != arrival)
-            k++;
-        if (k == *num_nets)
-            nets[(*num_nets)++] = arrival;
-        used[x->first_net] = 1;
         i = j;
     }
     return 0;
 }
 
-static int add_arrive(md_nodeconf_t *conf, const mdc_desc_t *d,
-                      const char *peer, const int *nets, size_t n)
+/* What the peer's messages arrive on, from its route lines, in size order,
+ * each once: by symmetry of the routes, the subdevice of a direct line, or
+ * the forwarding receiver ("fwd") for a line through an intermediate node. */
+static int arrive_list(const peer_lines_t *routes, peer_lines_t *out)
 {
-    const char *names[64];
-
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n && i < 64; i++)
-        names[i] = nets[i] < 0 ? MD_NODECONF_FORWARDED : net_subdev(d, nets[i]);
-    return md_nodeconf_add_arrive(conf, peer, names, n < 64 ? n : 64);
+    out->num = 0;
+    for (size_t i = 0; i < routes->num; i++) {
+        const char *on = routes->line[i].hop < 0 ? routes->line[i].subdev
+                                                 : MD_NODECONF_FORWARDED;
+        size_t k = 0;
+        while (k < out->num && strcmp(out->line[k].subdev, on) != 0)
+            k++;
+        if (k == out->num && push_line(out, (line_t){ 0, 0, on, -1 }) != 0)
+            return -1;
+    }
+    return 0;
 }
 
-md_nodeconf_t *mdc_nodefile_build(const mdc_graph_t *g,
-                                  const mdc_routes_t *r,
-                                  const uint32_t *by_name)
+static int same_lines(const peer_lines_t *x, const peer_lines_t *y)
+{
+    if (x->num != y->num)
+        return 0;
+    for (size_t i = 0; i < x->num; i++)
+        if (x->line[i].lo != y->line[i].lo || x->line[i].hi != y->line[i].hi ||
+            x->line[i].hop != y->line[i].hop ||
+            (x->line[i].subdev != y->line[i].subdev &&
+             strcmp(x->line[i].subdev, y->line[i].subdev) != 0))
+            return 0;
+    return 1;
+}
+
+/* A run of peers (consecutive in name order, names following each other)
+ * with the same lines, written as one range. */
+typedef struct run {
+    const char  *first, *last;
+    size_t       count;
+    peer_lines_t lines;
+} run_t;
+
+static void emit(md_nodeconf_out_t *o, const mdc_desc_t *d, const run_t *run,
+                 int arrive)
+{
+    const peer_lines_t *pl = &run->lines;
+
+    if (run->count == 0)
+        return;
+    if (arrive) {
+        md_nodeconf_out_arrive(o, run->first, run->last);
+        for (size_t i = 0; i < pl->num; i++)
+            md_nodeconf_out_word(o, pl->line[i].subdev);
+        md_nodeconf_out_end_line(o);
+        return;
+    }
+    for (size_t i = 0; i < pl->num; i++)
+        md_nodeconf_out_route(o, run->first, run->last, pl->line[i].lo,
+                              pl->line[i].hi, pl->line[i].subdev,
+                              pl->line[i].hop < 0 ? NULL
+                              : d->nodes[pl->line[i].hop].name);
+}
+
+/* Every peer's route lines (arrive = 0) or arrive line (arrive = 1), in
+ * name order, runs of peers with the same lines as ranges: the same
+ * compaction as md_nodeconf_write's. */
+static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
+                       const mdc_routes_t *r, const mdc_peer_order_t *order,
+                       int arrive)
 {
     const mdc_desc_t *d = g->desc;
-    uint32_t src = r->src;
-    const char *local = d->types[d->nodes[src].local_type].subdev;
-    md_nodeconf_t *conf = md_nodeconf_new(d->nodes[src].name);
-    uint8_t *used = calloc(d->num_networks + 1, 1);
-    int *nets = malloc((d->num_networks + 2) * sizeof(*nets));
-    size_t n;
+    peer_lines_t routes = { 0 }, cur = { 0 };
+    run_t run = { 0 };
+    int rc = 0;
 
-    if (conf == NULL || used == NULL || nets == NULL)
-        goto fail;
-    for (uint32_t i = 0; i < d->num_nodes; i++) {
-        uint32_t p = by_name[i];
-        if (p == src) {
-            if (md_nodeconf_add_route(conf, d->nodes[p].name, 0, MD_SIZE_INF,
-                                      local, NULL) != 0 ||
-                md_nodeconf_add_arrive(conf, d->nodes[p].name, &local, 1) != 0)
-                goto fail;
+    for (uint32_t i = 0; i < d->num_nodes && rc == 0; i++) {
+        uint32_t p = order->node[i];
+        const char *name = d->nodes[p].name;
+        if (route_lines(g, r, p, arrive ? &routes : &cur) != 0 ||
+            (arrive && arrive_list(&routes, &cur) != 0)) {
+            rc = -1;
+            break;
+        }
+        if (run.count > 0 && run.count < MD_NODECONF_RANGE_MAX &&
+            order->follows[i] && same_lines(&run.lines, &cur)) {
+            run.last = name;
+            run.count++;
             continue;
         }
-        if (add_peer_routes(conf, g, r, p, nets, &n, used) != 0 ||
-            add_arrive(conf, d, d->nodes[p].name, nets, n) != 0)
-            goto fail;
+        emit(o, d, &run, arrive);
+        peer_lines_t t = run.lines;    /* cur becomes the run's lines */
+        run.lines = cur;
+        cur = t;
+        run.first = run.last = name;
+        run.count = 1;
     }
-    if (add_devices(conf, d, src, used) != 0)
-        goto fail;
-    free(used);
-    free(nets);
-    return conf;
-fail:
-    md_nodeconf_free(conf);
-    free(used);
-    free(nets);
-    return NULL;
+    if (rc == 0)
+        emit(o, d, &run, arrive);
+    free(routes.line);
+    free(cur.line);
+    free(run.lines.line);
+    return rc;
 }
 
-int mdc_nodefile_write(FILE *f, const mdc_desc_t *d, uint32_t node,
-                       const md_nodeconf_t *conf)
+/* The networks some route to a peer starts on. */
+static void used_networks(const mdc_routes_t *r, uint32_t num_hosts,
+                          uint8_t *used)
+{
+    for (uint32_t i = r->first[0]; i < r->first[num_hosts]; i++)
+        used[r->seg[i].dec.first_net] = 1;
+}
+
+/* The comment line naming the description and the node. */
+static int write_comment(FILE *f, const mdc_desc_t *d, uint32_t node)
 {
     const mdc_node_t *n = &d->nodes[node];
     char src[sizeof(d->source)];
@@ -204,9 +293,33 @@ int mdc_nodefile_write(FILE *f, const mdc_desc_t *d, uint32_t node,
         if (c == '\0')
             break;
     }
-    if (fprintf(f, "# written by mdconfig from %s for node %s (host %s, "
-                "%d slot%s)\n", src, n->name, n->host, n->slots,
-                n->slots == 1 ? "" : "s") < 0)
-        return -1;
-    return md_nodeconf_write(f, conf);
+    return fprintf(f, "# written by mdconfig from %s for node %s (host %s, "
+                   "%d slot%s)\n", src, n->name, n->host, n->slots,
+                   n->slots == 1 ? "" : "s") < 0 ? -1 : 0;
+}
+
+int mdc_nodefile_write(FILE *f, const mdc_graph_t *g, const mdc_routes_t *r,
+                       const mdc_peer_order_t *order)
+{
+    const mdc_desc_t *d = g->desc;
+    md_nodeconf_t *conf = md_nodeconf_new(d->nodes[r->src].name);
+    uint8_t *used = calloc(d->num_networks + 1, 1);
+    md_nodeconf_out_t *o = NULL;
+    int rc = -1;
+
+    if (conf == NULL || used == NULL)
+        goto out;
+    used_networks(r, g->num_hosts, used);
+    if (add_devices(conf, d, r->src, used) != 0 || write_comment(f, d, r->src) != 0 ||
+        (o = md_nodeconf_out_new(f)) == NULL)
+        goto out;
+    md_nodeconf_out_head(o, conf);
+    rc = write_peers(o, g, r, order, 0) != 0 ||
+         write_peers(o, g, r, order, 1) != 0 ? -1 : 0;
+out:
+    if (o != NULL && md_nodeconf_out_finish(o) != 0)
+        rc = -1;
+    md_nodeconf_free(conf);
+    free(used);
+    return rc;
 }

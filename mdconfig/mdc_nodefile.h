@@ -9,17 +9,25 @@
 
 #include "mdc_route.h"
 
-/* Node indices sorted by name (byte order): the order of the file's route
- * lines, so that md_nodeconf only ever appends. */
-uint32_t *mdc_nodes_by_name(const mdc_desc_t *desc);
+/* The order of a file's peers, the same in every file: node indices
+ * sorted by name (byte order), and for each whether its name follows the
+ * previous one's (md_names_follows: the two may share a range). */
+typedef struct mdc_peer_order {
+    uint32_t *node;
+    uint8_t  *follows;
+} mdc_peer_order_t;
 
-/* Builds the configuration of routes->src; NULL on out of memory. */
-md_nodeconf_t *mdc_nodefile_build(const mdc_graph_t *g,
-                                  const mdc_routes_t *routes,
-                                  const uint32_t *by_name);
+/* 0, or -1 on out of memory. */
+int mdc_peer_order_init(mdc_peer_order_t *o, const mdc_desc_t *desc);
+void mdc_peer_order_fini(mdc_peer_order_t *o);
 
-/* Writes it with a comment header naming the description. */
-int mdc_nodefile_write(FILE *f, const mdc_desc_t *desc, uint32_t node,
-                       const md_nodeconf_t *conf);
+/* Writes routes->src's file to f: a comment naming the description, then
+ * the canonical form (md_nodeconf_write's bytes for the same content,
+ * peers with the same lines as ranges), streamed from the routes without
+ * building the node's md_nodeconf.  0, or -1 on a write error or out of
+ * memory. */
+int mdc_nodefile_write(FILE *f, const mdc_graph_t *g,
+                       const mdc_routes_t *routes,
+                       const mdc_peer_order_t *order);
 
 #endif /* MDC_NODEFILE_H */

@@ -57,10 +57,10 @@ int mdc_expect_name(mdc_parser_t *p, size_t idx, const char *what, char *out)
     if (idx >= l->num_tok)
         return mdc_perr(p, l->end_col, "expected %s, got end of line", what);
     const md_token_t *t = &l->tok[idx];
-    if (!md_name_valid(t->text, t->len, MDC_NAME_MAX - 1))
+    if (!md_name_valid(t->text, t->len, MD_NAME_MAX - 1))
         return mdc_perr(p, t->col, "expected %s ([A-Za-z0-9_.-], 1-63 "
                         "characters), got '%s'", what, mdc_quote(t, qb));
-    md_token_copy(t, out, MDC_NAME_MAX);
+    md_token_copy(t, out, MD_NAME_MAX);
     return 0;
 }
 
@@ -136,12 +136,12 @@ int mdc_parse_attrs(mdc_parser_t *p, size_t idx, mdc_attr_t *attrs,
 }
 
 int mdc_expand_names(mdc_parser_t *p, const md_token_t *t, size_t max,
-                     mdc_names_t *out)
+                     md_names_t *out)
 {
     char why[200];
     size_t off = 0;
 
-    if (mdc_names_expand(t->text, t->len, max, out, why, sizeof(why),
+    if (md_names_expand(t->text, t->len, max, out, why, sizeof(why),
                          &off) != 0)
         return mdc_perr(p, t->col + (int)off, "%s", why);
     return 0;
@@ -150,14 +150,14 @@ int mdc_expand_names(mdc_parser_t *p, const md_token_t *t, size_t max,
 int mdc_expand_nodes(mdc_parser_t *p, const md_token_t *t, int **nodes,
                      size_t *count)
 {
-    mdc_names_t names;
+    md_names_t names;
     char qb[MDC_QUOTE_BUF];
 
     if (mdc_expand_names(p, t, MDC_MAX_NODES, &names) != 0)
         return -1;
     *nodes = malloc(names.count * sizeof(**nodes));
     if (*nodes == NULL) {
-        mdc_names_free(&names);
+        md_names_free(&names);
         return mdc_perr(p, t->col, "out of memory");
     }
     for (size_t i = 0; i < names.count; i++) {
@@ -168,13 +168,13 @@ int mdc_expand_nodes(mdc_parser_t *p, const md_token_t *t, int **nodes,
                      names.name[i], ranged ? " (from '" : "",
                      ranged ? mdc_quote(t, qb) : "", ranged ? "')" : "");
             free(*nodes);
-            mdc_names_free(&names);
+            md_names_free(&names);
             return -1;
         }
         (*nodes)[i] = n;
     }
     *count = names.count;
-    mdc_names_free(&names);
+    md_names_free(&names);
     return 0;
 }
 

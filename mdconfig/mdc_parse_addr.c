@@ -117,12 +117,12 @@ static int node_addr_token(mdc_parser_t *p, size_t tok, int first, size_t count)
     const char *net = t->text + 5;
     size_t net_len = (size_t)(eq - net);
     char qb[MDC_QUOTE_BUF];
-    mdc_names_t list;
+    md_names_t list;
     size_t key_len = (size_t)(eq + 1 - t->text);
     md_token_t v = { eq + 1, t->len - key_len, t->col + (int)key_len };
     int rc = 0;
 
-    if (!md_name_valid(net, net_len, MDC_NAME_MAX - 1))
+    if (!md_name_valid(net, net_len, MD_NAME_MAX - 1))
         return mdc_perr(p, t->col + 5, "expected a network name ([A-Za-z0-9_.-]) after "
                         "'addr.', got '%s'", mdc_quote(t, qb));
     for (size_t i = 1; i < tok; i++) {
@@ -140,7 +140,7 @@ static int node_addr_token(mdc_parser_t *p, size_t tok, int first, size_t count)
         if (rc == 0)
             rc = add_ref(p, first + (int)k, &v, t->col + 5, net, net_len, addr);
     }
-    mdc_names_free(&list);
+    md_names_free(&list);
     return rc;
 }
 
@@ -161,7 +161,7 @@ static int check_ref(mdc_parser_t *p, const struct mdc_addr_ref *r, mdc_strmap_t
 {
     mdc_desc_t *d = p->d;
     mdc_node_t *n = &d->nodes[r->node];
-    char a[MD_IPV4_TEXT_MAX], key[MDC_NAME_MAX + MD_IPV4_TEXT_MAX + 1];
+    char a[MD_IPV4_TEXT_MAX], key[MD_NAME_MAX + MD_IPV4_TEXT_MAX + 1];
     int net = mdc_strmap_get(&d->network_map, r->net);
 
     md_ipv4_format(r->addr, a);

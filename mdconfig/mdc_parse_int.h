@@ -24,7 +24,7 @@ typedef struct mdc_parser {
     size_t           num_locals;
     struct mdc_addr_ref {           /* addr.NET=, checked at the end */
         int      node, line, col, net_col;
-        char     net[MDC_NAME_MAX];
+        char     net[MD_NAME_MAX];
         uint32_t addr;
     }               *addrs;
     size_t           num_addrs;
@@ -74,7 +74,7 @@ int mdc_parse_attrs(mdc_parser_t *p, size_t idx, mdc_attr_t *attrs,
 
 /* Expands a name list token; names must (or must not) be declared nodes. */
 int mdc_expand_names(mdc_parser_t *p, const md_token_t *t, size_t max,
-                     mdc_names_t *out);
+                     md_names_t *out);
 /* A node name list of declared nodes, as indices (malloc'd). */
 int mdc_expand_nodes(mdc_parser_t *p, const md_token_t *t, int **nodes,
                      size_t *count);

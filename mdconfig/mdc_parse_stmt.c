@@ -11,7 +11,7 @@
 int mdc_parse_type(mdc_parser_t *p)
 {
     mdc_desc_t *d = p->d;
-    char name[MDC_NAME_MAX], qb[MDC_QUOTE_BUF];
+    char name[MD_NAME_MAX], qb[MDC_QUOTE_BUF];
     mdc_attr_t attrs[] = { { .key = "subdevice" }, { .key = "sysmsg" } };
 
     if (mdc_expect_name(p, 1, "a type name", name) != 0)
@@ -36,11 +36,11 @@ int mdc_parse_type(mdc_parser_t *p)
         const md_token_t *v = &attrs[0].val;
         if (md_token_is(v, "none"))
             t->subdev[0] = '\0';
-        else if (!md_name_valid(v->text, v->len, MDC_NAME_MAX - 1))
+        else if (!md_name_valid(v->text, v->len, MD_NAME_MAX - 1))
             return mdc_perr(p, v->col, "expected a module name or none, got "
                             "'%s'", mdc_quote(v, qb));
         else
-            md_token_copy(v, t->subdev, MDC_NAME_MAX);
+            md_token_copy(v, t->subdev, MD_NAME_MAX);
     }
     if (attrs[1].tok != NULL) {
         const md_token_t *v = &attrs[1].val;
@@ -56,7 +56,7 @@ int mdc_parse_type(mdc_parser_t *p)
 int mdc_parse_profile(mdc_parser_t *p)
 {
     mdc_desc_t *d = p->d;
-    char name[MDC_NAME_MAX];
+    char name[MD_NAME_MAX];
     mdc_attr_t attrs[] = { { .key = "from" }, { .key = "latency" },
                            { .key = "bandwidth" } };
     size_t from = 0;
@@ -118,7 +118,7 @@ int mdc_parse_forward(mdc_parser_t *p)
 }
 
 static int node_hosts(mdc_parser_t *p, const mdc_attr_t *a, size_t count,
-                      mdc_names_t *hosts)
+                      md_names_t *hosts)
 {
     if (a->tok == NULL)
         return 0;
@@ -131,7 +131,7 @@ static int node_hosts(mdc_parser_t *p, const mdc_attr_t *a, size_t count,
         else
             mdc_perr(p, a->val.col, "expected 1 or %zu host names, got %zu",
                      count, hosts->count);
-        mdc_names_free(hosts);
+        md_names_free(hosts);
         return -1;
     }
     return 0;
@@ -155,8 +155,8 @@ static int node_local(mdc_parser_t *p, const mdc_attr_t *a, int *type)
     return 0;
 }
 
-static int add_nodes(mdc_parser_t *p, const mdc_names_t *names,
-                     const mdc_names_t *hosts, int slots, int fwd, int local,
+static int add_nodes(mdc_parser_t *p, const md_names_t *names,
+                     const md_names_t *hosts, int slots, int fwd, int local,
                      const mdc_attr_t *local_attr, size_t name_tok)
 {
     mdc_desc_t *d = p->d;
@@ -196,28 +196,28 @@ static int add_nodes(mdc_parser_t *p, const mdc_names_t *names,
 
 /* The node name lists of a node line (several allowed), concatenated. */
 static int node_names(mdc_parser_t *p, const size_t *pos, size_t n,
-                      mdc_names_t *names)
+                      md_names_t *names)
 {
     for (size_t i = 0; i < n; i++) {
-        mdc_names_t part;
+        md_names_t part;
         if (mdc_expand_names(p, &p->l->tok[pos[i]], MDC_MAX_NODES, &part) != 0)
             return -1;
         if (part.count > MDC_MAX_NODES - names->count) {
-            mdc_names_free(&part);
+            md_names_free(&part);
             return mdc_perr(p, p->l->tok[pos[i]].col, "expected at most %d "
                             "nodes in a description", MDC_MAX_NODES);
         }
         void *grown = realloc(names->name, (names->count + part.count) *
                                                sizeof(*names->name));
         if (grown == NULL) {
-            mdc_names_free(&part);
+            md_names_free(&part);
             return mdc_perr(p, 1, "out of memory");
         }
         names->name = grown;
         memcpy(names->name + names->count, part.name,
                part.count * sizeof(*part.name));
         names->count += part.count;
-        mdc_names_free(&part);
+        md_names_free(&part);
     }
     return 0;
 }
@@ -229,7 +229,7 @@ int mdc_parse_node(mdc_parser_t *p)
     mdc_attr_t attrs[] = { { .key = "host" }, { .key = "slots" },
                            { .key = "forward" }, { .key = "local" },
                            { .key = "addr.", .hint = "NET" } };
-    mdc_names_t names = { 0 }, hosts = { 0 };
+    md_names_t names = { 0 }, hosts = { 0 };
     unsigned long slots = 1;
     int fwd = MDC_FWD_UNSET, local, rc = -1;
     size_t *pos = calloc(p->l->num_tok, sizeof(*pos)), num_pos;
@@ -259,8 +259,8 @@ int mdc_parse_node(mdc_parser_t *p)
                                   names.count);
 out:
     free(pos);
-    mdc_names_free(&names);
-    mdc_names_free(&hosts);
+    md_names_free(&names);
+    md_names_free(&hosts);
     return rc;
 }
 
@@ -296,7 +296,7 @@ static int network_dev_params(mdc_parser_t *p, mdc_network_t *net)
         if (t->len < 4 || memcmp(t->text, "dev.", 4) != 0 || eq == NULL)
             continue;
         size_t klen = (size_t)(eq - t->text) - 4;
-        if (!md_name_valid(t->text + 4, klen, MDC_NAME_MAX - 1))
+        if (!md_name_valid(t->text + 4, klen, MD_NAME_MAX - 1))
             return mdc_perr(p, t->col + 4, "expected a parameter key "
                             "([A-Za-z0-9_.-]) after 'dev.', got '%s'",
                             mdc_quote(t, qb));
@@ -377,7 +377,7 @@ static int network_cost(mdc_parser_t *p, const mdc_attr_t *attrs)
 int mdc_parse_network(mdc_parser_t *p)
 {
     mdc_desc_t *d = p->d;
-    char name[MDC_NAME_MAX];
+    char name[MD_NAME_MAX];
     mdc_attr_t attrs[] = { { .key = "latency" }, { .key = "bandwidth" },
                            { .key = "profile" }, { .key = "type" },
                            { .key = "subnet" }, { .key = "iface" },

@@ -13,7 +13,7 @@ static const char *const kind_names[] = { "switch", "ring", "bus", "link" };
 
 static int find_network(mdc_parser_t *p, size_t idx)
 {
-    char name[MDC_NAME_MAX], qb[MDC_QUOTE_BUF];
+    char name[MD_NAME_MAX], qb[MDC_QUOTE_BUF];
 
     if (mdc_expect_name(p, idx, "a network name", name) != 0)
         return -1;
@@ -183,7 +183,7 @@ static int segment_name(mdc_parser_t *p, int net, char *name, char *key)
 {
     if (mdc_expect_name(p, 2, "a segment name", name) != 0)
         return -1;
-    snprintf(key, 2 * MDC_NAME_MAX + 2, "%s/%s", p->d->networks[net].name,
+    snprintf(key, 2 * MD_NAME_MAX + 2, "%s/%s", p->d->networks[net].name,
              name);
     int old = mdc_strmap_get(&p->d->segment_map, key);
     if (old >= 0)
@@ -196,7 +196,7 @@ static int segment_name(mdc_parser_t *p, int net, char *name, char *key)
 /* switch NET NAME [ports=N] MEMBER... | ring NET NAME MEMBER... | bus ... */
 int mdc_parse_segment(mdc_parser_t *p, mdc_seg_kind_t kind)
 {
-    char name[MDC_NAME_MAX], key[2 * MDC_NAME_MAX + 2];
+    char name[MD_NAME_MAX], key[2 * MD_NAME_MAX + 2];
     mdc_attr_t attrs[] = { { .key = "ports" } };
     size_t num_attrs = kind == MDC_SEG_SWITCH ? 1 : 0, num_pos;
     port_alloc_t pa = { .limit = MDC_MAX_PORTS, .highest = -1 };
@@ -251,7 +251,7 @@ out:
 
 static int link_end(mdc_parser_t *p, size_t idx)
 {
-    char name[MDC_NAME_MAX], qb[MDC_QUOTE_BUF];
+    char name[MD_NAME_MAX], qb[MDC_QUOTE_BUF];
 
     if (mdc_expect_name(p, idx, "a node name", name) != 0)
         return -1;
@@ -266,7 +266,7 @@ static int link_end(mdc_parser_t *p, size_t idx)
 int mdc_parse_link(mdc_parser_t *p)
 {
     mdc_desc_t *d = p->d;
-    char key[3 * MDC_NAME_MAX + 3];
+    char key[3 * MD_NAME_MAX + 3];
     int net, a, b;
 
     if ((net = find_network(p, 1)) < 0 || (a = link_end(p, 2)) < 0 ||
@@ -298,7 +298,7 @@ int mdc_parse_link(mdc_parser_t *p)
 
 static int trunk_end(mdc_parser_t *p, int net, size_t idx)
 {
-    char name[MDC_NAME_MAX], key[2 * MDC_NAME_MAX + 2];
+    char name[MD_NAME_MAX], key[2 * MD_NAME_MAX + 2];
 
     if (mdc_expect_name(p, idx, "a switch name", name) != 0)
         return -1;

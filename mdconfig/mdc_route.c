@@ -25,6 +25,8 @@ void mdc_router_free(mdc_router_t *r)
     mdc_treepool_fini(&r->pool);
     free(r->bounds);
     free(r->iv_of);
+    mdc_routes_fini(&r->prev);
+    free(r->prev_sig.hop);
     free(r);
 }
 
@@ -69,6 +71,7 @@ static int begin(const mdc_graph_t *g, mdc_routes_t *out, uint32_t src)
     out->src = src;
     out->num_seg = 0;
     out->dijkstra_runs = 0;
+    out->copied = 0;
     if (out->first == NULL &&
         (out->first = malloc((g->num_hosts + 1) * sizeof(*out->first))) ==
             NULL)
@@ -94,7 +97,7 @@ static int from_own_trees(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
                 break;
             mdc_decision_t dec = {
                 e->first_net, e->first_host == (int32_t)d ? -1 : e->first_host,
-                e->pathkey, e->relays, e->nosys };
+                e->pathkey, e->relays, e->nosys, 0 };
             if (add_seg(out, out->first[d], res->lo[i], res->hi[i], &dec) != 0)
                 return -1;
         }
@@ -141,36 +144,41 @@ typedef struct line_label {
     int                     ok;
 } line_label_t;
 
-static int sec_less(const line_label_t *x, const line_label_t *y)
+/* *tie_used: the first hops' hashes decided (they differ between nodes
+ * that otherwise share their routes). */
+static int sec_less(const line_label_t *x, const line_label_t *y,
+                    int *tie_used)
 {
     if (x->e->relays != y->e->relays)
         return x->e->relays < y->e->relays;
     uint32_t rx = x->hop->rank + x->e->rank, ry = y->hop->rank + y->e->rank;
     if (rx != ry)
         return rx < ry;
+    *tie_used = 1;
     return x->hop->tie + x->e->tie < y->hop->tie + y->e->tie;
 }
 
 /* Does candidate x beat y at size s? */
-static int beats(const line_label_t *x, const line_label_t *y, size_t s)
+static int beats(const line_label_t *x, const line_label_t *y, size_t s,
+                 int *tie_used)
 {
     mdc_u128 cx = x->a + x->b * s, cy = y->a + y->b * s;
 
-    return cx != cy ? cx < cy : sec_less(x, y);
+    return cx != cy ? cx < cy : sec_less(x, y, tie_used);
 }
 
 #define NEVER ((mdc_u128)1 << 64)     /* beyond every size */
 
 /* First size >= from at which x beats the current best y, or NEVER. */
 static mdc_u128 overtakes(const line_label_t *x, const line_label_t *y,
-                          size_t from)
+                          size_t from, int *tie_used)
 {
     if (x->b >= y->b)
         return NEVER;
     if (x->a < y->a)
         return from;
     mdc_u128 m = y->b - x->b, da = x->a - y->a, s = da / m;
-    if (da % m != 0 || !sec_less(x, y))
+    if (da % m != 0 || !sec_less(x, y, tie_used))
         s++;
     return s < from ? from : s;
 }
@@ -251,7 +259,7 @@ static int envelope(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
                     const mdc_line_t *hop)
 {
     const mdc_graph_t *g = r->g;
-    line_label_t l[8];
+    line_label_t l[MDC_MAX_HUBS];
     size_t lo = r->bounds[j], hi = j + 1 < nb ? r->bounds[j + 1] - 1
                                               : SIZE_MAX;
     int any = 0;
@@ -266,11 +274,13 @@ static int envelope(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
         size_t best = nc;
         mdc_u128 next = NEVER;
         for (size_t i = 0; i < nc; i++)
-            if (l[i].ok && (best == nc || beats(&l[i], &l[best], s)))
+            if (l[i].ok &&
+                (best == nc || beats(&l[i], &l[best], s, &r->tie_used)))
                 best = i;
         for (size_t i = 0; i < nc; i++)
             if (l[i].ok && i != best && s < SIZE_MAX) {
-                mdc_u128 o = overtakes(&l[i], &l[best], s + 1);
+                mdc_u128 o = overtakes(&l[i], &l[best], s + 1,
+                                       &r->tie_used);
                 if (o < next)
                     next = o;
             }
@@ -278,7 +288,8 @@ static int envelope(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
         mdc_decision_t dec = { c[best].e->network,
                                e->first_host == (int32_t)d ? -1 : e->first_host,
                                c[best].key + e->pathkey, e->relays,
-                               (uint8_t)(e->nosys | !c[best].e->sysmsg) };
+                               (uint8_t)(e->nosys | !c[best].e->sysmsg),
+                               (uint8_t)best };
         size_t end = next - 1 >= hi ? hi : (size_t)(next - 1);
         if (add_seg(out, out->first[d], s, end, &dec) != 0)
             return -1;
@@ -288,11 +299,129 @@ static int envelope(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
     }
 }
 
+/* The routes to d from the candidates: 0, or -1 on out of memory. */
+static int routes_to(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
+                     size_t nc, size_t nb, uint32_t d, const mdc_line_t *hop)
+{
+    for (size_t j = 0; j < nb; j++) {
+        int rc = envelope(r, out, c, nc, nb, j, d, hop);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
+    }
+    return 0;
+}
+
+/* The signature of src's candidates (hop: this source's hop lines). */
+static int make_sig(mdc_hub_sig_t *sig, const cand_t *c, size_t nc,
+                    size_t nb, const mdc_line_t *hop)
+{
+    if (nc * nb > sig->cap_hop) {
+        mdc_line_t *h = realloc(sig->hop, nc * nb * sizeof(*h));
+        if (h == NULL)
+            return -1;
+        sig->hop = h;
+        sig->cap_hop = nc * nb;
+    }
+    sig->nc = nc;
+    sig->nb = nb;
+    for (size_t i = 0; i < nc; i++) {
+        sig->hub[i] = c[i].e->to;
+        sig->network[i] = c[i].e->network;
+        sig->sysmsg[i] = c[i].e->sysmsg;
+        sig->rank[i] = c[i].e->rank;
+        sig->key[i] = c[i].key;
+    }
+    memcpy(sig->hop, hop, nc * nb * sizeof(*hop));
+    return 0;
+}
+
+static int same_sig(const mdc_hub_sig_t *x, const cand_t *c, size_t nc,
+                    size_t nb, const mdc_line_t *hop)
+{
+    if (x->nc != nc || x->nb != nb)
+        return 0;
+    for (size_t i = 0; i < nc; i++)
+        if (x->hub[i] != c[i].e->to || x->network[i] != c[i].e->network ||
+            x->sysmsg[i] != c[i].e->sysmsg || x->rank[i] != c[i].e->rank)
+            return 0;
+    for (size_t k = 0; k < nc * nb; k++)
+        if (x->hop[k].a != hop[k].a || x->hop[k].b != hop[k].b)
+            return 0;
+    return 1;
+}
+
+/* Keeps out (computed afresh) for the next nodes with the same signature. */
+static int keep(mdc_router_t *r, const mdc_routes_t *out, const cand_t *c,
+                size_t nc, size_t nb, const mdc_line_t *hop)
+{
+    const mdc_graph_t *g = r->g;
+    mdc_routes_t *p = &r->prev;
+
+    r->prev_valid = 0;
+    if (r->no_reuse || r->tie_used)
+        return 0;
+    if (p->first == NULL &&
+        (p->first = malloc((g->num_hosts + 1) * sizeof(*p->first))) == NULL)
+        return -1;
+    if (out->num_seg > p->cap_seg) {
+        mdc_rseg_t *seg = realloc(p->seg, out->num_seg * sizeof(*seg));
+        if (seg == NULL)
+            return -1;
+        p->seg = seg;
+        p->cap_seg = out->num_seg;
+    }
+    memcpy(p->first, out->first, (g->num_hosts + 1) * sizeof(*p->first));
+    memcpy(p->seg, out->seg, out->num_seg * sizeof(*p->seg));
+    p->num_seg = out->num_seg;
+    p->src = out->src;
+    if (make_sig(&r->prev_sig, c, nc, nb, hop) != 0)
+        return -1;
+    r->prev_valid = 1;
+    return 0;
+}
+
+/* src's routes from those of the last node with the same signature: the
+ * same for every other node d (each is the best over the same hubs of the
+ * same hop cost plus the hub's path to d, and no tie needed the first
+ * hop's hash), their path keys shifted to src's own first hop; the route
+ * to that node itself is computed, and none to src. */
+static int from_prev(mdc_router_t *r, uint32_t src, mdc_routes_t *out,
+                     const cand_t *c, size_t nc, size_t nb,
+                     const mdc_line_t *hop)
+{
+    const mdc_graph_t *g = r->g;
+    const mdc_routes_t *p = &r->prev;
+    uint64_t shift[MDC_MAX_HUBS];
+
+    for (size_t i = 0; i < nc; i++)
+        shift[i] = c[i].key - r->prev_sig.key[i];
+    for (uint32_t d = 0; d < g->num_hosts; d++) {
+        out->first[d] = (uint32_t)out->num_seg;
+        if (d == src)
+            continue;
+        if (d == p->src) {
+            if (routes_to(r, out, c, nc, nb, d, hop) != 0)
+                return -1;
+            continue;
+        }
+        for (uint32_t k = p->first[d]; k < p->first[d + 1]; k++) {
+            mdc_decision_t dec = p->seg[k].dec;
+            dec.pathkey += shift[dec.cand];
+            if (add_seg(out, out->first[d], p->seg[k].lo, p->seg[k].hi,
+                        &dec) != 0)
+                return -1;
+        }
+    }
+    out->first[g->num_hosts] = (uint32_t)out->num_seg;
+    return 0;
+}
+
 static int from_hubs(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
 {
     const mdc_graph_t *g = r->g;
-    cand_t c[8];
+    cand_t c[MDC_MAX_HUBS];
     size_t nc = 0, nb;
+    int rc = -1;
 
     for (uint32_t ei = g->first[src]; ei < g->first[src + 1]; ei++) {
         c[nc].e = &g->edges[ei];
@@ -311,21 +440,23 @@ static int from_hubs(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
         for (size_t j = 0; j < nb; j++)
             hop[i * nb + j] = mdc_edge_line(g, c[i].e,
                                             c[i].res->cls[r->iv_of[i * nb + j]]);
+    if (r->prev_valid && !r->no_reuse && same_sig(&r->prev_sig, c, nc, nb, hop)) {
+        rc = from_prev(r, src, out, c, nc, nb, hop);
+        out->copied = 1;
+        free(hop);
+        return rc;
+    }
+    r->tie_used = 0;
     for (uint32_t d = 0; d < g->num_hosts; d++) {
         out->first[d] = (uint32_t)out->num_seg;
-        for (size_t j = 0; j < nb && d != src; j++) {
-            int rc = envelope(r, out, c, nc, nb, j, d, hop);
-            if (rc < 0) {
-                free(hop);
-                return -1;
-            }
-            if (rc > 0)
-                break;
-        }
+        if (d != src && routes_to(r, out, c, nc, nb, d, hop) != 0)
+            goto out;
     }
-    free(hop);
     out->first[g->num_hosts] = (uint32_t)out->num_seg;
-    return 0;
+    rc = keep(r, out, c, nc, nb, hop);
+out:
+    free(hop);
+    return rc;
 }
 
 /* Hubs only (no point-to-point link), and few of them. */
@@ -333,7 +464,7 @@ static int use_hubs(const mdc_graph_t *g, uint32_t src)
 {
     uint32_t n = g->first[src + 1] - g->first[src];
 
-    if (n == 0 || n > 8)
+    if (n == 0 || n > MDC_MAX_HUBS)
         return 0;
     for (uint32_t ei = g->first[src]; ei < g->first[src + 1]; ei++)
         if (g->edges[ei].kind != MDC_EDGE_INGRESS)

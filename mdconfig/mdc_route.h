@@ -23,6 +23,7 @@ typedef struct mdc_decision {
     uint64_t pathkey;               /**< identity of the whole path */
     uint32_t relays;
     uint8_t  nosys;                 /**< some hop cannot carry sysmsgs */
+    uint8_t  cand;                  /**< routes from hubs: which hub */
 } mdc_decision_t;
 
 typedef struct mdc_rseg {
@@ -37,9 +38,26 @@ typedef struct mdc_routes {
     mdc_rseg_t *seg;
     size_t      num_seg, cap_seg;
     size_t      dijkstra_runs;      /**< done for this node (cache misses) */
+    int         copied;             /**< from the previous node's routes */
 } mdc_routes_t;
 
 #define MDC_ROOT_CACHE 16
+#define MDC_MAX_HUBS   8            /**< more: the node's own trees */
+
+/* What a node's routes from hubs depend on, besides the hubs' trees:
+ * nodes with the same one (on the same switches, rings and buses, at the
+ * same cost) get the same routes, apart from the tie-break hash of their
+ * own first hop and the path keys that include it. */
+typedef struct mdc_hub_sig {
+    size_t      nc, nb;
+    uint32_t    hub[MDC_MAX_HUBS];
+    uint16_t    network[MDC_MAX_HUBS];
+    uint8_t     sysmsg[MDC_MAX_HUBS];
+    uint32_t    rank[MDC_MAX_HUBS];
+    uint64_t    key[MDC_MAX_HUBS];  /**< not compared: the pathkey shift */
+    mdc_line_t *hop;                /**< [hub * nb + piece] */
+    size_t      cap_hop;
+} mdc_hub_sig_t;
 
 /* Per-thread state: trees, the hub cache, scratch. */
 typedef struct mdc_router {
@@ -52,6 +70,15 @@ typedef struct mdc_router {
     size_t            *bounds;      /* scratch: combined breakpoints */
     size_t            *iv_of;       /* scratch: [hub * bounds + j] */
     size_t             cap_bounds, cap_iv_of;
+    /* The last routes computed from hubs afresh, and what they depend on:
+     * the next node with the same signature copies them (see from_prev in
+     * mdc_route.c) unless a tie between hubs was broken by the first
+     * hop's hash (tie_used), which differs from node to node. */
+    mdc_routes_t       prev;
+    mdc_hub_sig_t      prev_sig;
+    int                prev_valid;
+    int                tie_used;
+    int                no_reuse;    /**< tests: always compute afresh */
 } mdc_router_t;
 
 mdc_router_t *mdc_router_new(const mdc_graph_t *g);

@@ -17,7 +17,8 @@ typedef struct run {
     const mdc_graph_t *g;
     mdc_visit_fn       fn;
     void              *ctx;
-    uint32_t          *order;
+    const uint32_t    *order;        /* the sources, in the order taken */
+    uint32_t           count;
     uint32_t           next;         /* atomic: next chunk start */
     int                failed;       /* atomic */
 } run_t;
@@ -65,6 +66,7 @@ static void examine(mdc_problems_t *p, const mdc_graph_t *g,
 {
     p->dijkstra_runs += r->dijkstra_runs;
     p->intervals += r->num_seg;
+    p->copied += (size_t)r->copied;
     for (uint32_t h = 0; h < g->num_hosts; h++) {
         if (h == r->src)
             continue;
@@ -102,11 +104,10 @@ static void *work(void *arg)
     for (;;) {
         uint32_t start = __atomic_fetch_add(&run->next, CHUNK,
                                             __ATOMIC_RELAXED);
-        if (start >= run->g->num_hosts ||
+        if (start >= run->count ||
             __atomic_load_n(&run->failed, __ATOMIC_RELAXED))
             break;
-        for (uint32_t i = start; i < start + CHUNK && i < run->g->num_hosts;
-             i++) {
+        for (uint32_t i = start; i < start + CHUNK && i < run->count; i++) {
             if (mdc_route_source(router, run->order[i], &routes) != 0 ||
                 (examine(&w->prob, run->g, &routes),
                  run->fn != NULL && run->fn(run->ctx, w->id, &routes) != 0)) {
@@ -136,6 +137,7 @@ static void merge(mdc_problems_t *into, const mdc_problems_t *p)
     into->nosys += p->nosys;
     into->dijkstra_runs += p->dijkstra_runs;
     into->intervals += p->intervals;
+    into->copied += p->copied;
 }
 
 /* Nodes by their first hub (the lowest vertex they reach in one edge),
@@ -172,25 +174,19 @@ static uint32_t *hub_order(const mdc_graph_t *g)
     return order;
 }
 
-int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
-                        void *ctx, mdc_problems_t *problems)
+/* Routes order[0..count) on n threads (the caller is worker 0). */
+static int run_sources(const mdc_graph_t *g, const uint32_t *order,
+                       uint32_t count, int n, mdc_visit_fn fn, void *ctx,
+                       mdc_problems_t *problems)
 {
-    run_t run = { g, fn, ctx, NULL, 0, 0 };
-    int n = mdc_run_threads(threads);
+    run_t run = { g, fn, ctx, order, count, 0, 0 };
     worker_t *w;
 
-    if (n < 0)
-        return -1;
-
-    if ((uint32_t)n > g->num_hosts)
-        n = g->num_hosts > 0 ? (int)g->num_hosts : 1;
+    if ((uint32_t)n > count)
+        n = count > 0 ? (int)count : 1;
     w = calloc((size_t)n, sizeof(*w));
-    run.order = hub_order(g);
-    if (w == NULL || run.order == NULL) {
-        free(w);
-        free(run.order);
+    if (w == NULL)
         return -1;
-    }
     memset(problems, 0, sizeof(*problems));
     for (int i = 0; i < n; i++) {
         w[i].run = &run;
@@ -202,14 +198,34 @@ int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
         }
     }
     if (!run.failed)
-        work(&w[0]);                   /* the caller is worker 0 */
+        work(&w[0]);
     for (int i = 1; i < n; i++)
         pthread_join(w[i].thread, NULL);
     for (int i = 0; i < n; i++)
         merge(problems, &w[i].prob);
     free(w);
-    free(run.order);
     return run.failed ? -1 : 0;
+}
+
+int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
+                        void *ctx, mdc_problems_t *problems)
+{
+    int n = mdc_run_threads(threads);
+
+    if (n < 0)
+        return -1;
+    uint32_t *order = hub_order(g);
+    if (order == NULL)
+        return -1;
+    int rc = run_sources(g, order, g->num_hosts, n, fn, ctx, problems);
+    free(order);
+    return rc;
+}
+
+int mdc_for_one_source(const mdc_graph_t *g, uint32_t src, mdc_visit_fn fn,
+                       void *ctx, mdc_problems_t *problems)
+{
+    return run_sources(g, &src, 1, 1, fn, ctx, problems);
 }
 
 int mdc_problems_report(FILE *f, const char *prefix, const mdc_desc_t *d,

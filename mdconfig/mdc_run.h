@@ -20,6 +20,8 @@ typedef struct mdc_problems {
     size_t   nosys_lo;
     size_t   dijkstra_runs;
     size_t   intervals;             /**< route segments, all sources */
+    size_t   copied;                /**< sources whose routes were copied
+                                         from the previous one's */
 } mdc_problems_t;
 
 /* Called once per source, from worker `worker` (0..threads-1).  Nonzero
@@ -33,6 +35,11 @@ int mdc_run_threads(int threads);
 /* 0, or -1 if a visitor failed or memory ran out. */
 int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
                         void *ctx, mdc_problems_t *problems);
+
+/* The same for the one source src (mdconfig --node): problems are those
+ * of src's own routes. */
+int mdc_for_one_source(const mdc_graph_t *g, uint32_t src, mdc_visit_fn fn,
+                       void *ctx, mdc_problems_t *problems);
 
 /* Prints the problems to f, each line starting with prefix; returns how
  * many kinds were found. */

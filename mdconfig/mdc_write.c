@@ -12,7 +12,8 @@
 typedef struct writer {
     const mdc_graph_t *g;
     const char        *dir;
-    uint32_t          *by_name;
+    mdc_peer_order_t   order;
+    int64_t            only;         /* the one node written, or -1: all */
     char               err[4200];    /* first error; guarded by failed */
     int                failed;       /* atomic */
 } writer_t;
@@ -33,18 +34,16 @@ static int write_one(void *ctx, int worker, const mdc_routes_t *r)
 
     (void)worker;
     file_name(path, sizeof(path), w->dir, d->nodes[r->src].name, 1);
-    md_nodeconf_t *conf = mdc_nodefile_build(w->g, r, w->by_name);
-    FILE *f = conf != NULL ? fopen(path, "w") : NULL;
+    FILE *f = fopen(path, "w");
     if (f != NULL) {
         setvbuf(f, buf, _IOFBF, sizeof(buf));
-        rc = mdc_nodefile_write(f, d, r->src, conf);
+        rc = mdc_nodefile_write(f, w->g, r, &w->order);
         if (fclose(f) != 0)
             rc = -1;
     }
     if (rc != 0 && __atomic_exchange_n(&w->failed, 1, __ATOMIC_RELAXED) == 0)
         snprintf(w->err, sizeof(w->err), "%s: %s", path,
-                 conf == NULL ? "out of memory" : strerror(errno));
-    md_nodeconf_free(conf);
+                 errno != 0 ? strerror(errno) : "out of memory");
     return rc;
 }
 
@@ -56,6 +55,8 @@ static int finish(const writer_t *w, int keep)
     int rc = 0;
 
     for (size_t i = 0; i < d->num_nodes; i++) {
+        if (w->only >= 0 && (int64_t)i != w->only)
+            continue;
         file_name(tmp, sizeof(tmp), w->dir, d->nodes[i].name, 1);
         file_name(final, sizeof(final), w->dir, d->nodes[i].name, 0);
         if (keep && rename(tmp, final) != 0) {
@@ -92,10 +93,10 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
-                  mdc_problems_t *problems)
+static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
+                       int64_t only, mdc_problems_t *problems)
 {
-    writer_t w = { .g = g, .dir = outdir };
+    writer_t w = { .g = g, .dir = outdir, .only = only };
     struct stat st;
 
     if (make_dirs(outdir) != 0) {
@@ -107,13 +108,14 @@ int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
         fprintf(stderr, "mdconfig: error: %s is not a directory\n", outdir);
         return -1;
     }
-    w.by_name = mdc_nodes_by_name(g->desc);
-    if (w.by_name == NULL) {
+    if (mdc_peer_order_init(&w.order, g->desc) != 0) {
         fprintf(stderr, "mdconfig: error: out of memory\n");
         return -1;
     }
-    int rc = mdc_for_each_source(g, threads, write_one, &w, problems);
-    free(w.by_name);
+    int rc = only >= 0
+        ? mdc_for_one_source(g, (uint32_t)only, write_one, &w, problems)
+        : mdc_for_each_source(g, threads, write_one, &w, problems);
+    mdc_peer_order_fini(&w.order);
     if (rc != 0) {
         fprintf(stderr, "mdconfig: error: %s\n",
                 w.failed ? w.err : "out of memory");
@@ -125,4 +127,16 @@ int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
         return 1;
     }
     return finish(&w, 1);
+}
+
+int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
+                  mdc_problems_t *problems)
+{
+    return write_nodes(g, outdir, threads, -1, problems);
+}
+
+int mdc_write_node(const mdc_graph_t *g, const char *outdir, uint32_t node,
+                   mdc_problems_t *problems)
+{
+    return write_nodes(g, outdir, 1, node, problems);
 }

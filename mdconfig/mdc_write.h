@@ -14,4 +14,10 @@
 int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
                   mdc_problems_t *problems);
 
+/* Only node's file (mdconfig --node): its routes alone, so it takes a few
+ * Dijkstra runs however large the cluster; the problems checked are those
+ * of node's own routes.  Returns as mdc_write_all. */
+int mdc_write_node(const mdc_graph_t *g, const char *outdir, uint32_t node,
+                   mdc_problems_t *problems);
+
 #endif /* MDC_WRITE_H */

@@ -2,9 +2,10 @@
  * mdconfig - the multidevice configurator (doc/mdconfig.md).
  *
  *   mdconfig DESC -o DIR           write DIR/<node>.conf for every node
+ *   mdconfig DESC -o DIR --node X  only DIR/X.conf
  *   mdconfig --check DESC          report problems of the routes
  *   mdconfig --explain SRC DST SIZE DESC
- *   mdconfig --dot DESC [-o FILE] [--size SIZE]
+ *   mdconfig --dot DESC [-o FILE] [--size SIZE]   (--dot=FILE: -o FILE)
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -29,11 +30,12 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: mdconfig DESC -o DIR [-j THREADS] [-v]\n"
+        "usage: mdconfig DESC -o DIR [--node NODE] [-j THREADS] [-v]\n"
         "       mdconfig --check DESC [-j THREADS]\n"
         "       mdconfig --explain SRC DST SIZE DESC\n"
         "       mdconfig --dot DESC [-o FILE.dot|FILE.svg|FILE.png] "
         "[--size SIZE]\n"
+        "       mdconfig --dot=FILE.svg|FILE.png|FILE.dot DESC [--size SIZE]\n"
         "       mdconfig --help | --version\n"
         "\n"
         "Reads a network description (doc/network-description.md), finds the\n"
@@ -41,11 +43,13 @@ static void usage(FILE *f)
         "writes one per-node file per node (doc/node-config.md).\n"
         "\n"
         "  -o DIR          write DIR/<node>.conf (created if missing)\n"
+        "  --node NODE     with -o DIR: only NODE's file (its own routes only)\n"
         "  --check         unreachable nodes, forwarding over subdevices without\n"
         "                  system messages, asymmetric routes, channel cycles\n"
         "  --explain       the route from SRC to DST for SIZE bytes, hop by hop\n"
         "  --dot           Graphviz picture; routes in use bold; rendered with\n"
-        "                  dot(1) when -o ends in .svg or .png\n"
+        "                  dot(1) when -o ends in .svg or .png (--dot=FILE:\n"
+        "                  the same as --dot -o FILE)\n"
         "  --size SIZE     --dot: mark only the routes of that size\n"
         "  -v, --verbose   print the size of the graph and the work done\n"
         "  -j THREADS      worker threads (default MULTIDEV_MDCONFIG_THREADS,\n"
@@ -56,7 +60,7 @@ typedef enum { CMD_WRITE, CMD_CHECK, CMD_EXPLAIN, CMD_DOT } cmd_t;
 
 typedef struct args {
     cmd_t       cmd;
-    const char *desc, *out, *src, *dst;
+    const char *desc, *out, *src, *dst, *node;
     size_t      size;
     int         have_size;
     int         threads;
@@ -81,8 +85,9 @@ static int parse_args(int argc, char **argv, args_t *a)
     static const struct option opts[] = {
         { "check", no_argument, NULL, 'c' },
         { "explain", no_argument, NULL, 'e' },
-        { "dot", no_argument, NULL, 'd' },
+        { "dot", optional_argument, NULL, 'd' },
         { "size", required_argument, NULL, 's' },
+        { "node", required_argument, NULL, 'n' },
         { "help", no_argument, NULL, 'h' },
         { "verbose", no_argument, NULL, 'v' },
         { "version", no_argument, NULL, 'V' },
@@ -95,8 +100,14 @@ static int parse_args(int argc, char **argv, args_t *a)
         switch (c) {
         case 'c': a->cmd = CMD_CHECK; ncmd++; break;
         case 'e': a->cmd = CMD_EXPLAIN; ncmd++; break;
-        case 'd': a->cmd = CMD_DOT; ncmd++; break;
+        case 'd':                      /* --dot=FILE is --dot -o FILE */
+            a->cmd = CMD_DOT;
+            ncmd++;
+            if (optarg != NULL)
+                a->out = optarg;
+            break;
         case 'o': a->out = optarg; break;
+        case 'n': a->node = optarg; break;
         case 'j':
             a->threads = atoi(optarg);
             if (a->threads < 1 || a->threads > 256)
@@ -137,6 +148,8 @@ static int parse_args(int argc, char **argv, args_t *a)
                          "--dot)");
     if ((a->cmd == CMD_CHECK || a->cmd == CMD_EXPLAIN) && a->out != NULL)
         return bad_usage("%s", "-o goes with writing files or --dot");
+    if (a->node != NULL && a->cmd != CMD_WRITE)
+        return bad_usage("%s", "--node goes with writing files (-o DIR)");
     if (a->have_size && a->cmd != CMD_DOT)
         return bad_usage("%s", "--size goes with --dot");
     return 0;
@@ -190,12 +203,21 @@ static int run(const args_t *a, const mdc_graph_t *g)
 
     switch (a->cmd) {
     case CMD_WRITE: {
-        int rc = mdc_write_all(g, a->out, a->threads, &prob);
+        int node = a->node != NULL ? mdc_desc_find_node(g->desc, a->node) : -1;
+        if (a->node != NULL && node < 0) {
+            fprintf(stderr, "mdconfig: error: %s: no node '%s'\n",
+                    g->desc->source, a->node);
+            return 1;
+        }
+        int rc = node >= 0 ? mdc_write_node(g, a->out, (uint32_t)node, &prob)
+                           : mdc_write_all(g, a->out, a->threads, &prob);
         if (a->verbose)
             fprintf(stderr, "mdconfig: %u nodes, %u vertices, %u edges, %zu "
-                    "size classes; %zu Dijkstra runs, %zu route intervals\n",
+                    "size classes; %zu Dijkstra runs, %zu route intervals, "
+                    "%zu nodes' routes copied from a node on the same hubs\n",
                     g->num_hosts, g->num_vertices, g->first[g->num_vertices],
-                    g->num_classes, prob.dijkstra_runs, prob.intervals);
+                    g->num_classes, prob.dijkstra_runs, prob.intervals,
+                    prob.copied);
         return rc == 0 ? 0 : 1;
     }
     case CMD_CHECK:

@@ -20,6 +20,8 @@ extern "C" {
 #define MD_NODECONF_VERSION  1
 #define MD_NODECONF_NAME_MAX 64          /**< including the NUL */
 #define MD_NODECONF_ERR_MAX  512         /**< room for an error message */
+/* Peers in one range of a route or arrive line ("n[0000-4095]"). */
+#define MD_NODECONF_RANGE_MAX (1u << 20)
 /* In an arrive line: messages from that peer also arrive forwarded through
  * an intermediate node (the multidevice's own receiver, not a module). */
 #define MD_NODECONF_FORWARDED "fwd"

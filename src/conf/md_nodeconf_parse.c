@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "md_lines.h"
+#include "md_names.h"
 #include "md_nodeconf_internal.h"
 
 #define NAME_RULE "[A-Za-z0-9_.-], 1-63 characters"
@@ -40,6 +41,24 @@ typedef struct route_pos {
     int line, min_col, max_col;
 } route_pos_t;
 
+/* One route line, read but not yet stored. */
+typedef struct route_line {
+    size_t min, max;
+    char   subdev[MD_NODECONF_NAME_MAX];
+    char   hop[MD_NODECONF_NAME_MAX];  /* "" = direct */
+    int    line, min_col, hop_col;
+} route_line_t;
+
+/* Consecutive route lines for the same range of peers ("route n[0-9] 0 99
+ * ..." then "route n[0-9] 100 inf ..."): stored peer by peer once the
+ * range ends, so that every insertion appends. */
+typedef struct pending {
+    char          range[256];          /* the peer token; "" = none */
+    md_names_t    peers;
+    route_line_t *lines;
+    size_t        num_lines, cap_lines;
+} pending_t;
+
 typedef struct parser {
     md_line_reader_t rd;
     md_nodeconf_t   *conf;
@@ -51,6 +70,7 @@ typedef struct parser {
     route_pos_t     *route_pos;     /* columns of each route line, in order */
     size_t           num_pos, cap_pos;
     pos_t            best;          /* earliest deferred error so far */
+    pending_t        pending;
 } parser_t;
 
 static int fail(parser_t *p, int line, int col, const char *fmt, ...)
@@ -258,104 +278,217 @@ static int parse_size_token(parser_t *p, const md_line_t *l, size_t idx,
     return 0;
 }
 
+/* The peers of tok[1]: one name, or a name list ("n[0000-0095]"). */
+static int expect_peers(parser_t *p, const md_line_t *l, md_names_t *peers)
+{
+    char qb[MD_TOKEN_QUOTE_MAX], why[160];
+    size_t off = 0;
+
+    if (l->num_tok < 2)
+        return fail(p, l->lineno, l->end_col,
+                    "expected a peer node name, got end of line");
+    const md_token_t *t = &l->tok[1];
+    if (memchr(t->text, '[', t->len) == NULL) {
+        peers->name = calloc(1, sizeof(*peers->name));
+        if (peers->name == NULL)
+            return fail(p, l->lineno, t->col, "out of memory");
+        peers->count = 1;
+        return expect_name(p, l, 1, "a peer node name", peers->name[0]);
+    }
+    if (t->len >= sizeof(p->pending.range))
+        return fail(p, l->lineno, t->col,
+                    "expected a peer range of at most %zu characters, got "
+                    "'%s'", sizeof(p->pending.range) - 1, q(t, qb));
+    if (md_names_expand(t->text, t->len, MD_NODECONF_RANGE_MAX, peers, why,
+                        sizeof(why), &off) != 0)
+        return fail(p, l->lineno, t->col + (int)off,
+                    "%s (in the peer range '%s')", why, q(t, qb));
+    return 0;
+}
+
+/* Stores line for one peer. */
+static int store_route(parser_t *p, const char *peer, const route_line_t *rl)
+{
+    if (rl->hop[0] != '\0' && strcmp(rl->hop, peer) == 0)
+        return fail(p, rl->line, rl->hop_col,
+                    "expected '-' for a direct route to '%s', got '%s'",
+                    peer, rl->hop);
+    if (rl->hop[0] != '\0') {
+        md_token_t at = { rl->hop, 0, rl->hop_col };
+        if (add_ref(p, REF_SELF_ROUTE, rl->line, &at, peer) != 0)
+            return -1;
+    }
+    md_nodeconf_route_t *r = md_nodeconf_insert_route(p->conf, peer, rl->min,
+                                                      rl->max, rl->subdev,
+                                                      rl->hop);
+    if (r == NULL && errno == EEXIST)
+        return fail(p, rl->line, rl->min_col,
+                    "duplicate route to '%s' starting at %zu (first at line "
+                    "%d)", peer, rl->min,
+                    md_nodeconf_find_route(p->conf, peer, rl->min)->line);
+    if (r == NULL)
+        return fail(p, rl->line, 1, "out of memory");
+    r->line = rl->line;
+    return 0;
+}
+
+static void pending_clear(pending_t *pd)
+{
+    md_names_free(&pd->peers);
+    pd->range[0] = '\0';
+    pd->num_lines = 0;
+}
+
+/* Stores the pending range's lines, peer by peer. */
+static int flush_pending(parser_t *p)
+{
+    pending_t *pd = &p->pending;
+    int rc = 0;
+
+    for (size_t i = 0; i < pd->peers.count && rc == 0; i++)
+        for (size_t k = 0; k < pd->num_lines && rc == 0; k++)
+            rc = store_route(p, pd->peers.name[i], &pd->lines[k]);
+    pending_clear(pd);
+    return rc;
+}
+
 static int parse_route(parser_t *p, const md_line_t *l)
 {
-    char peer[MD_NODECONF_NAME_MAX], subdev[MD_NODECONF_NAME_MAX];
-    char hop[MD_NODECONF_NAME_MAX] = "";
-    size_t min, max;
+    route_line_t rl = { .line = l->lineno };
+    md_names_t peers = { NULL, 0 };
+    int rc = -1;
 
-    if (expect_name(p, l, 1, "a peer node name", peer) != 0 ||
-        parse_size_token(p, l, 2, 0, &min) != 0 ||
-        parse_size_token(p, l, 3, 1, &max) != 0)
-        return -1;
-    if (max < min)
-        return fail(p, l->lineno, l->tok[3].col,
-                    "expected a maximum of at least the minimum %zu, got %zu",
-                    min, max);
-    if (expect_name(p, l, 4, "a subdevice name", subdev) != 0)
-        return -1;
-    if (l->num_tok <= 5)
-        return fail(p, l->lineno, l->end_col,
-                    "expected a next hop (a node name, or '-' for a direct "
-                    "link), got end of line");
-    if (!md_token_is(&l->tok[5], "-")) {
-        if (expect_name(p, l, 5, "a next hop (a node name, or '-' for a "
-                        "direct link)", hop) != 0)
-            return -1;
-        if (strcmp(hop, peer) == 0)
-            return fail(p, l->lineno, l->tok[5].col,
-                        "expected '-' for a direct route to '%s', got '%s'",
-                        peer, hop);
+    if (expect_peers(p, l, &peers) != 0 ||
+        parse_size_token(p, l, 2, 0, &rl.min) != 0 ||
+        parse_size_token(p, l, 3, 1, &rl.max) != 0)
+        goto out;
+    if (rl.max < rl.min) {
+        fail(p, l->lineno, l->tok[3].col,
+             "expected a maximum of at least the minimum %zu, got %zu",
+             rl.min, rl.max);
+        goto out;
     }
+    if (expect_name(p, l, 4, "a subdevice name", rl.subdev) != 0)
+        goto out;
+    if (l->num_tok <= 5) {
+        fail(p, l->lineno, l->end_col,
+             "expected a next hop (a node name, or '-' for a direct "
+             "link), got end of line");
+        goto out;
+    }
+    if (!md_token_is(&l->tok[5], "-") &&
+        expect_name(p, l, 5, "a next hop (a node name, or '-' for a "
+                    "direct link)", rl.hop) != 0)
+        goto out;
+    rl.min_col = l->tok[2].col;
+    rl.hop_col = l->tok[5].col;
     if (expect_end(p, l, 6) != 0 ||
-        add_ref(p, REF_SUBDEV, l->lineno, &l->tok[4], subdev) != 0)
-        return -1;
-    if (hop[0] != '\0' &&
-        (add_ref(p, REF_NEXT_HOP, l->lineno, &l->tok[5], hop) != 0 ||
-         add_ref(p, REF_SELF_ROUTE, l->lineno, &l->tok[5], peer) != 0))
-        return -1;
-    md_nodeconf_route_t *r =
-        md_nodeconf_insert_route(p->conf, peer, min, max, subdev, hop);
-    if (r == NULL && errno == EEXIST)
-        return fail(p, l->lineno, l->tok[2].col,
-                    "duplicate route to '%s' starting at %zu (first at line "
-                    "%d)", peer, min, md_nodeconf_find_route(p->conf, peer,
-                                                             min)->line);
-    if (r == NULL ||
-        push((void **)&p->route_pos, &p->num_pos, &p->cap_pos,
-             sizeof(*p->route_pos)) != 0)
-        return fail(p, l->lineno, l->tok[0].col, "out of memory");
-    r->line = l->lineno;
+        add_ref(p, REF_SUBDEV, l->lineno, &l->tok[4], rl.subdev) != 0 ||
+        (rl.hop[0] != '\0' &&
+         add_ref(p, REF_NEXT_HOP, l->lineno, &l->tok[5], rl.hop) != 0))
+        goto out;
+    if (push((void **)&p->route_pos, &p->num_pos, &p->cap_pos,
+             sizeof(*p->route_pos)) != 0) {
+        fail(p, l->lineno, l->tok[0].col, "out of memory");
+        goto out;
+    }
     p->route_pos[p->num_pos - 1] =
         (route_pos_t){ l->lineno, l->tok[2].col, l->tok[3].col };
+
+    const md_token_t *t = &l->tok[1];
+    pending_t *pd = &p->pending;
+    int is_range = peers.count != 1 || memchr(t->text, '[', t->len) != NULL;
+    int same = is_range && strlen(pd->range) == t->len &&
+               memcmp(pd->range, t->text, t->len) == 0;
+    if (!same && pd->range[0] != '\0' && flush_pending(p) != 0)
+        goto out;
+    if (!is_range) {
+        rc = store_route(p, peers.name[0], &rl);
+        goto out;
+    }
+    if (!same) {
+        md_token_copy(t, pd->range, sizeof(pd->range));
+        pd->peers = peers;
+        peers = (md_names_t){ NULL, 0 };
+    }
+    if (push((void **)&pd->lines, &pd->num_lines, &pd->cap_lines,
+             sizeof(*pd->lines)) != 0) {
+        fail(p, l->lineno, l->tok[0].col, "out of memory");
+        goto out;
+    }
+    pd->lines[pd->num_lines - 1] = rl;
+    rc = 0;
+out:
+    md_names_free(&peers);
+    return rc;
+}
+
+/* The subdevices of an arrive line (tok[2..]) into names/ptrs. */
+static int arrive_subdevs(parser_t *p, const md_line_t *l,
+                          char (*names)[MD_NODECONF_NAME_MAX],
+                          const char **ptrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (expect_name(p, l, i + 2, "a subdevice name", names[i]) != 0)
+            return -1;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                return fail(p, l->lineno, l->tok[i + 2].col,
+                            "duplicate subdevice '%s' (expected each once)",
+                            names[i]);
+        if (strcmp(names[i], MD_NODECONF_FORWARDED) != 0 &&
+            add_ref(p, REF_SUBDEV, l->lineno, &l->tok[i + 2], names[i]) != 0)
+            return -1;
+        ptrs[i] = names[i];
+    }
     return 0;
 }
 
 static int parse_arrive(parser_t *p, const md_line_t *l)
 {
-    char peer[MD_NODECONF_NAME_MAX];
+    md_names_t peers = { NULL, 0 };
     size_t n = l->num_tok > 2 ? l->num_tok - 2 : 0;
+    char (*names)[MD_NODECONF_NAME_MAX] = NULL;
+    const char **ptrs = NULL;
     int rc = -1;
 
-    if (expect_name(p, l, 1, "a peer node name", peer) != 0)
-        return -1;
-    const md_nodeconf_arrive_t *old = md_nodeconf_find_arrive(p->conf, peer);
-    if (old != NULL)
-        return fail(p, l->lineno, l->tok[1].col,
-                    "duplicate 'arrive' for '%s' (first at line %d)", peer,
-                    old->line);
-    if (n == 0)
-        return fail(p, l->lineno, l->end_col,
-                    "expected a subdevice name, got end of line");
-    char (*names)[MD_NODECONF_NAME_MAX] = calloc(n, sizeof(*names));
-    const char **ptrs = calloc(n, sizeof(*ptrs));
+    if (expect_peers(p, l, &peers) != 0)
+        goto out;
+    for (size_t i = 0; i < peers.count; i++) {
+        const md_nodeconf_arrive_t *old =
+            md_nodeconf_find_arrive(p->conf, peers.name[i]);
+        if (old != NULL) {
+            fail(p, l->lineno, l->tok[1].col,
+                 "duplicate 'arrive' for '%s' (first at line %d)",
+                 peers.name[i], old->line);
+            goto out;
+        }
+    }
+    if (n == 0) {
+        fail(p, l->lineno, l->end_col,
+             "expected a subdevice name, got end of line");
+        goto out;
+    }
+    names = calloc(n, sizeof(*names));
+    ptrs = calloc(n, sizeof(*ptrs));
     if (names == NULL || ptrs == NULL) {
         fail(p, l->lineno, 1, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (expect_name(p, l, i + 2, "a subdevice name", names[i]) != 0)
-            goto out;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(names[i], names[j]) == 0) {
-                fail(p, l->lineno, l->tok[i + 2].col,
-                     "duplicate subdevice '%s' (expected each once)",
-                     names[i]);
-                goto out;
-            }
-        if (strcmp(names[i], MD_NODECONF_FORWARDED) != 0 &&
-            add_ref(p, REF_SUBDEV, l->lineno, &l->tok[i + 2], names[i]) != 0)
-            goto out;
-        ptrs[i] = names[i];
-    }
-    md_nodeconf_arrive_t *a = md_nodeconf_insert_arrive(p->conf, peer, ptrs, n);
-    if (a == NULL) {
-        fail(p, l->lineno, 1, "out of memory");
+    if (arrive_subdevs(p, l, names, ptrs, n) != 0)
         goto out;
+    for (size_t i = 0; i < peers.count; i++) {
+        md_nodeconf_arrive_t *a =
+            md_nodeconf_insert_arrive(p->conf, peers.name[i], ptrs, n);
+        if (a == NULL) {
+            fail(p, l->lineno, 1, "out of memory");
+            goto out;
+        }
+        a->line = l->lineno;
     }
-    a->line = l->lineno;
     rc = 0;
 out:
+    md_names_free(&peers);
     free(names);
     free(ptrs);
     return rc;
@@ -472,6 +605,9 @@ static int parse_line(parser_t *p, const md_line_t *l)
     char qb[MD_TOKEN_QUOTE_MAX];
     const md_token_t *t = &l->tok[0];
 
+    if (!md_token_is(t, "route") && p->pending.range[0] != '\0' &&
+        flush_pending(p) != 0)
+        return -1;                     /* the range's lines have ended */
     if (md_token_is(t, "node"))
         return parse_node(p, l);
     if (md_token_is(t, "device"))
@@ -495,7 +631,7 @@ static int parse_buffer(parser_t *p)
             return -1;
         first = 0;
     }
-    if (rc < 0)
+    if (rc < 0 || (p->pending.range[0] != '\0' && flush_pending(p) != 0))
         return -1;
     if (first) {
         md_lines_eof_pos(&p->rd, &line, &col);
@@ -529,6 +665,8 @@ static int parse_bytes(const char *buf, size_t len, const char *source,
     md_lines_fini(&p.rd);
     free(p.refs);
     free(p.route_pos);
+    pending_clear(&p.pending);
+    free(p.pending.lines);
     if (rc != 0) {
         md_nodeconf_free(p.conf);
         return -1;

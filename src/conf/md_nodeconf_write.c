@@ -1,150 +1,100 @@
 /*
- * md_nodeconf_write.c - the canonical text form of a per-node file.
- *
- * One line per item in the stored (canonical) order, single spaces, sizes
- * as plain decimal byte counts or "inf", "-" for a direct next hop.
+ * md_nodeconf_write.c - the canonical text form of a configuration in
+ * memory: lines in the stored (canonical) order, and consecutive peers
+ * whose lines are the same apart from the peer written once as a range
+ * ("route n[0104-4095] 0 inf myri -"), peers in a range being names that
+ * follow each other (md_names_follows) in the sorted order.  A range
+ * holds at most MD_NODECONF_RANGE_MAX peers.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "md_nodeconf_internal.h"
+#include "md_names.h"
+#include "md_nodeconf_out.h"
 
-/* Output is assembled in a buffer and handed to stdio in large pieces:
- * a 4096-node cluster means 16 million lines. */
-typedef struct out_buf {
-    FILE  *f;
-    char   text[1 << 16];
-    size_t len;
-    int    failed;
-} out_buf_t;
-
-static void flush_buf(out_buf_t *b)
+/* The routes of the peer starting at routes[i]: their count. */
+static size_t route_block(const md_nodeconf_t *c, size_t i)
 {
-    if (b->len > 0 && fwrite(b->text, 1, b->len, b->f) != b->len)
-        b->failed = 1;
-    b->len = 0;
+    size_t j = i + 1;
+
+    while (j < c->num_routes && strcmp(c->routes[j].peer, c->routes[i].peer) == 0)
+        j++;
+    return j - i;
 }
 
-/* Room for n more bytes (n < sizeof(text)). */
-static char *room(out_buf_t *b, size_t n)
+static int same_routes(const md_nodeconf_route_t *x,
+                       const md_nodeconf_route_t *y, size_t n)
 {
-    if (b->len + n > sizeof(b->text))
-        flush_buf(b);
-    return b->text + b->len;
+    for (size_t k = 0; k < n; k++)
+        if (x[k].min != y[k].min || x[k].max != y[k].max ||
+            strcmp(x[k].subdev, y[k].subdev) != 0 ||
+            strcmp(x[k].next_hop, y[k].next_hop) != 0)
+            return 0;
+    return 1;
 }
 
-static void put_mem(out_buf_t *b, const char *s, size_t n)
+static void write_routes(md_nodeconf_out_t *o, const md_nodeconf_t *c)
 {
-    if (n >= sizeof(b->text) / 2) {    /* a long parameter value */
-        flush_buf(b);
-        if (fwrite(s, 1, n, b->f) != n)
-            b->failed = 1;
-        return;
+    for (size_t i = 0; i < c->num_routes;) {
+        const md_nodeconf_route_t *first = &c->routes[i];
+        size_t n = route_block(c, i), peers = 1, j = i + n;
+        const char *last = first->peer;
+        while (j < c->num_routes && peers < MD_NODECONF_RANGE_MAX &&
+               md_names_follows(last, c->routes[j].peer) &&
+               route_block(c, j) == n && same_routes(first, &c->routes[j], n)) {
+            last = c->routes[j].peer;
+            peers++;
+            j += n;
+        }
+        for (size_t k = 0; k < n; k++)
+            md_nodeconf_out_route(o, first->peer, last, first[k].min,
+                                  first[k].max, first[k].subdev,
+                                  first[k].next_hop);
+        i = j;
     }
-    memcpy(room(b, n), s, n);
-    b->len += n;
 }
 
-static void put_str(out_buf_t *b, const char *s)
+static int same_arrive(const md_nodeconf_arrive_t *x,
+                       const md_nodeconf_arrive_t *y)
 {
-    put_mem(b, s, strlen(s));
+    if (x->num_subdevs != y->num_subdevs)
+        return 0;
+    for (size_t k = 0; k < x->num_subdevs; k++)
+        if (strcmp(x->subdevs[k], y->subdevs[k]) != 0)
+            return 0;
+    return 1;
 }
 
-/* " name": names are short (< MD_NODECONF_NAME_MAX), copied bytewise
- * without a strlen and a memcpy call each. */
-static void put_word(out_buf_t *b, const char *s)
+static void write_arrives(md_nodeconf_out_t *o, const md_nodeconf_t *c)
 {
-    char *p = room(b, MD_NODECONF_NAME_MAX + 1);
-
-    *p++ = ' ';
-    for (size_t i = 0; i < MD_NODECONF_NAME_MAX && s[i] != '\0'; i++)
-        *p++ = s[i];
-    b->len = (size_t)(p - b->text);
-}
-
-static void put_size(out_buf_t *b, size_t v)
-{
-    char digits[24];
-    size_t n = 0;
-
-    if (v == MD_SIZE_INF) {
-        put_mem(b, " inf", 4);
-        return;
+    for (size_t i = 0; i < c->num_arrives;) {
+        const md_nodeconf_arrive_t *a = &c->arrives[i];
+        size_t j = i + 1;
+        while (j < c->num_arrives && j - i < MD_NODECONF_RANGE_MAX &&
+               md_names_follows(c->arrives[j - 1].peer, c->arrives[j].peer) &&
+               same_arrive(a, &c->arrives[j]))
+            j++;
+        md_nodeconf_out_arrive(o, a->peer, c->arrives[j - 1].peer);
+        for (size_t k = 0; k < a->num_subdevs; k++)
+            md_nodeconf_out_word(o, a->subdevs[k]);
+        md_nodeconf_out_end_line(o);
+        i = j;
     }
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    char *p = room(b, n + 1);
-    *p++ = ' ';
-    while (n > 0)
-        *p++ = digits[--n];
-    b->len = (size_t)(p - b->text);
-}
-
-static void write_device(out_buf_t *b, const md_nodeconf_device_t *dev)
-{
-    put_str(b, "device");
-    put_word(b, dev->name);
-    for (size_t i = 0; i < dev->num_params; i++) {
-        put_mem(b, " ", 1);
-        put_str(b, dev->params[i].key);  /* keys and values may be long */
-        put_mem(b, "=", 1);
-        put_str(b, dev->params[i].value);
-    }
-    put_mem(b, "\n", 1);
-}
-
-static void write_route(out_buf_t *b, const md_nodeconf_route_t *r)
-{
-    put_mem(b, "route", 5);
-    put_word(b, r->peer);
-    put_size(b, r->min);
-    put_size(b, r->max);
-    put_word(b, r->subdev);
-    put_word(b, r->next_hop[0] != '\0' ? r->next_hop : "-");
-    put_mem(b, "\n", 1);
-}
-
-static void write_arrive(out_buf_t *b, const md_nodeconf_arrive_t *a)
-{
-    put_mem(b, "arrive", 6);
-    put_word(b, a->peer);
-    for (size_t i = 0; i < a->num_subdevs; i++)
-        put_word(b, a->subdevs[i]);
-    put_mem(b, "\n", 1);
 }
 
 int md_nodeconf_write(FILE *f, const md_nodeconf_t *conf)
 {
-    out_buf_t *b;
-    char version[16];
+    md_nodeconf_out_t *o;
 
     if (f == NULL || conf == NULL || conf->node[0] == '\0') {
         errno = EINVAL;
         return -1;
     }
-    b = malloc(sizeof(*b));
-    if (b == NULL)
+    o = md_nodeconf_out_new(f);
+    if (o == NULL)
         return -1;
-    b->f = f;
-    b->len = 0;
-    b->failed = 0;
-    snprintf(version, sizeof(version), "%d", MD_NODECONF_VERSION);
-    put_str(b, "multidev-node-config ");
-    put_str(b, version);
-    put_str(b, "\nnode ");
-    put_str(b, conf->node);
-    put_mem(b, "\n", 1);
-    for (size_t i = 0; i < conf->num_devices; i++)
-        write_device(b, &conf->devices[i]);
-    for (size_t i = 0; i < conf->num_routes; i++)
-        write_route(b, &conf->routes[i]);
-    for (size_t i = 0; i < conf->num_arrives; i++)
-        write_arrive(b, &conf->arrives[i]);
-    flush_buf(b);
-    int failed = b->failed || ferror(f);
-    free(b);
-    return failed ? -1 : 0;
+    md_nodeconf_out_head(o, conf);
+    write_routes(o, conf);
+    write_arrives(o, conf);
+    return md_nodeconf_out_finish(o);
 }

@@ -143,6 +143,30 @@ static const bad_case_t bad_cases[] = {
       "'gm'" },
     { "multidev-node-config 1\nroute n2 0 inf x -\n",
       "t.conf:2:16: expected a subdevice declared by a 'device' line, got 'x'" },
+    /* peer ranges (doc/node-config.md): errors inside the list point into
+     * it; errors about one of its peers name the peer */
+    { H "route n[09-03] 0 inf sci -\n",
+      "t.conf:5:12: expected an upper bound of at least 9, got 3 (in the "
+      "peer range 'n[09-03]')" },
+    { H "route n[01-x] 0 inf sci -\n",
+      "t.conf:5:12: expected the upper bound (a number of at most 9 "
+      "digits), got 'x' (in the peer range 'n[01-x]')" },
+    { H "route n[01-09] 0 inf sci n03\n",
+      "t.conf:5:26: expected '-' for a direct route to 'n03', got 'n03'" },
+    { H "route n02 0 inf sci -\nroute n[01-03] 0 inf sci -\n",
+      "t.conf:6:16: duplicate route to 'n02' starting at 0 (first at line "
+      "5)" },
+    { H "route n[01-03] 0 99 sci -\nroute n[01-03] 200 inf sci -\n",
+      "t.conf:6:16: expected the route to 'n01' to start at 100 (line 5 "
+      "ends at 99), got 200" },
+    { H "arrive n[01-03] sci\narrive n02 sci\n",
+      "t.conf:6:8: duplicate 'arrive' for 'n02' (first at line 5)" },
+    { H "route n[0-9999999] 0 inf sci -\n",
+      "t.conf:5:7: expected at most 1048576 names in one list (in the peer "
+      "range 'n[0-9999999]')" },
+    { H "route n[01-03] 0 inf bus -\n",
+      "t.conf:5:22: expected a subdevice declared by a 'device' line, got "
+      "'bus'" },
     /* bytes that are not text */
     { "multidev-node-config 1\nnode n\x01\n",
       "t.conf:2:7: unexpected control character 0x01 (expected text)" },

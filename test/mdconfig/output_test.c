@@ -201,6 +201,91 @@ Test(output, files_are_consistent, .timeout = 60)
     rm_dir(dir);
 }
 
+/* mdconfig streams its files without building an md_nodeconf; they must
+ * be exactly the canonical form (md_nodeconf_write of what they say), with
+ * runs of peers as ranges, and say the same as the expanded form. */
+Test(output, files_are_the_canonical_compact_form, .timeout = 60)
+{
+    static const char *ranged =
+        "multidev-network 1\n"
+        "forward 20us\n"
+        "node n[00-31]\n"
+        "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
+        "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+        "switch myri0 a n[00-15]\n"
+        "switch myri0 b n[16-31]\n"
+        "trunk myri0 a b latency=0.5us\n"
+        "ring sci0 r0 n[00-07]\n"
+        "ring sci0 r1 n[08-15]\n"
+        "ring sci0 r2 n[16-23]\n"
+        "ring sci0 r3 n[24-31]\n";
+    char dir[64];
+    size_t ranges = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        tmpdir(dir, sizeof(dir), "k");
+        write_dir(pass == 0 ? ranged : cluster, dir, 2);
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        cr_assert_not_null(d);
+        while ((e = readdir(d)) != NULL) {
+            char path[512], *out = NULL;
+            size_t len, out_len = 0;
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+            char *raw = slurp(path, &len);
+            char *text = strndup(raw, len);          /* raw has no NUL */
+            free(raw);
+            cr_assert_not_null(text);
+            const char *body = strchr(text, '\n');   /* after the comment */
+            cr_assert_not_null(body);
+            body++;
+            char node[64];
+            snprintf(node, sizeof(node), "%.*s",
+                     (int)(strlen(e->d_name) - strlen(".conf")), e->d_name);
+            md_nodeconf_t *c = load(dir, node);
+            FILE *f = open_memstream(&out, &out_len);
+            cr_assert_eq(md_nodeconf_write(f, c), 0);
+            fclose(f);
+            cr_expect_str_eq(body, out, "%s", path);
+            for (const char *p = body; (p = strstr(p, "route n[")) != NULL; p++)
+                ranges++;
+            free(out);
+            free(text);
+            md_nodeconf_free(c);
+        }
+        closedir(d);
+        rm_dir(dir);
+    }
+    cr_expect_gt(ranges, 32, "files of the 32-node cluster use ranges");
+}
+
+/* --node: one node's file alone, the same bytes as in the full run. */
+Test(output, one_node_file_is_the_same_as_in_the_full_run, .timeout = 60)
+{
+    char all[64], one[64], a[512], b[512];
+    mdc_graph_t *g = mdct_graph(cluster);
+    mdc_problems_t p;
+    size_t la, lb;
+
+    tmpdir(all, sizeof(all), "all");
+    tmpdir(one, sizeof(one), "one");
+    write_dir(cluster, all, 2);
+    cr_assert_eq(mdc_write_node(g, one, mdct_node(g, "s3"), &p), 0);
+    cr_expect_eq(p.unreachable, 0);
+    snprintf(a, sizeof(a), "%s/s3.conf", all);
+    snprintf(b, sizeof(b), "%s/s3.conf", one);
+    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    cr_expect(la == lb && memcmp(x, y, la) == 0, "%s and %s differ", a, b);
+    free(x);
+    free(y);
+    same_files(one, one, 1);                   /* nothing else written */
+    mdct_graph_free(g);
+    rm_dir(all);
+    rm_dir(one);
+}
+
 Test(output, nothing_is_written_when_a_node_is_unreachable)
 {
     char dir[64];
@@ -263,25 +348,22 @@ Test(output, device_lines_carry_subnet_iface_and_the_nodes_address)
         "network sci0 type=sci latency=5us bandwidth=10MB/s iface=eth1\n"
         "switch myri0 sw0 a b\n"
         "ring sci0 r0 a b\n");
-    uint32_t *by_name = mdc_nodes_by_name(g->desc);
+    mdc_peer_order_t order;
     mdc_routes_t r;
     char *text = NULL;
     size_t len = 0;
 
-    cr_assert_not_null(by_name);
+    cr_assert_eq(mdc_peer_order_init(&order, g->desc), 0);
     mdct_routes(g, mdct_node(g, "b"), &r);
-    md_nodeconf_t *conf = mdc_nodefile_build(g, &r, by_name);
-    cr_assert_not_null(conf);
     FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(mdc_nodefile_write(f, g->desc, mdct_node(g, "b"), conf), 0);
+    cr_assert_eq(mdc_nodefile_write(f, g, &r, &order), 0);
     fclose(f);
     cr_expect(strstr(text, "\ndevice myri net=myri0 switch=sw0 port=1 subnet=10.0.0.0/24 "
                            "addr=10.0.0.2 mtu=4k\n") != NULL, "%s", text);
     cr_expect(strstr(text, "\ndevice sci net=sci0 ring=r0 pos=1 iface=eth1\n") != NULL,
               "%s", text);
     free(text);
-    md_nodeconf_free(conf);
     mdc_routes_fini(&r);
-    free(by_name);
+    mdc_peer_order_fini(&order);
     mdct_graph_free(g);
 }

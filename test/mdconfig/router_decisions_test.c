@@ -171,3 +171,57 @@ Test(router_decisions, networks_without_subdevice_carry_nothing)
     mdc_routes_fini(&r);
     mdct_graph_free(g);
 }
+
+/* Nodes on the same hubs at the same cost copy the previous node's routes
+ * (mdc_route.c: from_prev); what they get must be exactly what computing
+ * afresh gives, segment for segment, path keys included.  Two rings per
+ * switch, a ring that is cheaper for one node (a point-to-point link makes
+ * it use its own trees), and equal-cost networks so that ties between hubs
+ * occur. */
+Test(router_decisions, copied_routes_equal_fresh_ones)
+{
+    mdc_graph_t *g = mdct_graph(
+        "multidev-network 1\n"
+        "forward 20us\n"
+        "node n[00-23]\n"
+        "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
+        "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+        "network via0 type=via latency=9us bandwidth=120MB/s\n"
+        "switch myri0 a n[00-11]\n"
+        "switch myri0 b n[12-23]\n"
+        "trunk myri0 a b latency=0.5us\n"
+        "ring sci0 r0 n[00-05]\n"
+        "ring sci0 r1 n[06-11]\n"
+        "ring sci0 r2 n[12-17]\n"
+        "ring sci0 r3 n[18-23]\n"
+        "switch via0 v0 n[00-23]\n"
+        "link via0 n03 n20\n");
+    mdc_router_t *shared = mdc_router_new(g);
+    mdc_routes_t a = { 0 }, b = { 0 };
+    uint32_t copied = 0;
+
+    cr_assert_not_null(shared);
+    for (uint32_t s = 0; s < g->num_hosts; s++) {
+        cr_assert_eq(mdc_route_source(shared, s, &a), 0);
+        copied += (uint32_t)a.copied;
+        mdct_routes(g, s, &b);                 /* a new router: afresh */
+        cr_assert_eq(a.num_seg, b.num_seg, "source %u", s);
+        for (uint32_t d = 0; d <= g->num_hosts; d++)
+            cr_assert_eq(a.first[d], b.first[d], "source %u peer %u", s, d);
+        for (size_t k = 0; k < a.num_seg; k++) {
+            const mdc_rseg_t *x = &a.seg[k], *y = &b.seg[k];
+            cr_assert(x->lo == y->lo && x->hi == y->hi &&
+                      x->dec.first_net == y->dec.first_net &&
+                      x->dec.next_hop == y->dec.next_hop &&
+                      x->dec.pathkey == y->dec.pathkey &&
+                      x->dec.relays == y->dec.relays &&
+                      x->dec.nosys == y->dec.nosys,
+                      "source %u segment %zu", s, k);
+        }
+        mdc_routes_fini(&b);
+    }
+    cr_expect_gt(copied, 8, "few routes were copied");
+    mdc_routes_fini(&a);
+    mdc_router_free(shared);
+    mdct_graph_free(g);
+}

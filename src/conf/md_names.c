@@ -1,10 +1,10 @@
-/* mdc_names.c - expand compact name lists (see mdc_names.h). */
+/* md_names.c - expand compact name lists (see md_names.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "md_lines.h"
-#include "mdc_names.h"
+#include "md_names.h"
 
 #define MAX_GROUPS 8
 #define MAX_ITEMS  64
@@ -186,15 +186,15 @@ static int build_name(const char *text, const pattern_t *p, const size_t *idx,
         return -1;
     memcpy(buf + o, text + p->tail_start, p->tail_len);
     o += p->tail_len;
-    if (!md_name_valid(buf, o, MDC_NAME_MAX - 1))
+    if (!md_name_valid(buf, o, MD_NAME_MAX - 1))
         return -1;
     memcpy(out, buf, o);
     out[o] = '\0';
     return 0;
 }
 
-int mdc_names_expand(const char *text, size_t len, size_t max_count,
-                     mdc_names_t *out, char *why, size_t why_len,
+int md_names_expand(const char *text, size_t len, size_t max_count,
+                     md_names_t *out, char *why, size_t why_len,
                      size_t *err_off)
 {
     pattern_t p = { .num_groups = 0 };
@@ -227,7 +227,7 @@ int mdc_names_expand(const char *text, size_t len, size_t max_count,
                      "expected names of 1-63 characters ([A-Za-z0-9_.-], not "
                      "'-' alone)");
             *err_off = 0;
-            mdc_names_free(out);
+            md_names_free(out);
             return -1;
         }
         /* odometer: the last group turns fastest */
@@ -241,9 +241,53 @@ int mdc_names_expand(const char *text, size_t len, size_t max_count,
     return 0;
 }
 
-void mdc_names_free(mdc_names_t *names)
+void md_names_free(md_names_t *names)
 {
     free(names->name);
     names->name = NULL;
     names->count = 0;
+}
+
+/* Length of the trailing run of digits of s (of length n). */
+static size_t trailing_digits(const char *s, size_t n)
+{
+    size_t d = 0;
+
+    while (d < n && is_digit(s[n - 1 - d]))
+        d++;
+    return d;
+}
+
+int md_names_follows(const char *prev, const char *next)
+{
+    size_t n = strlen(prev), d = trailing_digits(prev, n);
+
+    if (d == 0 || d > 9 || strlen(next) != n ||
+        trailing_digits(next, n) < d || memcmp(prev, next, n - d) != 0)
+        return 0;
+    /* next's digits are prev's plus one, with no carry out of the width */
+    size_t i = n;
+    while (i > n - d && prev[i - 1] == '9') {
+        if (next[i - 1] != '0')
+            return 0;
+        i--;
+    }
+    if (i == n - d)
+        return 0;                      /* 999 -> 1000 changes the width */
+    return next[i - 1] == prev[i - 1] + 1 &&
+           memcmp(prev + n - d, next + n - d, i - 1 - (n - d)) == 0;
+}
+
+size_t md_names_range(const char *first, const char *last, char *out)
+{
+    size_t n = strlen(first), d = trailing_digits(first, n);
+
+    if (strcmp(first, last) == 0 || d == 0 || n >= MD_NAME_MAX ||
+        strlen(last) != n) {
+        snprintf(out, MD_NAMES_RANGE_MAX, "%s", first);
+        return strlen(out);
+    }
+    return (size_t)snprintf(out, MD_NAMES_RANGE_MAX, "%.*s[%s-%s]",
+                            (int)(n - d), first, first + n - d,
+                            last + n - d);
 }
