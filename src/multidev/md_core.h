@@ -103,12 +103,6 @@ typedef struct md_thread_state {
     /* md_work_count at the end of the caller's last progress pass (under
      * lock): a sleep must not begin once it moved */
     uint64_t          work_seen;
-    /* one more at every md_progress of the caller, which polls every
-     * subdevice: while it moves, the thread naps on nap_fd (an eventfd
-     * that a caller about to sleep writes) instead of polling the same
-     * subdevices and wires beside it */
-    _Atomic uint64_t  progress_calls;
-    int               nap_fd;
 } md_thread_state_t;
 
 struct md_comm {

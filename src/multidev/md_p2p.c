@@ -457,7 +457,6 @@ int md_progress(md_t *md)
 {
     int events, ran;
 
-    md_thread_note_progress(md);
     md_api_enter(md);
     events = md_idle_after_progress(md, md_progress_locked(md));
     ran = md_api_leave(md);

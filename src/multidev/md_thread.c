@@ -19,9 +19,6 @@
  * to 2 ms, back to the start on any event. */
 #define MD_THREAD_PAUSE_MIN_US 20
 #define MD_THREAD_PAUSE_MAX_US 2000
-/* Beside a caller that polls: naps from 20 us up to this, so that the
- * thread is at work this soon after the caller stopped polling. */
-#define MD_THREAD_NAP_MAX_US 200
 
 int md_thread_setup(md_t *md)
 {
@@ -95,17 +92,12 @@ static int md_thread_caller_work(const md_t *md)
     return md->thr.done_head != NULL || md->thr.sys_head != NULL;
 }
 
-static void md_thread_kick(int fd)
+static void md_thread_wake_caller(md_t *md)
 {
     uint64_t one = 1;
 
-    if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-        md_log_warn("progress thread: waking a sleeper: %s", strerror(errno));
-}
-
-static void md_thread_wake_caller(md_t *md)
-{
-    md_thread_kick(md->thr.wake_fd);
+    if (write(md->thr.wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        md_log_warn("progress thread: waking the caller: %s", strerror(errno));
 }
 
 int md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen)
@@ -132,9 +124,6 @@ int md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen)
     pthread_mutex_unlock(&md->thr.lock);
     if (queued)
         return 0;           /* the caller's next call runs it */
-    /* the thread may nap beside us, taking us for polling: it is on its
-     * own now */
-    md_thread_kick(md->thr.nap_fd);
     timed_out = poll(&pfd, 1, timeout_ms) == 0;
     if (read(md->thr.wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
         md_log_warn("idle wait: %s", strerror(errno));
@@ -152,54 +141,16 @@ static unsigned md_thread_sleep_flags(md_t *md)
                ? 0 : MD_WAIT_F_SOLE;
 }
 
-/* Whether the caller called md_progress since the thread last looked: it
- * polls every subdevice itself then (MPI_Wait, a Test or Iprobe loop of
- * MPICH, whose progress calls md_progress), and the thread would only
- * take the CPU from it: two namespace hosts on two cores, each a rank, its
- * progress thread and its NIC firmware, gave the thread's yields an eighth
- * of all CPU time in a 4 MiB ping-pong.  Other public calls (an md_iprobe
- * loop) poll nothing and do not count. */
-static int md_thread_caller_polls(md_t *md, uint64_t *seen)
-{
-    uint64_t calls = atomic_load_explicit(&md->thr.progress_calls, memory_order_relaxed);
-    int polls = calls != *seen;
-
-    *seen = calls;
-    return polls;
-}
-
-/* A nap beside a polling caller, a little longer each time while it
- * polls.  Returns 1 when the caller ended it, about to sleep itself. */
-static int md_thread_nap(md_t *md, int *pause_us)
-{
-    struct timespec nap = { 0, (long)*pause_us * 1000 };
-    struct pollfd pfd = { .fd = md->thr.nap_fd, .events = POLLIN };
-    uint64_t n;
-
-    if (*pause_us < MD_THREAD_NAP_MAX_US)
-        *pause_us *= 2;
-    if (ppoll(&pfd, 1, &nap, NULL) <= 0)
-        return 0;
-    if (read(md->thr.nap_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-        md_log_warn("progress thread: nap: %s", strerror(errno));
-    return 1;
-}
-
 static void *md_thread_main(void *arg)
 {
     md_t *md = arg;
-    int pause_us = MD_THREAD_PAUSE_MIN_US, nap_us = MD_THREAD_PAUSE_MIN_US;
+    int pause_us = MD_THREAD_PAUSE_MIN_US;
     uint64_t idle_since = 1;    /* no traffic yet: no window to yield through */
-    uint64_t calls_seen = 0;
 
     pthread_setname_np(pthread_self(), "md progress");
     while (!atomic_load_explicit(&md->thr.stop, memory_order_acquire)) {
         struct pollfd fds[MD_MAX_SUBDEVS];
         int events, nfds = 0, all_fds = 0, yielding = 0;
-
-        if (md_thread_caller_polls(md, &calls_seen) && !md_thread_nap(md, &nap_us))
-            continue;           /* look again whether it still polls */
-        nap_us = MD_THREAD_PAUSE_MIN_US;
 
         if (pthread_mutex_trylock(&md->thr.lock) != 0) {
             sched_yield();  /* the caller is progressing right now */
@@ -257,14 +208,9 @@ int md_thread_start(md_t *md)
     if (!md->thr.enabled)
         return MD_OK;
     md->thr.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    md->thr.nap_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (md->thr.wake_fd < 0 || md->thr.nap_fd < 0) {
-        md_log_error("cannot create the progress thread's wake-up eventfds: %s",
+    if (md->thr.wake_fd < 0) {
+        md_log_error("cannot create the progress thread's wake-up eventfd: %s",
                      strerror(errno));
-        if (md->thr.wake_fd >= 0)
-            close(md->thr.wake_fd);
-        if (md->thr.nap_fd >= 0)
-            close(md->thr.nap_fd);
         md->thr.enabled = 0;
         return MD_ERR_IO;
     }
@@ -272,14 +218,12 @@ int md_thread_start(md_t *md)
     pthread_mutex_init(&md->thr.lock, NULL);
     atomic_init(&md->thr.stop, 0);
     atomic_init(&md->thr.caller_polling, 0);
-    atomic_init(&md->thr.progress_calls, 0);
     rc = pthread_create(&md->thr.thread, NULL, md_thread_main, md);
     if (rc != 0) {
         md_log_error("cannot start the progress thread: %s", strerror(rc));
         md->thr.enabled = 0;
         pthread_mutex_destroy(&md->thr.lock);
         close(md->thr.wake_fd);
-        close(md->thr.nap_fd);
         return MD_ERR_IO;
     }
     md_log_info("progress thread started");
@@ -295,7 +239,6 @@ void md_thread_stop(md_t *md)
     md->thr.enabled = 0;
     pthread_mutex_destroy(&md->thr.lock);
     close(md->thr.wake_fd);
-    close(md->thr.nap_fd);
     md_api_leave_slow(md);      /* run whatever was still queued */
 }
 

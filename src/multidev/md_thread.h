@@ -89,16 +89,6 @@ static inline void md_set_caller_polling(md_t *md, int polling)
         atomic_store_explicit(&md->thr.caller_polling, polling, memory_order_relaxed);
 }
 
-/* The caller polls every subdevice now (md_progress): the thread naps. */
-static inline void md_thread_note_progress(md_t *md)
-{
-    if (md->thr.enabled)
-        atomic_store_explicit(&md->thr.progress_calls,
-                              atomic_load_explicit(&md->thr.progress_calls,
-                                                   memory_order_relaxed) + 1,
-                              memory_order_relaxed);
-}
-
 /* Entry and exit of every public call. */
 static inline void md_api_enter(md_t *md)
 {

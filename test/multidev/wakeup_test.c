@@ -146,6 +146,54 @@ static int wake_job(md_t *md, int rank, int size, forkjob_shared_t *sh, void *ar
     return forkjob_end_drained(md, sh, size, rc);   /* a relay serves meanwhile */
 }
 
+/* Four ranks on two nodes (shm inside, the network between) exchange
+ * with a partner at distance 1, then 2, as a recursive-doubling allreduce
+ * does, many times over; every receive waits asleep (an MPI_Wait). */
+enum { XCHG_ROUNDS = 200 };
+
+static int wait_asleep(md_t *md, md_request_t *req)
+{
+    while (!md_request_is_complete(req)) {
+        int ev = md_progress(md);
+        if (ev < 0)
+            return -1;
+        if (ev == 0 && !md_request_is_complete(req))
+            md_idle(md);
+    }
+    return 0;
+}
+
+static int exchange_job(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    forkjob_idle_t idle;
+    int rc = 0;
+
+    (void)arg;
+    for (int i = 0; i < XCHG_ROUNDS && rc == 0; i++) {
+        for (int dist = 1; dist < size && rc == 0; dist <<= 1) {
+            md_request_t s = { 0 }, r = { 0 };
+            int peer = rank ^ dist, out = i * 8 + rank, in = -1;
+            if (md_irecv(md, &r, &in, sizeof(in), peer, peer, dist, CTX, NULL) != MD_OK ||
+                md_isend(md, &s, &out, sizeof(out), peer, rank, dist, CTX, 0) != MD_OK ||
+                wait_asleep(md, &r) != 0 || wait_asleep(md, &s) != 0)
+                rc = 40;
+            else if (in != i * 8 + peer)
+                rc = 41;
+        }
+    }
+    if (rc == 0 && (forkjob_idle_stats(md, &idle) != 0 || idle.sleeps == 0))
+        rc = 24;        /* never slept: nothing was tested */
+    if (getenv("WAKEUP_TEST_VERBOSE"))
+        fprintf(stderr, "rank %d: %llu sleeps, %llu to the bound, %llu late\n", rank,
+                idle.sleeps, idle.timeouts, idle.late);
+    if (rc == 0 && idle.late > 0) {
+        fprintf(stderr, "wakeup_test: rank %d: %llu of %llu sleeps late (%llu ran to the "
+                "bound)\n", rank, idle.late, idle.sleeps, idle.timeouts);
+        rc = 25;
+    }
+    return forkjob_end(md, sh, size, rc);
+}
+
 /* ---- the ways in ---- */
 
 static const char *const one_node[] = { "a", "a" };
@@ -177,6 +225,15 @@ static const char *const relay_conf[][2] = {
            "route b 0 inf myri -\nroute a 0 inf myri -\nroute c 0 inf myri -\n" },
     { "c", "multidev-node-config 1\nnode c\ndevice myri\n"
            "route c 0 inf myri -\nroute b 0 inf myri -\nroute a 0 inf myri b\n" },
+    { NULL, NULL },
+};
+
+static const char *const two_by_two[] = { "a", "a", "b", "b" };
+static const char *const shm_myri_conf[][2] = {
+    { "a", "multidev-node-config 1\nnode a\ndevice shm\ndevice myri\n"
+           "route a 0 inf shm -\nroute b 0 inf myri -\n" },
+    { "b", "multidev-node-config 1\nnode b\ndevice shm\ndevice myri\n"
+           "route b 0 inf shm -\nroute a 0 inf myri -\n" },
     { NULL, NULL },
 };
 
@@ -250,4 +307,20 @@ Test(wakeup, forwarded_through_a_relay, .timeout = 60)
 {
     run_case("on", BY_RECV, 3, three_nodes, relay_conf);
     run_case("on", BY_PROBE, 3, three_nodes, relay_conf);
+}
+
+/* Many short waits at once, over shm and the network, as ScaLAPACK's
+ * collectives make them: a bound of 1 s, so a lost wake-up costs enough to
+ * see, and the late count must stay 0. */
+Test(wakeup, four_ranks_exchanging_over_shm_and_myri, .timeout = 120)
+{
+    const char *const env[][2] = {
+        { "MULTIDEV_IDLE", "block" }, { "MULTIDEV_YIELD_US", "0" },
+        { "MULTIDEV_SPIN_POLLS", "0" }, { "MULTIDEV_IDLE_SLEEP_MS", "1000" }, { NULL, NULL }
+    };
+    double t0 = forkjob_now_s();
+    int rc = forkjob_run_env(env, 4, two_by_two, shm_myri_conf, exchange_job, NULL, 110);
+
+    cr_assert_eq(rc, 0, "rank status %d (25: late sleeps, see above) after %.1f s", rc,
+                 forkjob_now_s() - t0);
 }
