@@ -89,6 +89,8 @@ CONFIGURE_OPTS=(
   --enable-thread-cs=global
   --enable-fast=O2
   --enable-fortran=all
+  "FFLAGS=-fallow-argument-mismatch -fallow-invalid-boz"
+  "FCFLAGS=-fallow-argument-mismatch -fallow-invalid-boz"
   --enable-cxx
   --enable-romio
   --with-file-system=ufs+nfs
