@@ -345,9 +345,11 @@ build_cpi() {
 
 check_install() {
   "$PREFIX/bin/mpichversion"
-  "$PREFIX/bin/mpichversion" | grep -q 'Device:.*ch4:multi' ||
+  "$PREFIX/bin/mpichversion" | grep 'Device:.*ch4:multi' >/dev/null ||
     { echo "installed MPICH does not report device ch4:multi"; return 1; }
-  ldd "$PREFIX/lib/libmpi.so" | grep -q "$PREFIX/lib/libmultidev.so" ||
+  # (grep without -q reads to the end: with -q it may leave early, ldd or
+  # nm then dies of SIGPIPE, and pipefail fails the check)
+  ldd "$PREFIX/lib/libmpi.so" | grep -F "$PREFIX/lib/libmultidev.so" >/dev/null ||
     { echo "libmpi.so does not resolve libmultidev.so from $PREFIX/lib"; return 1; }
   # Fortran (mpif.h, use mpi, use mpi_f08), C++ and ROMIO made it in
   local f
@@ -356,7 +358,7 @@ check_install() {
            lib/libmpich.so.12 lib/libmpichfort.so.12 lib/libmpichcxx.so.12; do
     [ -e "$PREFIX/$f" ] || { echo "$PREFIX/$f is missing"; return 1; }
   done
-  nm -D --defined-only "$PREFIX/lib/libmpi.so" | grep -qw MPI_File_open ||
+  nm -D --defined-only "$PREFIX/lib/libmpi.so" | grep -w MPI_File_open >/dev/null ||
     { echo "libmpi.so has no MPI_File_open: ROMIO was not built in"; return 1; }
 }
 

@@ -172,6 +172,29 @@ configure_suite() {
   echo "$stamp" > "$dir/.configured-with"
 }
 
+# enable_f08 MPI FC: test/mpi switches its f08 directory on only when
+# MPICH's own configure runs it (FROM_MPICH=yes, which also changes flags
+# and wrappers; its FIXME says it should try an F08 program instead).  We
+# try one, and if it builds, switch the directory on in config.status
+# (util's libmtest_f08 and the f08 line of the top testlist).
+enable_f08() {
+  local mpi=$1 fc=$2 dir=$OUT/build-$1
+  grep -q '^#libmtest_f08_la_SOURCES' "$dir/util/Makefile" || return 0
+  printf 'program f08check\n  use mpi_f08\n  call MPI_Init()\n  call MPI_Finalize()\nend program\n' \
+    >"$dir/f08check.f90"
+  if ! (cd "$dir" && "$fc" -o f08check f08check.f90) >>"$dir/configure.log" 2>&1; then
+    say "[$mpi] $fc cannot build a 'use mpi_f08' program: f08 tests left out"
+    return 0
+  fi
+  sed -i 's/^S\["HAS_F08_TRUE"\]="#"$/S["HAS_F08_TRUE"]=""/
+          s/^S\["HAS_F08_FALSE"\]=""$/S["HAS_F08_FALSE"]="#"/
+          s/^S\["f08dir"\]="#"$/S["f08dir"]="f08"/' "$dir/config.status"
+  (cd "$dir" && ./config.status) >>"$dir/configure.log" 2>&1 ||
+    die "[$mpi] config.status of test/mpi failed (${dir#$ROOT/}/configure.log)"
+  ! grep -q '^#libmtest_f08_la_SOURCES' "$dir/util/Makefile" ||
+    die "[$mpi] could not switch test/mpi's f08 tests on"
+}
+
 # build_dir MPI DIR: builds the tests of DIR (make -k: a test that does not
 # compile is reported by runtests as a failure, the others still run).
 build_dir() {
@@ -233,6 +256,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
   export PATH=$PREFIX/bin:$PATH
   if [ "${#ours_setups[@]}" -gt 0 ]; then
     configure_suite ours "$PREFIX/bin/mpicc" "$PREFIX/bin/mpicxx" "$PREFIX/bin/mpifort"
+    enable_f08 ours "$PREFIX/bin/mpifort"
     for d in "${dirs[@]}"; do build_dir ours "$d"; done
   fi
   for s in "${ours_setups[@]}"; do
@@ -243,6 +267,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
   if [ "$BASE_RUN" != none ]; then
     configure_suite debian "$(command -v mpicc.mpich)" "$(command -v mpicxx.mpich)" \
       "$(command -v mpifort.mpich)"
+    enable_f08 debian "$(command -v mpifort.mpich)"
     mkdir -p "$OUT/debian"
     for d in $(dirs_of debian); do
       f=${d//\//_}
