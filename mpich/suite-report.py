@@ -19,8 +19,10 @@ A test is keyed "DIR/.../NAME NP", with " #k" for the k-th occurrence of
 the same name and rank count (testlists repeat a test with other arguments
 or environments).  Notes (mpich/suite-notes.txt): one line per test,
 "[SETUP ]KEY: why"; without " #k" a note covers every occurrence, without a
-set-up every set-up.
+set-up every set-up; a KEY with a * is a pattern for the test's path
+("debian f90/io/*").
 """
+import fnmatch
 import os
 import re
 import sys
@@ -155,6 +157,24 @@ def read_notes(path):
     return notes
 
 
+def note_for(notes, setup, key):
+    """The note on KEY (DIR/TEST NP[ #k]) for SETUP: the most specific of
+    "SETUP KEY", "SETUP TEST NP", "KEY", "TEST NP", then patterns
+    ("debian f90/io/*": fnmatch, the rank count not part of the match)."""
+    base = re.sub(r" #\d+$", "", key)
+    for k in ("%s %s" % (setup, key), "%s %s" % (setup, base), key, base):
+        if k in notes:
+            return notes[k]
+    path = base.rsplit(" ", 1)[0]
+    for k, why in notes.items():
+        if "*" not in k:
+            continue
+        who, _, pat = k.rpartition(" ")
+        if who in ("", setup) and fnmatch.fnmatch(path, pat):
+            return why
+    return "(no note yet)"
+
+
 def info(out, setup, what, default="?"):
     try:
         return open(os.path.join(out, setup, what)).read().strip()
@@ -233,8 +253,7 @@ def report(out, notes_file, base_run, dirs, setups):
         print("Failures on %s:" % LABELS[s])
         for k, lines in fails:
             base = re.sub(r" #\d+$", "", k)
-            why = (notes.get("%s %s" % (s, k)) or notes.get("%s %s" % (s, base)) or
-                   notes.get(k) or notes.get(base) or "(no note yet)")
+            why = note_for(notes, s, k)
             print("  %s" % k)
             print(textwrap.fill(why, width=100, initial_indent="    why: ",
                                 subsequent_indent="         "))
