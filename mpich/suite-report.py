@@ -197,6 +197,12 @@ def report(out, notes_file, base_run, dirs, setups):
                 renamed = [k.strip() for k in open(keys_file) if k.strip()]
                 partial.add(d)
             data[(s, d)] = parse_tap(os.path.join(out, s, "summary-%s.tap" % fname(d)), renamed)
+            top = d.split("/")[0]
+            if not data[(s, d)][0] and top != d and renamed is None:
+                # a subdirectory not run on its own: its part of the whole directory's run
+                res, order, outp = parse_tap(os.path.join(out, s, "summary-%s.tap" % top))
+                order = [k for k in order if k.startswith(d + "/")]
+                data[(s, d)] = ({k: res[k] for k in order}, order, outp)
 
     print("MPICH test/mpi: passed/total (and seconds) per directory; xfail tests not counted")
     print("MPITEST_TIMEOUT=%s s" % next((info(out, s, "timeout") for s in setups
@@ -220,8 +226,11 @@ def report(out, notes_file, base_run, dirs, setups):
                 el = info(out, s, "elapsed-" + fname(d), "")
                 if el:
                     cell += " %ss" % el
-                tot[s][0] += p
-                tot[s][1] += len(run)
+                # a subdirectory listed beside its directory is counted once
+                if d.split("/")[0] == d or d.split("/")[0] not in dirs or \
+                        not data[(s, d.split("/")[0])][0]:
+                    tot[s][0] += p
+                    tot[s][1] += len(run)
             row += " %-16s" % cell
         print(row)
     print("%-10s" % "total" + "".join(" %-16s" % ("%d/%d" % tuple(tot[s])) for s in setups))
