@@ -28,7 +28,8 @@ import re
 import sys
 import textwrap
 
-TAP_LINE = re.compile(r"(not ok|ok)\s+\d*\s*- \./(\S+) (\d+)(.*)$")
+# runtests' TAP lines; a test that did not build has no rank count ("build" in its key)
+TAP_LINE = re.compile(r"(not ok|ok)\s+\d*\s*- \./(\S+) ?(\d*)(.*)$")
 LABELS = {
     "ours": "ours, one node (shm)",
     "emulated": "ours, 2 emulated nodes cyclic (shm+myri)",
@@ -52,6 +53,7 @@ def parse_tap(path, renamed=None):
         m = TAP_LINE.match(line)
         if m:
             status, test, np, rest = m.groups()
+            np = np or "build"
             base = "%s %s" % (test, np)
             seen[base] = seen.get(base, 0) + 1
             key = base if seen[base] == 1 else "%s #%d" % (base, seen[base])
