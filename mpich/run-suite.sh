@@ -239,6 +239,8 @@ use_testlist() {
 rundir=""
 cleanup() { [ -z "$rundir" ] || rm -rf "$rundir"; }
 trap cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 setup_env() {
   local s=$1 desc nodes conf=$OUT/$1/conf
   case "$s" in
