@@ -21,6 +21,11 @@
 #   --print-key      print the cache key and exit
 #   -h, --help       this text
 #
+# Besides MPICH's own names it installs the library names Debian's MPICH
+# packages link (libmpich.so.12, libmpichfort.so.12, libmpichcxx.so.12) as
+# links to ours, so their programs run over the multidevice with
+# LD_LIBRARY_PATH=<prefix>/lib (doc/mpich.md).
+#
 # Environment: MULTIDEV_PREFIX, MULTIDEV_CACHE_DIR (default ~/.cache/multidev),
 # MULTIDEV_WORK_DIR (default <checkout>/_work), MULTIDEV_SKIP_SETUP_DEPS=1
 # (do not run scripts/setup-deps.sh).
@@ -83,7 +88,12 @@ CONFIGURE_OPTS=(
   --with-ch4-shmmods=none
   --enable-thread-cs=global
   --enable-fast=O2
-  --disable-fortran --disable-cxx --disable-romio
+  --enable-fortran=all
+  "FFLAGS=-fallow-argument-mismatch -fallow-invalid-boz"
+  "FCFLAGS=-fallow-argument-mismatch -fallow-invalid-boz"
+  --enable-cxx
+  --enable-romio
+  --with-file-system=ufs+nfs
   --with-hwloc
   --with-datatype-engine=dataloop
   --disable-static
@@ -192,7 +202,7 @@ if [ "$USE_CACHE" = 1 ] && [ "$FORCE" = 0 ] && [ "$INCREMENTAL" = 0 ]; then
     "$PREFIX/bin/mpichversion" | sed -n 's/^/build-mpich:   /; /Version:\|Device:/p'
     exit 0
   fi
-  say "cache MISS (key $KEY): building MPICH from source, about 5 minutes on 2 cores"
+  say "cache MISS (key $KEY): building MPICH from source (doc/mpich.md: how long on 2 cores)"
 fi
 
 T_START=$SECONDS
@@ -299,7 +309,31 @@ install_mpich() {
   rm -rf "$STAGE"
   make -C "$BUILD" install DESTDIR="$STAGE"
   [ -x "$STAGE$PREFIX/bin/mpicc" ] || { echo "make install left no $STAGE$PREFIX/bin/mpicc"; return 1; }
+  debian_names "$STAGE$PREFIX/lib"
   copy_into_prefix "$STAGE$PREFIX"
+}
+
+# Debian builds MPICH with MPILIBNAME=mpich, so the programs of its packages
+# need libmpich.so.12, libmpichfort.so.12 and libmpichcxx.so.12, where
+# upstream's names (ours) are libmpi.so.12, libmpifort.so.12 and
+# libmpicxx.so.12: the same ABI (one MPICH version, one compiler).  Each
+# Debian name is a symbolic link to ours with the same major version, so
+# that LD_LIBRARY_PATH=<prefix>/lib runs such a program unmodified over the
+# multidevice (the dynamic loader maps a file once, whichever name reaches
+# it).  The unversioned libmpichfort.so lets Debian's link line
+# (-lmpichfort -lmpich) build against ours as well.
+debian_names() {
+  local lib=$1 pair ours deb soname
+  for pair in mpi:mpich mpifort:mpichfort mpicxx:mpichcxx; do
+    ours=${pair%%:*} deb=${pair#*:}
+    soname=$(objdump -p "$lib/lib$ours.so" | awk '$1 == "SONAME" { print $2 }')
+    case "$soname" in
+      "lib$ours.so".[0-9]*) ;;
+      *) echo "lib$ours.so has no SONAME lib$ours.so.N (got '$soname')"; return 1 ;;
+    esac
+    ln -sfn "$soname" "$lib/lib$deb.so.${soname#lib$ours.so.}"
+    [ -e "$lib/lib$deb.so" ] || ln -sfn "lib$ours.so" "$lib/lib$deb.so"
+  done
 }
 
 # MPICH's examples/cpi, compiled from the fetched source with the installed
@@ -311,10 +345,21 @@ build_cpi() {
 
 check_install() {
   "$PREFIX/bin/mpichversion"
-  "$PREFIX/bin/mpichversion" | grep -q 'Device:.*ch4:multi' ||
+  "$PREFIX/bin/mpichversion" | grep 'Device:.*ch4:multi' >/dev/null ||
     { echo "installed MPICH does not report device ch4:multi"; return 1; }
-  ldd "$PREFIX/lib/libmpi.so" | grep -q "$PREFIX/lib/libmultidev.so" ||
+  # (grep without -q reads to the end: with -q it may leave early, ldd or
+  # nm then dies of SIGPIPE, and pipefail fails the check)
+  ldd "$PREFIX/lib/libmpi.so" | grep -F "$PREFIX/lib/libmultidev.so" >/dev/null ||
     { echo "libmpi.so does not resolve libmultidev.so from $PREFIX/lib"; return 1; }
+  # Fortran (mpif.h, use mpi, use mpi_f08), C++ and ROMIO made it in
+  local f
+  for f in bin/mpifort bin/mpicxx lib/libmpifort.so lib/libmpicxx.so include/mpif.h \
+           include/mpi.mod include/mpi_f08.mod include/mpio.h \
+           lib/libmpich.so.12 lib/libmpichfort.so.12 lib/libmpichcxx.so.12; do
+    [ -e "$PREFIX/$f" ] || { echo "$PREFIX/$f is missing"; return 1; }
+  done
+  nm -D --defined-only "$PREFIX/lib/libmpi.so" | grep -w MPI_File_open >/dev/null ||
+    { echo "libmpi.so has no MPI_File_open: ROMIO was not built in"; return 1; }
 }
 
 save_cache() {

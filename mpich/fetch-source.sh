@@ -2,7 +2,7 @@
 # mpich/fetch-source.sh - makes sure Debian's MPICH source package is
 # unpacked, pristine, in <work>/mpich-src (apt-get source mpich).
 #
-# mpich/build-mpich.sh builds from it; mpich/run-pt2pt-suite.sh builds
+# mpich/build-mpich.sh builds from it; mpich/run-suite.sh builds
 # MPICH's test suite from it.  A restore from the build cache needs no
 # source, so the suite cannot count on the build having fetched it.
 #

@@ -2,7 +2,7 @@
 # An mpiexec for MPICH's runtests that spreads the ranks of each test over
 # emulated nodes (test/mpi/launch-nodes.sh): "mpiexec-nodes.sh -n N PROG
 # [ARGS...]".  NODES, NODE_MAP and MULTIDEV_CONFIG come from the caller
-# (mpich/run-pt2pt-suite.sh --emulated sets them).
+# (mpich/run-suite.sh sets them for its emulated set-ups).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 np=

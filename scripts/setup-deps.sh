@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(
-  build-essential autoconf automake libtool libtool-bin m4 pkg-config
+  build-essential gfortran autoconf automake libtool libtool-bin m4 pkg-config
   python3 perl dpkg-dev
   libltdl-dev libcriterion-dev libhwloc-dev hwloc libsodium-dev
   iproute2 procps psmisc

@@ -39,7 +39,7 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
     };
     shm_tunables_t *t = &ctx->tun;
     size_t max_rec, ring;
-    int eager_auto;
+    int eager_auto, frag_given = 0;
 
     /* declared without a default: computed below unless given */
     t->eager_limit = t->ring_size = SHM_AUTO;
@@ -49,6 +49,8 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
 
         if (rc < 0)
             return rc;
+        if (rc > 0 && strcmp(fields[i].key, "frag_size") == 0)
+            frag_given = 1;
     }
 
     if (t->ring_size == SHM_AUTO) {
@@ -80,8 +82,11 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
     if (t->frag_size < SHM_LINE || t->frag_size > max_rec - SHM_DATA_OFFSET) {
         size_t fixed = t->frag_size < SHM_LINE ? SHM_LINE : max_rec - SHM_DATA_OFFSET;
 
-        SHM_WARN(ctx, "frag_size %zu does not fit a ring of %zu bytes; "
-                 "using %zu", t->frag_size, t->ring_size, fixed);
+        /* the default shrinks with the automatic ring size (many ranks on
+         * a node) without a word; a frag_size somebody gave is worth one */
+        if (frag_given)
+            SHM_WARN(ctx, "frag_size %zu does not fit a ring of %zu bytes; "
+                     "using %zu", t->frag_size, t->ring_size, fixed);
         t->frag_size = fixed;
     }
     return MD_OK;

@@ -411,14 +411,14 @@ static const md_tun_t md_tun_table[] = {
     /* ---- the build and test scripts (read by the shell) ---- */
     { .name = "MULTIDEV_PREFIX", .section = "build", .type = MD_TUN_PATH,
       .def_doc = "`<checkout>/_install`",
-      .doc = "`mpich/build-mpich.sh`, `mpich/run-pt2pt-suite.sh`: install prefix" },
+      .doc = "`mpich/build-mpich.sh`, `mpich/run-suite.sh`: install prefix" },
     { .name = "MULTIDEV_CACHE_DIR", .section = "build", .type = MD_TUN_PATH,
       .def_doc = "`~/.cache/multidev`",
       .doc = "`mpich/build-mpich.sh`: cache of installed MPICH builds (keyed by a hash of "
              "their inputs)" },
     { .name = "MULTIDEV_WORK_DIR", .section = "build", .type = MD_TUN_PATH,
       .def_doc = "`<checkout>/_work`",
-      .doc = "`mpich/build-mpich.sh`, `mpich/run-pt2pt-suite.sh`: MPICH source, build trees, "
+      .doc = "`mpich/build-mpich.sh`, `mpich/run-suite.sh`: MPICH source, build trees, "
              "logs, suite results" },
     { .name = "MULTIDEV_SKIP_SETUP_DEPS", .section = "build", .type = MD_TUN_BOOL, .def = "0",
       .doc = "`mpich/build-mpich.sh`: 1 skips `scripts/setup-deps.sh`" },

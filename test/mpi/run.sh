@@ -15,6 +15,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 
 MPICC=${MPICC:-$PREFIX/bin/mpicc}
+MPIFORT=${MPIFORT:-}
 MPIEXEC=${MPIEXEC:-$PREFIX/bin/mpiexec}
 MPIEXEC_ARGS=${MPIEXEC_ARGS:-}
 LAUNCHER=${MPI_LAUNCHER:-}
@@ -27,7 +28,8 @@ ENVS=()
 SELECT=()
 
 # name  ranks  source  arguments
-# source: a file test/mpi/<name>.c, bench:<prog> for bench/<prog>.c, or
+# source: a file test/mpi/<name>.c, f:<name> for test/mpi/<name>.f90 (built
+# with the Fortran wrapper), bench:<prog> for bench/<prog>.c, or
 # bench-fault:<prog> for the same built with -DBENCH_FAULT_INJECTION.
 # A name starting with '!' must fail, reporting "check: FAILED" (shows that
 # the data check catches a corrupted byte).
@@ -50,6 +52,9 @@ TESTS=(
   "coll3            3 coll"
   "rma              4 rma"
   "cpi              4 cpi"
+  "mpiio            4 mpiio"
+  "fortran_f08      4 f:fortran_f08"
+  "fortran_mpi      3 f:fortran_mpi"
 )
 
 usage() {
@@ -62,6 +67,8 @@ usage: test/mpi/run.sh [options] [TEST...]
   --env VAR=VALUE     put VAR in the environment of every run (repeatable);
                       hydra's mpiexec passes the environment on to the ranks
   --mpicc CC          compiler wrapper (env MPICC; default _install/bin/mpicc)
+  --mpifort FC        Fortran wrapper (env MPIFORT; default: the --mpicc one
+                      with mpicc replaced by mpifort, e.g. mpifort.mpich)
   --mpiexec CMD       launcher command, split on spaces (env MPIEXEC;
                       default _install/bin/mpiexec); run as: CMD -n N ARGS PROG
   --mpiexec-args A    extra launcher arguments after -n N (env MPIEXEC_ARGS),
@@ -86,6 +93,7 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=${2:?}; shift ;;
     --env) [[ "${2:-}" == *=* ]] || die "--env wants VAR=VALUE"; ENVS+=("$2"); shift ;;
     --mpicc) MPICC=${2:?}; shift ;;
+    --mpifort) MPIFORT=${2:?}; shift ;;
     --mpiexec) MPIEXEC=${2:?}; shift ;;
     --mpiexec-args) MPIEXEC_ARGS=${2?}; shift ;;
     --launcher) LAUNCHER=${2:?}; shift ;;
@@ -112,6 +120,14 @@ for s in ${SELECT[@]+"${SELECT[@]}"}; do
   [ "$found" -eq 1 ] || die "no test named '$s' (see --list)"
 done
 
+# the Fortran wrapper beside the C one: .../mpicc -> .../mpifort,
+# mpicc.mpich -> mpifort.mpich
+if [ -z "$MPIFORT" ]; then
+  case "$MPICC" in
+    */*) MPIFORT=$(dirname "$MPICC")/$(basename "$MPICC" | sed 's/^mpicc/mpifort/') ;;
+    *) MPIFORT=${MPICC/#mpicc/mpifort} ;;
+  esac
+fi
 read -r -a MPIEXEC_CMD <<<"$MPIEXEC"
 read -r -a MPIEXEC_EXTRA <<<"$MPIEXEC_ARGS"
 if ! command -v "$MPICC" >/dev/null; then
@@ -155,6 +171,7 @@ exe_of() {
   case "$1" in
     bench:*) echo "$BUILD/${1#bench:}" ;;
     bench-fault:*) echo "$BUILD/${1#bench-fault:}-fault" ;;
+    f:*) echo "$BUILD/${1#f:}" ;;
     *) echo "$BUILD/$1" ;;
   esac
 }
@@ -172,6 +189,8 @@ build() {
       "$MPICC" "${CFLAGS[@]}" -DBENCH_FAULT_INJECTION -I"$ROOT/bench" -o "$tmp" \
         "$ROOT/bench/${src#bench-fault:}.c" "$ROOT/bench/bench_util.c" "$ROOT/bench/bench_pair.c" \
         >"$log" 2>&1 ;;
+    f:*)
+      "$MPIFORT" -O2 -g -Wall -o "$tmp" "$HERE/${src#f:}.f90" >"$log" 2>&1 ;;
     *)
       "$MPICC" "${CFLAGS[@]}" -I"$HERE" -o "$tmp" "$HERE/$src.c" -lm >"$log" 2>&1 ;;
   esac

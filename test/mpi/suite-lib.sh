@@ -19,7 +19,7 @@
 # The test/mpi/run.sh tests each set-up runs.
 # shellcheck disable=SC2034 # used by the scripts that source this
 SUITE_TESTS=(pingpong_check pingpong_anysrc anysource anymix anytag probe cancel
-             truncate ssend datatype order coll rma cpi)
+             truncate ssend datatype order coll rma cpi mpiio fortran_f08 fortran_mpi)
 
 # check_relay SETUP RANK STATS: RANK's forwarding counters (its
 # "multidev[R] stats forwarding: ... relayed N msgs ..." line) show relayed
