@@ -331,7 +331,8 @@ static int make_sig(mdc_hub_sig_t *sig, const cand_t *c, size_t nc,
         sig->rank[i] = c[i].e->rank;
         sig->key[i] = c[i].key;
     }
-    memcpy(sig->hop, hop, nc * nb * sizeof(*hop));
+    if (nc * nb > 0)        /* memcpy may not take NULL, even for 0 bytes */
+        memcpy(sig->hop, hop, nc * nb * sizeof(*hop));
     return 0;
 }
 
@@ -371,7 +372,8 @@ static int keep(mdc_router_t *r, const mdc_routes_t *out, const cand_t *c,
         p->cap_seg = out->num_seg;
     }
     memcpy(p->first, out->first, (g->num_hosts + 1) * sizeof(*p->first));
-    memcpy(p->seg, out->seg, out->num_seg * sizeof(*p->seg));
+    if (out->num_seg > 0)   /* a node with no routes: p->seg may be NULL */
+        memcpy(p->seg, out->seg, out->num_seg * sizeof(*p->seg));
     p->num_seg = out->num_seg;
     p->src = out->src;
     if (make_sig(&r->prev_sig, c, nc, nb, hop) != 0)
