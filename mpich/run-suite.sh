@@ -263,6 +263,8 @@ if [ "$REPORT_ONLY" = 0 ]; then
     enable_f08 ours "$PREFIX/bin/mpifort"
     for d in "${dirs[@]}"; do build_dir ours "$d"; done
   fi
+  # made here, not in setup_env's subshell, so that cleanup removes it
+  [ -n "$rundir" ] || rundir=$(mktemp -d /dev/shm/md-suite-XXXXXX)
   for s in "${ours_setups[@]}"; do
     ( setup_env "$s"
       rm -f "$OUT/$s/keys-"*
