@@ -101,7 +101,8 @@ typedef struct md_thread_state {
      * thread sleeps beside it rather than on the wire it is polling */
     _Atomic int       caller_polling;
     /* md_work_count at the end of the caller's last progress pass (under
-     * lock): a sleep must not begin once it moved */
+     * lock; block mode only, the one that sleeps): a sleep must not begin
+     * once it moved */
     uint64_t          work_seen;
 } md_thread_state_t;
 

@@ -41,8 +41,7 @@
  * between two MPI_Test calls), so it polls rather than waits. */
 #define MD_IDLE_GAP_NS        (100 * 1000ull)
 
-/* MULTIDEV_IDLE's words are "auto", then these modes in this order. */
-enum md_idle_mode { MD_IDLE_SPIN, MD_IDLE_YIELD, MD_IDLE_BLOCK };
+/* MULTIDEV_IDLE's words are "auto", then the modes (md_thread.h) in order. */
 static const char *const md_idle_mode_names[] = { "spin", "yield", "block" };
 
 /* Processing units this process may run on. */

@@ -31,7 +31,9 @@ int  md_thread_setup(md_t *md);       /* decides, does not start */
 int  md_wait_fds(md_t *md, struct pollfd *fds, int *nfds, unsigned flags);
 /* 1 if every subdevice has a wait_fd op (nothing is asked or armed). */
 int  md_all_can_wait(const md_t *md);
-/* md_idle.c */
+/* md_idle.c: what a waiting caller does (md->idle_mode); only block mode
+ * sleeps. */
+enum md_idle_mode { MD_IDLE_SPIN, MD_IDLE_YIELD, MD_IDLE_BLOCK };
 int  md_idle_setup(md_t *md);
 /* What a waiting caller may be waiting for, as one count that only grows:
  * arrivals on every subdevice (messages received, unexpected, system
@@ -42,7 +44,7 @@ uint64_t md_work_count(const md_t *md);
  * found, so that the caller hears of it. */
 static inline int md_idle_after_progress(md_t *md, int events)
 {
-    if (md->thr.enabled)
+    if (md->thr.enabled && md->idle_mode == MD_IDLE_BLOCK)
         md->thr.work_seen = md_work_count(md);
     if (__builtin_expect(md->idle_carry != 0, 0)) {
         int carry = md->idle_carry;
