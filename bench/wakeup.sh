@@ -60,11 +60,10 @@ describe() {
   esac
 }
 
-# one_run PATH MODE REP: half round trip (us) and late sleeps of one run.
+# one_run PATH NODES PAIR MODE REP: half round trip (us) and late sleeps of
+# one run.
 one_run() {
-  local path=$1 mode=$2 rep=$3 spec nodes pair np out lat late
-  spec=$(describe "$path") || return 1
-  IFS='|' read -r nodes pair <<<"$spec"
+  local path=$1 nodes=$2 pair=$3 mode=$4 rep=$5 np out lat late
   read -r -a n <<<"$nodes"
   np=${#n[@]}
   local -a env=(MULTIDEV_IDLE=spin)
@@ -86,13 +85,14 @@ echo "wakeup.sh: 8 B ping-pong, $ITERS iterations, median of $REPEATS interleave
 printf '%-6s %12s %12s %14s %6s\n' path "awake us" "asleep us" "wake-up us" late
 status=0
 for path in "${PATHS[@]}"; do
-  describe "$path" >/dev/null || exit 2
+  spec=$(describe "$path") || exit 2
+  IFS='|' read -r nodes pair <<<"$spec"
   "$PREFIX/bin/mdconfig" "$WORK/$path.net" -o "$WORK/$path.conf" >/dev/null ||
     { echo "wakeup.sh: mdconfig failed on $WORK/$path.net" >&2; exit 2; }
   awake=() asleep=() late=0
   for ((r = 1; r <= REPEATS; r++)); do
-    read -r a _ < <(one_run "$path" awake "$r") || { status=3; continue 2; }
-    read -r s l < <(one_run "$path" asleep "$r") || { status=3; continue 2; }
+    read -r a _ < <(one_run "$path" "$nodes" "$pair" awake "$r") || { status=3; continue 2; }
+    read -r s l < <(one_run "$path" "$nodes" "$pair" asleep "$r") || { status=3; continue 2; }
     awake+=("$a") asleep+=("$s") late=$((late + l))
   done
   ma=$(printf '%s\n' "${awake[@]}" | median)
