@@ -2,7 +2,7 @@
  * fuzz_nodeconf.c - libFuzzer target over md_nodeconf_parse_string.
  * Any input must parse or fail with a positioned message; what parses
  * must write, parse back and write again to the same bytes, and its
- * lookups must agree with its route table.
+ * lookups must agree with its route and rails tables.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +54,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             md_nodeconf_find_route(c, r->peer, r->max) != r ||
             md_nodeconf_find_device(c, r->subdev) == NULL)
             abort();
+    }
+    for (size_t i = 0; i < c->num_rails; i++) {
+        const md_nodeconf_rails_t *r = &c->rails[i];
+        if (md_nodeconf_find_rails(c, r->peer) != r || r->num < 2 ||
+            r->num > MD_NODECONF_RAILS_MAX ||
+            strcmp(r->peer, c->node) == 0)
+            abort();
+        for (size_t k = 0; k < r->num; k++)
+            if (md_nodeconf_find_device(c, r->subdevs[k]) == NULL ||
+                r->weights[k] < 1)
+                abort();
     }
     free(w1);
     free(w2);

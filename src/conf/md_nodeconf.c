@@ -40,6 +40,11 @@ static int grow(void **array, size_t n, size_t elem)
     return 0;
 }
 
+int md_nodeconf_name_ok(const char *name)
+{
+    return name_ok(name);
+}
+
 md_nodeconf_t *md_nodeconf_new(const char *node)
 {
     md_nodeconf_t *conf;
@@ -221,13 +226,14 @@ md_nodeconf_route_t *md_nodeconf_insert_route(md_nodeconf_t *conf,
     return r;
 }
 
-static size_t arrive_lower_bound(const md_nodeconf_t *conf, const char *peer)
+size_t md_nodeconf_peer_lower_bound(const void *base, size_t n, size_t stride,
+                                    const char *peer)
 {
-    size_t lo = 0, hi = conf->num_arrives;
+    size_t lo = 0, hi = n;
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(conf->arrives[mid].peer, peer) < 0)
+        if (strcmp((const char *)base + mid * stride, peer) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -235,7 +241,17 @@ static size_t arrive_lower_bound(const md_nodeconf_t *conf, const char *peer)
     return lo;
 }
 
-static int subdev_list_valid(const char *const *subdevs, size_t n)
+const void *md_nodeconf_peer_find(const void *base, size_t n, size_t stride,
+                                  const char *peer)
+{
+    if (peer == NULL)
+        return NULL;
+    size_t at = md_nodeconf_peer_lower_bound(base, n, stride, peer);
+    const char *item = (const char *)base + at * stride;
+    return at < n && strcmp(item, peer) == 0 ? item : NULL;
+}
+
+int md_nodeconf_subdevs_valid(const char *const *subdevs, size_t n)
 {
     if (n == 0 || subdevs == NULL)
         return 0;
@@ -249,42 +265,54 @@ static int subdev_list_valid(const char *const *subdevs, size_t n)
     return 1;
 }
 
+void *md_nodeconf_peer_slot(void **array, size_t *n, size_t stride,
+                            const char *peer)
+{
+    char *base = *array;
+    size_t at;
+
+    /* appending in order is the common case (mdconfig, its own files) */
+    if (*n == 0 || strcmp(base + (*n - 1) * stride, peer) < 0)
+        at = *n;
+    else
+        at = md_nodeconf_peer_lower_bound(base, *n, stride, peer);
+    if (at < *n && strcmp(base + at * stride, peer) == 0) {
+        errno = EEXIST;
+        return NULL;
+    }
+    if (grow(array, *n, stride) != 0)
+        return NULL;
+    base = *array;
+    memmove(base + (at + 1) * stride, base + at * stride, (*n - at) * stride);
+    (*n)++;
+    memset(base + at * stride, 0, stride);
+    return base + at * stride;
+}
+
 md_nodeconf_arrive_t *md_nodeconf_insert_arrive(md_nodeconf_t *conf,
                                                 const char *peer,
                                                 const char *const *subdevs,
                                                 size_t num_subdevs)
 {
     md_nodeconf_arrive_t *a;
-    size_t at;
 
-    if (!name_ok(peer) || !subdev_list_valid(subdevs, num_subdevs)) {
+    if (!name_ok(peer) || !md_nodeconf_subdevs_valid(subdevs, num_subdevs)) {
         errno = EINVAL;
         return NULL;
     }
-    if (conf->num_arrives == 0 ||
-        strcmp(conf->arrives[conf->num_arrives - 1].peer, peer) < 0)
-        at = conf->num_arrives;
-    else
-        at = arrive_lower_bound(conf, peer);
-    if (at < conf->num_arrives && strcmp(conf->arrives[at].peer, peer) == 0) {
-        errno = EEXIST;
+    char (*list)[MD_NODECONF_NAME_MAX] = calloc(num_subdevs, sizeof(*list));
+    if (list == NULL) {
+        errno = ENOMEM;
         return NULL;
     }
-    char (*list)[MD_NODECONF_NAME_MAX] = calloc(num_subdevs, sizeof(*list));
-    if (list == NULL ||
-        grow((void **)&conf->arrives, conf->num_arrives,
-             sizeof(*conf->arrives)) != 0) {
+    a = md_nodeconf_peer_slot((void **)&conf->arrives, &conf->num_arrives,
+                              sizeof(*conf->arrives), peer);
+    if (a == NULL) {
         free(list);
-        errno = ENOMEM;
         return NULL;
     }
     for (size_t i = 0; i < num_subdevs; i++)
         strcpy(list[i], subdevs[i]);
-    memmove(&conf->arrives[at + 1], &conf->arrives[at],
-            (conf->num_arrives - at) * sizeof(*conf->arrives));
-    conf->num_arrives++;
-    a = &conf->arrives[at];
-    memset(a, 0, sizeof(*a));
     strcpy(a->peer, peer);
     a->subdevs = list;
     a->num_subdevs = num_subdevs;
@@ -321,6 +349,7 @@ void md_nodeconf_free(md_nodeconf_t *conf)
                                 conf->devices[i].num_params);
     for (size_t i = 0; i < conf->num_arrives; i++)
         free(conf->arrives[i].subdevs);
+    md_nodeconf_free_rails(conf);
     free(conf->devices);
     free(conf->routes);
     free(conf->arrives);
@@ -375,12 +404,8 @@ const md_nodeconf_route_t *md_nodeconf_last_route(const md_nodeconf_t *conf,
 const md_nodeconf_arrive_t *md_nodeconf_find_arrive(const md_nodeconf_t *conf,
                                                     const char *peer)
 {
-    size_t at;
-
-    if (conf == NULL || peer == NULL)
+    if (conf == NULL)
         return NULL;
-    at = arrive_lower_bound(conf, peer);
-    if (at < conf->num_arrives && strcmp(conf->arrives[at].peer, peer) == 0)
-        return &conf->arrives[at];
-    return NULL;
+    return md_nodeconf_peer_find(conf->arrives, conf->num_arrives,
+                                 sizeof(*conf->arrives), peer);
 }

@@ -9,6 +9,7 @@
 #define MD_NODECONF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "md_size.h"
@@ -25,6 +26,10 @@ extern "C" {
 /* In an arrive line: messages from that peer also arrive forwarded through
  * an intermediate node (the multidevice's own receiver, not a module). */
 #define MD_NODECONF_FORWARDED "fwd"
+/* Rails of one rails line (striping a large message over several
+ * networks that reach the peer), and the range of a rail's weight. */
+#define MD_NODECONF_RAILS_MAX 8
+#define MD_NODECONF_RAIL_WEIGHT_MAX 1000000u
 
 typedef struct md_nodeconf_kv {
     char *key;
@@ -54,6 +59,17 @@ typedef struct md_nodeconf_arrive {
     int     line;
 } md_nodeconf_arrive_t;
 
+/* A message of at least `from` bytes to peer is striped over the rails,
+ * each getting a share in proportion to its weight. */
+typedef struct md_nodeconf_rails {
+    char      peer[MD_NODECONF_NAME_MAX];
+    size_t    from;                          /**< striped from this size on (inclusive) */
+    size_t    num;                           /**< rails: 2..MD_NODECONF_RAILS_MAX */
+    char    (*subdevs)[MD_NODECONF_NAME_MAX];/**< [num] */
+    uint32_t *weights;                       /**< [num] modelled MB/s, >= 1 */
+    int       line;
+} md_nodeconf_rails_t;
+
 typedef struct md_nodeconf {
     char                  source[256];   /**< file name used in errors */
     int                   version;
@@ -64,14 +80,16 @@ typedef struct md_nodeconf {
     size_t                num_routes;
     md_nodeconf_arrive_t *arrives;
     size_t                num_arrives;
+    md_nodeconf_rails_t  *rails;         /**< sorted by peer */
+    size_t                num_rails;
 } md_nodeconf_t;
 
 /* Parse.  On success *conf_p is a new configuration (md_nodeconf_free) and
  * 0 is returned; on failure -1 and err holds "file:line:col: message".
  * Checks everything the format page promises: magic and version, exactly
  * one node line, names, sizes, contiguous route ranges per peer from 0 to
- * inf, route and arrive subdevices present in the device list, no
- * duplicate device. */
+ * inf, route, arrive and rails subdevices present in the device list, no
+ * duplicate device, at most one arrive and one rails line per peer. */
 int md_nodeconf_parse_file(const char *path, md_nodeconf_t **conf_p,
                            char *err, size_t err_len);
 int md_nodeconf_parse_string(const char *text, const char *source,
@@ -97,6 +115,12 @@ int md_nodeconf_add_route(md_nodeconf_t *conf, const char *peer, size_t min,
                           const char *next_hop /* NULL or "" = direct */);
 int md_nodeconf_add_arrive(md_nodeconf_t *conf, const char *peer,
                            const char *const *subdevs, size_t num_subdevs);
+/* num rails (2..MD_NODECONF_RAILS_MAX, distinct subdevices, not "fwd"),
+ * weights 1..MD_NODECONF_RAIL_WEIGHT_MAX, from < inf; at most one rails
+ * line per peer.  0 or -1 (errno EINVAL/EEXIST/ENOMEM). */
+int md_nodeconf_add_rails(md_nodeconf_t *conf, const char *peer, size_t from,
+                          const char *const *subdevs, const uint32_t *weights,
+                          size_t num);
 
 /* Writes the canonical text form; the output parses back to an equal
  * configuration, and equal configurations give byte-identical output. */
@@ -113,6 +137,9 @@ const md_nodeconf_route_t *md_nodeconf_find_route(const md_nodeconf_t *conf,
                                                   size_t size);
 const md_nodeconf_arrive_t *md_nodeconf_find_arrive(const md_nodeconf_t *conf,
                                                     const char *peer);
+/* The rails to peer, or NULL: none (every message takes its route). */
+const md_nodeconf_rails_t *md_nodeconf_find_rails(const md_nodeconf_t *conf,
+                                                  const char *peer);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * element (so the parser can record its line) and the canonical order.
  *
  * Canonical order, kept on every insertion: devices in load order; routes
- * sorted by peer name (strcmp), then by min; arrive lines sorted by peer.
+ * sorted by peer name (strcmp), then by min; arrive and rails lines sorted
+ * by peer (a rails line's rails in the order given).
  * The writer prints that order, so equal configurations print the same
  * bytes however they were built, and lookups are binary searches.
  */
@@ -29,6 +30,31 @@ md_nodeconf_arrive_t *md_nodeconf_insert_arrive(md_nodeconf_t *conf,
                                                 const char *peer,
                                                 const char *const *subdevs,
                                                 size_t num_subdevs);
+
+md_nodeconf_rails_t *md_nodeconf_insert_rails(md_nodeconf_t *conf,
+                                              const char *peer, size_t from,
+                                              const char *const *subdevs,
+                                              const uint32_t *weights,
+                                              size_t num);
+
+/* Shared by the arrays of md_nodeconf.c and md_nodeconf_rails.c. */
+/* In an array of n stride-sized items sorted by a name at their start
+ * (the peer of arrive and rails lines): the index of the first item not
+ * before peer. */
+size_t md_nodeconf_peer_lower_bound(const void *base, size_t n, size_t stride,
+                                    const char *peer);
+/* The item for peer in such an array, or NULL. */
+const void *md_nodeconf_peer_find(const void *base, size_t n, size_t stride,
+                                  const char *peer);
+/* A new zeroed item for peer at its place in such an array (*n grows by
+ * one), or NULL with errno EEXIST (peer has one) or ENOMEM. */
+void *md_nodeconf_peer_slot(void **array, size_t *n, size_t stride,
+                            const char *peer);
+/* A valid name, and n >= 1 valid names without a duplicate. */
+int md_nodeconf_name_ok(const char *name);
+int md_nodeconf_subdevs_valid(const char *const *subdevs, size_t n);
+/* Frees the rails lines (md_nodeconf_free). */
+void md_nodeconf_free_rails(md_nodeconf_t *conf);
 
 /* The last route (greatest min) to peer, or NULL. */
 const md_nodeconf_route_t *md_nodeconf_last_route(const md_nodeconf_t *conf,

@@ -1,7 +1,8 @@
 /*
  * md_nodeconf_out.c - per-node file lines through one buffer
  * (md_nodeconf_out.h).  Single spaces, sizes as plain decimal byte counts
- * or "inf", "-" for a direct next hop, peer ranges as "prefix[lo-hi]".
+ * or "inf", "-" for a direct next hop, peer ranges as "prefix[lo-hi]",
+ * rails as "subdev=weight".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,24 +97,29 @@ static void put_peers(md_nodeconf_out_t *b, const char *first,
     put_mem(b, range, n);
 }
 
-static void put_size(md_nodeconf_out_t *b, size_t v)
+/* v in decimal after sep (' ', or '=' for a rail's weight) */
+static void put_decimal(md_nodeconf_out_t *b, char sep, size_t v)
 {
     char digits[24];
     size_t n = 0;
 
-    if (v == MD_SIZE_INF) {
-        put_mem(b, " inf", 4);
-        return;
-    }
     do {
         digits[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
     char *p = room(b, n + 1);
-    *p++ = ' ';
+    *p++ = sep;
     while (n > 0)
         *p++ = digits[--n];
     b->len = (size_t)(p - b->text);
+}
+
+static void put_size(md_nodeconf_out_t *b, size_t v)
+{
+    if (v == MD_SIZE_INF)
+        put_mem(b, " inf", 4);
+    else
+        put_decimal(b, ' ', v);
 }
 
 static void write_device(md_nodeconf_out_t *b, const md_nodeconf_device_t *dev)
@@ -161,6 +167,21 @@ void md_nodeconf_out_arrive(md_nodeconf_out_t *o, const char *first,
 {
     put_mem(o, "arrive", 6);
     put_peers(o, first, last);
+}
+
+void md_nodeconf_out_rails(md_nodeconf_out_t *o, const char *first,
+                           const char *last, size_t from)
+{
+    put_mem(o, "rails", 5);
+    put_peers(o, first, last);
+    put_size(o, from);
+}
+
+void md_nodeconf_out_rail(md_nodeconf_out_t *o, const char *subdev,
+                          uint32_t weight)
+{
+    put_word(o, subdev);
+    put_decimal(o, '=', weight);
 }
 
 void md_nodeconf_out_word(md_nodeconf_out_t *o, const char *word)

@@ -24,7 +24,7 @@ int md_nodeconf_out_finish(md_nodeconf_out_t *o);
 /* The magic line, the node line and the device lines of conf. */
 void md_nodeconf_out_head(md_nodeconf_out_t *o, const md_nodeconf_t *conf);
 
-/* A route or arrive line for the peers first..last, a range of names
+/* A route, arrive or rails line for the peers first..last, a range of names
  * (md_names_follows from one to the next; last == first: one peer). */
 void md_nodeconf_out_route(md_nodeconf_out_t *o, const char *first,
                            const char *last, size_t min, size_t max,
@@ -34,6 +34,12 @@ void md_nodeconf_out_route(md_nodeconf_out_t *o, const char *first,
 void md_nodeconf_out_arrive(md_nodeconf_out_t *o, const char *first,
                             const char *last);
 void md_nodeconf_out_word(md_nodeconf_out_t *o, const char *word);
+/* A rails line: md_nodeconf_out_rails, then md_nodeconf_out_rail for each
+ * rail in order, then md_nodeconf_out_end_line. */
+void md_nodeconf_out_rails(md_nodeconf_out_t *o, const char *first,
+                           const char *last, size_t from);
+void md_nodeconf_out_rail(md_nodeconf_out_t *o, const char *subdev,
+                          uint32_t weight);
 void md_nodeconf_out_end_line(md_nodeconf_out_t *o);
 
 #endif /* MD_NODECONF_OUT_H */

@@ -16,67 +16,12 @@
 
 #include "md_lines.h"
 #include "md_names.h"
-#include "md_nodeconf_internal.h"
+#include "md_nodeconf_parser.h"
 
-#define NAME_RULE "[A-Za-z0-9_.-], 1-63 characters"
 #define SIZE_RULE "bytes, k/m/g suffix"
 
-typedef enum ref_kind {
-    REF_SUBDEV,          /* must be declared by a device line */
-    REF_NEXT_HOP,        /* must not be this node */
-    REF_SELF_ROUTE,      /* a forwarded route whose peer must not be us */
-} ref_kind_t;
 
-typedef struct ref {
-    ref_kind_t kind;
-    int        line, col;
-    char       name[MD_NODECONF_NAME_MAX];
-} ref_t;
-
-typedef struct pos {
-    int line, col;
-} pos_t;
-
-typedef struct route_pos {
-    int line, min_col, max_col;
-} route_pos_t;
-
-/* One route line, read but not yet stored. */
-typedef struct route_line {
-    size_t min, max;
-    char   subdev[MD_NODECONF_NAME_MAX];
-    char   hop[MD_NODECONF_NAME_MAX];  /* "" = direct */
-    int    line, min_col, hop_col;
-} route_line_t;
-
-/* Consecutive route lines for the same range of peers ("route n[0-9] 0 99
- * ..." then "route n[0-9] 100 inf ..."): stored peer by peer once the
- * range ends, so that every insertion appends. */
-typedef struct pending {
-    char          range[256];          /* the peer token; "" = none */
-    md_names_t    peers;
-    route_line_t *lines;
-    size_t        num_lines, cap_lines;
-} pending_t;
-
-typedef struct parser {
-    md_line_reader_t rd;
-    md_nodeconf_t   *conf;
-    char            *err;
-    size_t           err_len;
-    int              node_line;
-    ref_t           *refs;
-    size_t           num_refs, cap_refs;
-    route_pos_t     *route_pos;     /* columns of each route line, in order */
-    size_t           num_pos, cap_pos;
-    pos_t            best;          /* earliest deferred error so far */
-    pending_t        pending;
-} parser_t;
-
-static int fail(parser_t *p, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(parser_t *p, int line, int col, const char *fmt, ...)
+int md_ncp_fail(parser_t *p, int line, int col, const char *fmt, ...)
 {
     va_list ap;
 
@@ -86,7 +31,7 @@ static int fail(parser_t *p, int line, int col, const char *fmt, ...)
     return -1;
 }
 
-static const char *q(const md_token_t *t, char *buf)
+const char *md_ncp_quote(const md_token_t *t, char *buf)
 {
     return md_token_quote(t, buf, MD_TOKEN_QUOTE_MAX);
 }
@@ -105,12 +50,12 @@ static int push(void **array, size_t *num, size_t *cap, size_t elem)
     return 0;
 }
 
-static int add_ref(parser_t *p, ref_kind_t kind, int line,
+int md_ncp_add_ref(parser_t *p, ref_kind_t kind, int line,
                    const md_token_t *t, const char *name)
 {
     if (push((void **)&p->refs, &p->num_refs, &p->cap_refs,
              sizeof(*p->refs)) != 0)
-        return fail(p, line, t->col, "out of memory");
+        return md_ncp_fail(p, line, t->col, "out of memory");
     ref_t *r = &p->refs[p->num_refs - 1];
     r->kind = kind;
     r->line = line;
@@ -120,18 +65,18 @@ static int add_ref(parser_t *p, ref_kind_t kind, int line,
 }
 
 /* tok[idx] must be a name; copied into out. */
-static int expect_name(parser_t *p, const md_line_t *l, size_t idx,
+int md_ncp_expect_name(parser_t *p, const md_line_t *l, size_t idx,
                        const char *what, char *out)
 {
     char qb[MD_TOKEN_QUOTE_MAX];
 
     if (idx >= l->num_tok)
-        return fail(p, l->lineno, l->end_col, "expected %s, got end of line",
-                    what);
+        return md_ncp_fail(p, l->lineno, l->end_col, "expected %s, got end of line",
+                           what);
     const md_token_t *t = &l->tok[idx];
     if (!md_name_valid(t->text, t->len, MD_NODECONF_NAME_LEN))
-        return fail(p, l->lineno, t->col, "expected %s (" NAME_RULE "), got '%s'",
-                    what, q(t, qb));
+        return md_ncp_fail(p, l->lineno, t->col, "expected %s (" NAME_RULE "), got '%s'",
+                           what, md_ncp_quote(t, qb));
     md_token_copy(t, out, MD_NODECONF_NAME_MAX);
     return 0;
 }
@@ -141,8 +86,9 @@ static int expect_end(parser_t *p, const md_line_t *l, size_t idx)
     char qb[MD_TOKEN_QUOTE_MAX];
 
     if (idx < l->num_tok)
-        return fail(p, l->lineno, l->tok[idx].col,
-                    "expected end of line, got '%s'", q(&l->tok[idx], qb));
+        return md_ncp_fail(p, l->lineno, l->tok[idx].col,
+                           "expected end of line, got '%s'",
+                           md_ncp_quote(&l->tok[idx], qb));
     return 0;
 }
 
@@ -152,19 +98,19 @@ static int parse_magic(parser_t *p, const md_line_t *l)
     const md_token_t *t = &l->tok[0];
 
     if (!md_token_is(t, "multidev-node-config"))
-        return fail(p, l->lineno, t->col,
-                    "expected 'multidev-node-config %d' as the first line, "
-                    "got '%s'", MD_NODECONF_VERSION, q(t, qb));
+        return md_ncp_fail(p, l->lineno, t->col,
+                           "expected 'multidev-node-config %d' as the first line, "
+                           "got '%s'", MD_NODECONF_VERSION, md_ncp_quote(t, qb));
     if (l->num_tok < 2)
-        return fail(p, l->lineno, l->end_col,
-                    "expected the format version %d, got end of line",
-                    MD_NODECONF_VERSION);
+        return md_ncp_fail(p, l->lineno, l->end_col,
+                           "expected the format version %d, got end of line",
+                           MD_NODECONF_VERSION);
     t = &l->tok[1];
     snprintf(num, sizeof(num), "%d", MD_NODECONF_VERSION);
     if (!md_token_is(t, num))
-        return fail(p, l->lineno, t->col,
-                    "expected the format version %d, got '%s'",
-                    MD_NODECONF_VERSION, q(t, qb));
+        return md_ncp_fail(p, l->lineno, t->col,
+                           "expected the format version %d, got '%s'",
+                           MD_NODECONF_VERSION, md_ncp_quote(t, qb));
     p->conf->version = MD_NODECONF_VERSION;
     return expect_end(p, l, 2);
 }
@@ -174,9 +120,9 @@ static int parse_node(parser_t *p, const md_line_t *l)
     char name[MD_NODECONF_NAME_MAX];
 
     if (p->node_line != 0)
-        return fail(p, l->lineno, l->tok[0].col,
-                    "duplicate 'node' line (first at line %d)", p->node_line);
-    if (expect_name(p, l, 1, "a node name", name) != 0 ||
+        return md_ncp_fail(p, l->lineno, l->tok[0].col,
+                           "duplicate 'node' line (first at line %d)", p->node_line);
+    if (md_ncp_expect_name(p, l, 1, "a node name", name) != 0 ||
         expect_end(p, l, 2) != 0)
         return -1;
     strcpy(p->conf->node, name);
@@ -195,27 +141,27 @@ static int parse_param(parser_t *p, const md_line_t *l, const md_token_t *t,
     size_t klen = eq != NULL ? (size_t)(eq - t->text) : 0;
 
     if (eq == NULL)
-        return fail(p, l->lineno, t->col, "expected key=value, got '%s'",
-                    q(t, qb));
+        return md_ncp_fail(p, l->lineno, t->col, "expected key=value, got '%s'",
+                           md_ncp_quote(t, qb));
     if (!md_name_valid(t->text, klen, MD_NODECONF_NAME_LEN))
-        return fail(p, l->lineno, t->col,
-                    "expected a parameter key (" NAME_RULE ") before '=', "
-                    "got '%s'", q(t, qb));
+        return md_ncp_fail(p, l->lineno, t->col,
+                           "expected a parameter key (" NAME_RULE ") before '=', "
+                           "got '%s'", md_ncp_quote(t, qb));
     kv->key = strndup(t->text, klen);
     kv->value = strndup(eq + 1, t->len - klen - 1);
     if (kv->key == NULL || kv->value == NULL)
-        return fail(p, l->lineno, t->col, "out of memory");
+        return md_ncp_fail(p, l->lineno, t->col, "out of memory");
     if (!md_nodeconf_value_valid(kv->value)) {
         md_token_t v = { eq + 1, t->len - klen - 1, t->col + (int)klen + 1 };
-        return fail(p, l->lineno, v.col,
-                    "expected a parameter value of printable ASCII, got '%s'",
-                    q(&v, qb));
+        return md_ncp_fail(p, l->lineno, v.col,
+                           "expected a parameter value of printable ASCII, got '%s'",
+                           md_ncp_quote(&v, qb));
     }
     for (size_t j = 0; j < idx; j++)
         if (strcmp(kvs[j].key, kv->key) == 0)
-            return fail(p, l->lineno, t->col,
-                        "duplicate parameter '%s' (expected each key once)",
-                        kv->key);
+            return md_ncp_fail(p, l->lineno, t->col,
+                               "duplicate parameter '%s' (expected each key once)",
+                               kv->key);
     return 0;
 }
 
@@ -226,21 +172,21 @@ static int parse_device(parser_t *p, const md_line_t *l)
     size_t n = 0;
     int rc = -1;
 
-    if (expect_name(p, l, 1, "a subdevice name", name) != 0)
+    if (md_ncp_expect_name(p, l, 1, "a subdevice name", name) != 0)
         return -1;
     const md_nodeconf_device_t *old = md_nodeconf_find_device(p->conf, name);
     if (old != NULL)
-        return fail(p, l->lineno, l->tok[1].col,
-                    "duplicate device '%s' (first at line %d)", name,
-                    old->line);
+        return md_ncp_fail(p, l->lineno, l->tok[1].col,
+                           "duplicate device '%s' (first at line %d)", name,
+                           old->line);
     if (strcmp(name, MD_NODECONF_FORWARDED) == 0)
-        return fail(p, l->lineno, l->tok[1].col,
-                    "'%s' is reserved for forwarded arrivals (expected a "
-                    "subdevice name)", name);
+        return md_ncp_fail(p, l->lineno, l->tok[1].col,
+                           "'%s' is reserved for forwarded arrivals (expected a "
+                           "subdevice name)", name);
     if (l->num_tok > 2) {
         kv = calloc(l->num_tok - 2, sizeof(*kv));
         if (kv == NULL)
-            return fail(p, l->lineno, l->tok[0].col, "out of memory");
+            return md_ncp_fail(p, l->lineno, l->tok[0].col, "out of memory");
     }
     for (size_t i = 2; i < l->num_tok; i++, n++)
         if (parse_param(p, l, &l->tok[i], kv, n) != 0) {
@@ -249,7 +195,7 @@ static int parse_device(parser_t *p, const md_line_t *l)
         }
     md_nodeconf_device_t *dev = md_nodeconf_insert_device(p->conf, name, kv, n);
     if (dev == NULL) {
-        fail(p, l->lineno, l->tok[1].col, "out of memory");
+        md_ncp_fail(p, l->lineno, l->tok[1].col, "out of memory");
         goto out;
     }
     dev->line = l->lineno;
@@ -259,50 +205,50 @@ out:
     return rc;
 }
 
-static int parse_size_token(parser_t *p, const md_line_t *l, size_t idx,
+int md_ncp_parse_size(parser_t *p, const md_line_t *l, size_t idx,
                             int allow_inf, size_t *value)
 {
     char qb[MD_TOKEN_QUOTE_MAX], buf[32];
     const char *rule = allow_inf ? SIZE_RULE " or inf" : SIZE_RULE;
 
     if (idx >= l->num_tok)
-        return fail(p, l->lineno, l->end_col,
-                    "expected a size (%s), got end of line", rule);
+        return md_ncp_fail(p, l->lineno, l->end_col,
+                           "expected a size (%s), got end of line", rule);
     const md_token_t *t = &l->tok[idx];
     if (md_token_copy(t, buf, sizeof(buf)) != 0 ||
         md_parse_size_ex(buf, allow_inf, value) != 0)
-        return fail(p, l->lineno, t->col, "expected a size (%s), got '%s'%s",
-                    rule, q(t, qb),
-                    !allow_inf && md_token_is(t, "inf")
+        return md_ncp_fail(p, l->lineno, t->col, "expected a size (%s), got '%s'%s",
+                           rule, md_ncp_quote(t, qb),
+                           !allow_inf && md_token_is(t, "inf")
                         ? " (inf is only allowed as a maximum)" : "");
     return 0;
 }
 
 /* The peers of tok[1]: one name, or a name list ("n[0000-0095]"). */
-static int expect_peers(parser_t *p, const md_line_t *l, md_names_t *peers)
+int md_ncp_expect_peers(parser_t *p, const md_line_t *l, md_names_t *peers)
 {
     char qb[MD_TOKEN_QUOTE_MAX], why[160];
     size_t off = 0;
 
     if (l->num_tok < 2)
-        return fail(p, l->lineno, l->end_col,
-                    "expected a peer node name, got end of line");
+        return md_ncp_fail(p, l->lineno, l->end_col,
+                           "expected a peer node name, got end of line");
     const md_token_t *t = &l->tok[1];
     if (memchr(t->text, '[', t->len) == NULL) {
         peers->name = calloc(1, sizeof(*peers->name));
         if (peers->name == NULL)
-            return fail(p, l->lineno, t->col, "out of memory");
+            return md_ncp_fail(p, l->lineno, t->col, "out of memory");
         peers->count = 1;
-        return expect_name(p, l, 1, "a peer node name", peers->name[0]);
+        return md_ncp_expect_name(p, l, 1, "a peer node name", peers->name[0]);
     }
     if (t->len >= sizeof(p->pending.range))
-        return fail(p, l->lineno, t->col,
-                    "expected a peer range of at most %zu characters, got "
-                    "'%s'", sizeof(p->pending.range) - 1, q(t, qb));
+        return md_ncp_fail(p, l->lineno, t->col,
+                           "expected a peer range of at most %zu characters, got "
+                           "'%s'", sizeof(p->pending.range) - 1, md_ncp_quote(t, qb));
     if (md_names_expand(t->text, t->len, MD_NODECONF_RANGE_MAX, peers, why,
                         sizeof(why), &off) != 0)
-        return fail(p, l->lineno, t->col + (int)off,
-                    "%s (in the peer range '%s')", why, q(t, qb));
+        return md_ncp_fail(p, l->lineno, t->col + (int)off,
+                           "%s (in the peer range '%s')", why, md_ncp_quote(t, qb));
     return 0;
 }
 
@@ -310,24 +256,24 @@ static int expect_peers(parser_t *p, const md_line_t *l, md_names_t *peers)
 static int store_route(parser_t *p, const char *peer, const route_line_t *rl)
 {
     if (rl->hop[0] != '\0' && strcmp(rl->hop, peer) == 0)
-        return fail(p, rl->line, rl->hop_col,
-                    "expected '-' for a direct route to '%s', got '%s'",
-                    peer, rl->hop);
+        return md_ncp_fail(p, rl->line, rl->hop_col,
+                           "expected '-' for a direct route to '%s', got '%s'",
+                           peer, rl->hop);
     if (rl->hop[0] != '\0') {
         md_token_t at = { rl->hop, 0, rl->hop_col };
-        if (add_ref(p, REF_SELF_ROUTE, rl->line, &at, peer) != 0)
+        if (md_ncp_add_ref(p, REF_SELF_ROUTE, rl->line, &at, peer) != 0)
             return -1;
     }
     md_nodeconf_route_t *r = md_nodeconf_insert_route(p->conf, peer, rl->min,
                                                       rl->max, rl->subdev,
                                                       rl->hop);
     if (r == NULL && errno == EEXIST)
-        return fail(p, rl->line, rl->min_col,
-                    "duplicate route to '%s' starting at %zu (first at line "
-                    "%d)", peer, rl->min,
-                    md_nodeconf_find_route(p->conf, peer, rl->min)->line);
+        return md_ncp_fail(p, rl->line, rl->min_col,
+                           "duplicate route to '%s' starting at %zu (first at line "
+                           "%d)", peer, rl->min,
+                           md_nodeconf_find_route(p->conf, peer, rl->min)->line);
     if (r == NULL)
-        return fail(p, rl->line, 1, "out of memory");
+        return md_ncp_fail(p, rl->line, 1, "out of memory");
     r->line = rl->line;
     return 0;
 }
@@ -358,38 +304,38 @@ static int parse_route(parser_t *p, const md_line_t *l)
     md_names_t peers = { NULL, 0 };
     int rc = -1;
 
-    if (expect_peers(p, l, &peers) != 0 ||
-        parse_size_token(p, l, 2, 0, &rl.min) != 0 ||
-        parse_size_token(p, l, 3, 1, &rl.max) != 0)
+    if (md_ncp_expect_peers(p, l, &peers) != 0 ||
+        md_ncp_parse_size(p, l, 2, 0, &rl.min) != 0 ||
+        md_ncp_parse_size(p, l, 3, 1, &rl.max) != 0)
         goto out;
     if (rl.max < rl.min) {
-        fail(p, l->lineno, l->tok[3].col,
-             "expected a maximum of at least the minimum %zu, got %zu",
-             rl.min, rl.max);
+        md_ncp_fail(p, l->lineno, l->tok[3].col,
+                    "expected a maximum of at least the minimum %zu, got %zu",
+                    rl.min, rl.max);
         goto out;
     }
-    if (expect_name(p, l, 4, "a subdevice name", rl.subdev) != 0)
+    if (md_ncp_expect_name(p, l, 4, "a subdevice name", rl.subdev) != 0)
         goto out;
     if (l->num_tok <= 5) {
-        fail(p, l->lineno, l->end_col,
-             "expected a next hop (a node name, or '-' for a direct "
-             "link), got end of line");
+        md_ncp_fail(p, l->lineno, l->end_col,
+                    "expected a next hop (a node name, or '-' for a direct "
+                    "link), got end of line");
         goto out;
     }
     if (!md_token_is(&l->tok[5], "-") &&
-        expect_name(p, l, 5, "a next hop (a node name, or '-' for a "
-                    "direct link)", rl.hop) != 0)
+        md_ncp_expect_name(p, l, 5, "a next hop (a node name, or '-' for a "
+                           "direct link)", rl.hop) != 0)
         goto out;
     rl.min_col = l->tok[2].col;
     rl.hop_col = l->tok[5].col;
     if (expect_end(p, l, 6) != 0 ||
-        add_ref(p, REF_SUBDEV, l->lineno, &l->tok[4], rl.subdev) != 0 ||
+        md_ncp_add_ref(p, REF_SUBDEV, l->lineno, &l->tok[4], rl.subdev) != 0 ||
         (rl.hop[0] != '\0' &&
-         add_ref(p, REF_NEXT_HOP, l->lineno, &l->tok[5], rl.hop) != 0))
+         md_ncp_add_ref(p, REF_NEXT_HOP, l->lineno, &l->tok[5], rl.hop) != 0))
         goto out;
     if (push((void **)&p->route_pos, &p->num_pos, &p->cap_pos,
              sizeof(*p->route_pos)) != 0) {
-        fail(p, l->lineno, l->tok[0].col, "out of memory");
+        md_ncp_fail(p, l->lineno, l->tok[0].col, "out of memory");
         goto out;
     }
     p->route_pos[p->num_pos - 1] =
@@ -413,7 +359,7 @@ static int parse_route(parser_t *p, const md_line_t *l)
     }
     if (push((void **)&pd->lines, &pd->num_lines, &pd->cap_lines,
              sizeof(*pd->lines)) != 0) {
-        fail(p, l->lineno, l->tok[0].col, "out of memory");
+        md_ncp_fail(p, l->lineno, l->tok[0].col, "out of memory");
         goto out;
     }
     pd->lines[pd->num_lines - 1] = rl;
@@ -423,21 +369,36 @@ out:
     return rc;
 }
 
+int md_ncp_subdev_once(parser_t *p, const md_line_t *l, size_t idx,
+                       char (*names)[MD_NODECONF_NAME_MAX], size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(names[i], names[j]) == 0)
+            return md_ncp_fail(p, l->lineno, l->tok[idx].col,
+                               "duplicate subdevice '%s' (expected each once)",
+                               names[i]);
+    if (strcmp(names[i], MD_NODECONF_FORWARDED) != 0 &&
+        md_ncp_add_ref(p, REF_SUBDEV, l->lineno, &l->tok[idx], names[i]) != 0)
+        return -1;
+    return 0;
+}
+
+int md_ncp_duplicate_peer(parser_t *p, const md_line_t *l, const char *keyword,
+                          const char *peer, int first_line)
+{
+    return md_ncp_fail(p, l->lineno, l->tok[1].col,
+                       "duplicate '%s' for '%s' (first at line %d)", keyword,
+                       peer, first_line);
+}
+
 /* The subdevices of an arrive line (tok[2..]) into names/ptrs. */
 static int arrive_subdevs(parser_t *p, const md_line_t *l,
                           char (*names)[MD_NODECONF_NAME_MAX],
                           const char **ptrs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (expect_name(p, l, i + 2, "a subdevice name", names[i]) != 0)
-            return -1;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(names[i], names[j]) == 0)
-                return fail(p, l->lineno, l->tok[i + 2].col,
-                            "duplicate subdevice '%s' (expected each once)",
-                            names[i]);
-        if (strcmp(names[i], MD_NODECONF_FORWARDED) != 0 &&
-            add_ref(p, REF_SUBDEV, l->lineno, &l->tok[i + 2], names[i]) != 0)
+        if (md_ncp_expect_name(p, l, i + 2, "a subdevice name", names[i]) != 0 ||
+            md_ncp_subdev_once(p, l, i + 2, names, i) != 0)
             return -1;
         ptrs[i] = names[i];
     }
@@ -452,27 +413,25 @@ static int parse_arrive(parser_t *p, const md_line_t *l)
     const char **ptrs = NULL;
     int rc = -1;
 
-    if (expect_peers(p, l, &peers) != 0)
+    if (md_ncp_expect_peers(p, l, &peers) != 0)
         goto out;
     for (size_t i = 0; i < peers.count; i++) {
         const md_nodeconf_arrive_t *old =
             md_nodeconf_find_arrive(p->conf, peers.name[i]);
         if (old != NULL) {
-            fail(p, l->lineno, l->tok[1].col,
-                 "duplicate 'arrive' for '%s' (first at line %d)",
-                 peers.name[i], old->line);
+            md_ncp_duplicate_peer(p, l, "arrive", peers.name[i], old->line);
             goto out;
         }
     }
     if (n == 0) {
-        fail(p, l->lineno, l->end_col,
-             "expected a subdevice name, got end of line");
+        md_ncp_fail(p, l->lineno, l->end_col,
+                    "expected a subdevice name, got end of line");
         goto out;
     }
     names = calloc(n, sizeof(*names));
     ptrs = calloc(n, sizeof(*ptrs));
     if (names == NULL || ptrs == NULL) {
-        fail(p, l->lineno, 1, "out of memory");
+        md_ncp_fail(p, l->lineno, 1, "out of memory");
         goto out;
     }
     if (arrive_subdevs(p, l, names, ptrs, n) != 0)
@@ -480,8 +439,12 @@ static int parse_arrive(parser_t *p, const md_line_t *l)
     for (size_t i = 0; i < peers.count; i++) {
         md_nodeconf_arrive_t *a =
             md_nodeconf_insert_arrive(p->conf, peers.name[i], ptrs, n);
+        if (a == NULL && errno == EEXIST) {   /* twice in the peer list */
+            md_ncp_duplicate_peer(p, l, "arrive", peers.name[i], l->lineno);
+            goto out;
+        }
         if (a == NULL) {
-            fail(p, l->lineno, 1, "out of memory");
+            md_ncp_fail(p, l->lineno, 1, "out of memory");
             goto out;
         }
         a->line = l->lineno;
@@ -561,6 +524,7 @@ static void check_ranges(parser_t *p)
 static void check_refs(parser_t *p)
 {
     const char *node = p->conf->node;
+    const md_nodeconf_rails_t *self_rails;
 
     for (size_t i = 0; i < p->num_refs; i++) {
         const ref_t *r = &p->refs[i];
@@ -582,6 +546,13 @@ static void check_refs(parser_t *p)
                 consider(p, r->line, r->col,
                          "expected '-' as the next hop of a route to this "
                          "node itself");
+            break;
+        case REF_SELF_RAILS:           /* one per line: is the node a peer */
+            if ((self_rails = md_nodeconf_find_rails(p->conf, node)) != NULL &&
+                self_rails->line == r->line)
+                consider(p, r->line, r->col,
+                         "expected a peer other than this node '%s' (rails "
+                         "stripe messages to other nodes)", node);
             break;
         }
     }
@@ -616,9 +587,12 @@ static int parse_line(parser_t *p, const md_line_t *l)
         return parse_route(p, l);
     if (md_token_is(t, "arrive"))
         return parse_arrive(p, l);
-    return fail(p, l->lineno, t->col,
-                "expected a keyword (node, device, route, arrive), got '%s'",
-                q(t, qb));
+    if (md_token_is(t, "rails"))
+        return md_ncp_parse_rails(p, l);
+    return md_ncp_fail(p, l->lineno, t->col,
+                       "expected a keyword (node, device, route, arrive, rails), "
+                       "got '%s'",
+                       md_ncp_quote(t, qb));
 }
 
 static int parse_buffer(parser_t *p)
@@ -635,9 +609,9 @@ static int parse_buffer(parser_t *p)
         return -1;
     if (first) {
         md_lines_eof_pos(&p->rd, &line, &col);
-        return fail(p, line, col,
-                    "expected 'multidev-node-config %d', got end of file",
-                    MD_NODECONF_VERSION);
+        return md_ncp_fail(p, line, col,
+                           "expected 'multidev-node-config %d', got end of file",
+                           MD_NODECONF_VERSION);
     }
     return finish(p);
 }

@@ -54,9 +54,28 @@ static void write_routes(md_nodeconf_out_t *o, const md_nodeconf_t *c)
     }
 }
 
-static int same_arrive(const md_nodeconf_arrive_t *x,
-                       const md_nodeconf_arrive_t *y)
+/* Arrive and rails lines are sorted by peer, one per peer: the end of the
+ * run starting at index i of the n stride-sized items at base (peer
+ * names first) whose peers follow each other and whose lines are the
+ * same (same(x, y)) apart from the peer. */
+static size_t peer_run_end(const void *base, size_t n, size_t stride,
+                           size_t i, int (*same)(const void *, const void *))
 {
+    const char *first = (const char *)base + i * stride;
+    size_t j = i + 1;
+
+    while (j < n && j - i < MD_NODECONF_RANGE_MAX &&
+           md_names_follows(first + (j - 1 - i) * stride,
+                            first + (j - i) * stride) &&
+           same(first, first + (j - i) * stride))
+        j++;
+    return j;
+}
+
+static int same_arrive(const void *xp, const void *yp)
+{
+    const md_nodeconf_arrive_t *x = xp, *y = yp;
+
     if (x->num_subdevs != y->num_subdevs)
         return 0;
     for (size_t k = 0; k < x->num_subdevs; k++)
@@ -69,14 +88,38 @@ static void write_arrives(md_nodeconf_out_t *o, const md_nodeconf_t *c)
 {
     for (size_t i = 0; i < c->num_arrives;) {
         const md_nodeconf_arrive_t *a = &c->arrives[i];
-        size_t j = i + 1;
-        while (j < c->num_arrives && j - i < MD_NODECONF_RANGE_MAX &&
-               md_names_follows(c->arrives[j - 1].peer, c->arrives[j].peer) &&
-               same_arrive(a, &c->arrives[j]))
-            j++;
+        size_t j = peer_run_end(c->arrives, c->num_arrives, sizeof(*a), i,
+                                same_arrive);
         md_nodeconf_out_arrive(o, a->peer, c->arrives[j - 1].peer);
         for (size_t k = 0; k < a->num_subdevs; k++)
             md_nodeconf_out_word(o, a->subdevs[k]);
+        md_nodeconf_out_end_line(o);
+        i = j;
+    }
+}
+
+static int same_rails(const void *xp, const void *yp)
+{
+    const md_nodeconf_rails_t *x = xp, *y = yp;
+
+    if (x->from != y->from || x->num != y->num)
+        return 0;
+    for (size_t k = 0; k < x->num; k++)
+        if (x->weights[k] != y->weights[k] ||
+            strcmp(x->subdevs[k], y->subdevs[k]) != 0)
+            return 0;
+    return 1;
+}
+
+static void write_rails(md_nodeconf_out_t *o, const md_nodeconf_t *c)
+{
+    for (size_t i = 0; i < c->num_rails;) {
+        const md_nodeconf_rails_t *r = &c->rails[i];
+        size_t j = peer_run_end(c->rails, c->num_rails, sizeof(*r), i,
+                                same_rails);
+        md_nodeconf_out_rails(o, r->peer, c->rails[j - 1].peer, r->from);
+        for (size_t k = 0; k < r->num; k++)
+            md_nodeconf_out_rail(o, r->subdevs[k], r->weights[k]);
         md_nodeconf_out_end_line(o);
         i = j;
     }
@@ -96,5 +139,6 @@ int md_nodeconf_write(FILE *f, const md_nodeconf_t *conf)
     md_nodeconf_out_head(o, conf);
     write_routes(o, conf);
     write_arrives(o, conf);
+    write_rails(o, conf);
     return md_nodeconf_out_finish(o);
 }

@@ -47,10 +47,10 @@ static const bad_case_t bad_cases[] = {
     { "multidev-node-config 1\nnode n1 n2\n",
       "t.conf:2:9: expected end of line, got 'n2'" },
     { "multidev-node-config 1\nnodes n1\n",
-      "t.conf:2:1: expected a keyword (node, device, route, arrive), got "
+      "t.conf:2:1: expected a keyword (node, device, route, arrive, rails), got "
       "'nodes'" },
     { "multidev-node-config 1\nmultidev-node-config 1\n",
-      "t.conf:2:1: expected a keyword (node, device, route, arrive), got "
+      "t.conf:2:1: expected a keyword (node, device, route, arrive, rails), got "
       "'multidev-node-config'" },
     /* device */
     { H "device\n", "t.conf:5:7: expected a subdevice name, got end of line" },
@@ -134,6 +134,74 @@ static const bad_case_t bad_cases[] = {
     { H "arrive n2 sci s$\n",
       "t.conf:5:15: expected a subdevice name ([A-Za-z0-9_.-], 1-63 "
       "characters), got 's$'" },
+    /* a list of peers naming one twice */
+    { H "arrive n[2,2] sci\n",
+      "t.conf:5:8: duplicate 'arrive' for 'n2' (first at line 5)" },
+    /* rails */
+    { H "rails\n", "t.conf:5:6: expected a peer node name, got end of line" },
+    { H "rails n2\n",
+      "t.conf:5:9: expected a size (bytes, k/m/g suffix), got end of line" },
+    { H "rails n2 inf sci=1 shm=2\n",
+      "t.conf:5:10: expected a size (bytes, k/m/g suffix), got 'inf' (inf is "
+      "only allowed as a maximum)" },
+    { H "rails n2 big sci=1 shm=2\n",
+      "t.conf:5:10: expected a size (bytes, k/m/g suffix), got 'big'" },
+    { H "rails n2 64k\n",
+      "t.conf:5:13: expected subdevice=weight (at least 2 rails), got end of "
+      "line" },
+    { H "rails n2 64k sci=80\n",
+      "t.conf:5:20: expected subdevice=weight (at least 2 rails), got end of "
+      "line" },
+    { H "rails n2 64k sci shm=2\n",
+      "t.conf:5:14: expected subdevice=weight, got 'sci'" },
+    { H "rails n2 64k s$=1 shm=2\n",
+      "t.conf:5:14: expected a subdevice name ([A-Za-z0-9_.-], 1-63 "
+      "characters) before '=', got 's$=1'" },
+    { H "rails n2 64k =1 shm=2\n",
+      "t.conf:5:14: expected a subdevice name ([A-Za-z0-9_.-], 1-63 "
+      "characters) before '=', got '=1'" },
+    { H "rails n2 64k fwd=1 sci=2\n",
+      "t.conf:5:14: expected a subdevice as a rail, got 'fwd' (the forwarding "
+      "receiver)" },
+    { H "rails n2 64k sci=0 shm=2\n",
+      "t.conf:5:18: expected a weight (an integer 1-1000000, the rail's MB/s) "
+      "after '=', got '0'" },
+    { H "rails n2 64k sci=1000001 shm=2\n",
+      "t.conf:5:18: expected a weight (an integer 1-1000000, the rail's MB/s) "
+      "after '=', got '1000001'" },
+    { H "rails n2 64k sci= shm=2\n",
+      "t.conf:5:18: expected a weight (an integer 1-1000000, the rail's MB/s) "
+      "after '=', got ''" },
+    { H "rails n2 64k sci=1.5 shm=2\n",
+      "t.conf:5:18: expected a weight (an integer 1-1000000, the rail's MB/s) "
+      "after '=', got '1.5'" },
+    { H "rails n2 64k sci=080 shm=2\n",
+      "t.conf:5:18: expected a weight (an integer 1-1000000, the rail's MB/s) "
+      "after '=', got '080'" },
+    { H "rails n2 64k sci=80 sci=90\n",
+      "t.conf:5:21: duplicate subdevice 'sci' (expected each once)" },
+    { H "rails n2 64k sci=1 shm=1 a=1 b=1 c=1 d=1 e=1 f=1 g=1\n",
+      "t.conf:5:50: expected at most 8 rails, got 'g=1'" },
+    { H "rails n2 64k sci=80 gm=10\n",
+      "t.conf:5:21: expected a subdevice declared by a 'device' line, got "
+      "'gm'" },
+    { H "rails n2 64k sci=80 shm=10\nrails n2 1m sci=80 shm=10\n",
+      "t.conf:6:7: duplicate 'rails' for 'n2' (first at line 5)" },
+    { H "rails n[2-4] 64k sci=80 shm=10\nrails n3 1m sci=80 shm=10\n",
+      "t.conf:6:7: duplicate 'rails' for 'n3' (first at line 5)" },
+    { H "rails n[2,2] 64k sci=80 shm=10\n",
+      "t.conf:5:7: duplicate 'rails' for 'n2' (first at line 5)" },
+    { H "rails n[01-x] 64k sci=1 shm=1\n",
+      "t.conf:5:12: expected the upper bound (a number of at most 9 "
+      "digits), got 'x' (in the peer range 'n[01-x]')" },
+    { H "rails n[0-3] 64k sci=80 shm=10\n",
+      "t.conf:5:7: expected a peer other than this node 'n1' (rails stripe "
+      "messages to other nodes)" },
+    /* the node named after the rails line, a device declared after it */
+    { "multidev-node-config 1\ndevice shm\nrails n1 1m shm=1 sci=2\n"
+      "device sci\nnode n1\n",
+      "t.conf:3:7: expected a peer other than this node 'n1' (rails stripe "
+      "messages to other nodes)" },
     /* checks settled at the end report the earliest position */
     { H "route n2 0 99 sci -\nroute n3 0 inf gm -\n",
       "t.conf:5:12: expected the routes to 'n2' to end with inf, the last one "
