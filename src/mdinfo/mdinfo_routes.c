@@ -1,8 +1,9 @@
 /*
  * mdinfo_routes.c - a node file's device list and connection table as
  * tables (mdinfo.h): for every peer node and size class, the subdevice and
- * the next hop, and the subdevices each peer's messages arrive on.  Each
- * row names the line of the file it comes from.
+ * the next hop, the subdevices each peer's messages arrive on, and the
+ * rails large messages to a peer are striped over.  Each row names the
+ * line of the file it comes from.
  */
 #include "config.h"
 
@@ -100,6 +101,36 @@ static void print_arrivals(const md_nodeconf_t *conf)
     }
 }
 
+/* Each peer's rails: from which size its messages are striped, and over
+ * which subdevices with which weights. */
+static void print_rails(const md_nodeconf_t *conf)
+{
+    int wpeer = (int)strlen("peer"), wfrom = (int)strlen("from");
+    char from[24];
+
+    if (conf->num_rails == 0) {
+        printf("rails: no rails line (no message is striped over several subdevices)\n");
+        return;
+    }
+    for (size_t i = 0; i < conf->num_rails; i++) {
+        md_size_format(conf->rails[i].from, from, sizeof(from));
+        wpeer = max_int(wpeer, (int)strlen(conf->rails[i].peer));
+        wfrom = max_int(wfrom, (int)strlen(from));
+    }
+    printf("rails (striped from a size on, shares by weight in MB/s)\n"
+           "  %-*s %-*s %-5s %s\n", wpeer, "peer", wfrom, "from", "line",
+           "subdevice=weight");
+    for (size_t i = 0; i < conf->num_rails; i++) {
+        const md_nodeconf_rails_t *r = &conf->rails[i];
+
+        md_size_format(r->from, from, sizeof(from));
+        printf("  %-*s %-*s %-5d", wpeer, r->peer, wfrom, from, r->line);
+        for (size_t k = 0; k < r->num; k++)
+            printf(" %s=%u", r->subdevs[k], (unsigned)r->weights[k]);
+        printf("\n");
+    }
+}
+
 void mdinfo_routes(const md_nodeconf_t *conf)
 {
     printf("# node %s (%s)\n\n", conf->node, conf->source);
@@ -108,4 +139,6 @@ void mdinfo_routes(const md_nodeconf_t *conf)
     print_routes(conf);
     printf("\n");
     print_arrivals(conf);
+    printf("\n");
+    print_rails(conf);
 }
