@@ -59,7 +59,33 @@ static int md_conntab_hop_reachable(const md_t *md, const md_nodeconf_route_t *c
     return 0;
 }
 
-static int md_conntab_from_conf(md_t *md, int32_t node, md_node_route_t *r)
+/* The node file's rails to node (MULTIDEV_RAILS=off: none): the
+ * subdevices a large message to it is striped over, with their weights. */
+static int md_conntab_rails(md_t *md, int32_t node, md_node_route_t *r, int rails_on)
+{
+    const md_nodeconf_rails_t *cr = md_nodeconf_find_rails(md->conf, md->node_names[node]);
+
+    if (cr == NULL || node == md->my_node || !rails_on)
+        return MD_OK;
+    for (size_t k = 0; k < cr->num && k < MD_MAX_RAILS; k++) {
+        int sd = md_devlist_index(md, cr->subdevs[k]);
+        if (sd < 0 || (md->devs.ops[sd].caps & MD_CAP_LOCAL_ONLY) || md->fwd_index < 0) {
+            md_log_error("%s:%d: rail %s to node %s: %s", md->conf->source, cr->line,
+                         cr->subdevs[k], cr->peer,
+                         sd < 0 ? "no such subdevice loaded"
+                         : md->fwd_index < 0 ? "there is no forwarding receiver"
+                                             : "it reaches same-node peers only");
+            return MD_ERR_CONFIG;
+        }
+        r->rails[k] = (md_rail_t){ .subdev = sd, .weight = cr->weights[k] };
+    }
+    r->num_rails = (int32_t)(cr->num < MD_MAX_RAILS ? cr->num : MD_MAX_RAILS);
+    r->stripe_from = cr->from;
+    r->arrive_mask |= 1u << md->fwd_index;      /* striped messages come through it */
+    return MD_OK;
+}
+
+static int md_conntab_from_conf(md_t *md, int32_t node, md_node_route_t *r, int rails_on)
 {
     const char *name = md->node_names[node];
     const md_nodeconf_arrive_t *arrive;
@@ -107,7 +133,7 @@ static int md_conntab_from_conf(md_t *md, int32_t node, md_node_route_t *r)
         for (size_t k = 0; k < arrive->num_subdevs; k++)
             r->arrive_mask |= 1u << md_devlist_index(md, arrive->subdevs[k]);
     }
-    return MD_OK;
+    return md_conntab_rails(md, node, r, rails_on);
 }
 
 static int md_conntab_check_reachable(const md_t *md)
@@ -133,14 +159,17 @@ static int md_conntab_check_reachable(const md_t *md)
 
 int md_conntab_build(md_t *md)
 {
-    int rc = MD_OK;
+    int rc, rails = 0;      /* 0: on, 1: off */
 
+    rc = md_env_choice("MULTIDEV_RAILS", (const char *const[]){ "on", "off" }, 2, 0, &rails);
+    if (rc != MD_OK)
+        return rc;
     md->routes = calloc((size_t)md->num_nodes, sizeof(*md->routes));
     if (md->routes == NULL)
         return MD_ERR_NO_MEMORY;
     for (int32_t n = 0; n < md->num_nodes && rc == MD_OK; n++) {
         if (md->conf != NULL)
-            rc = md_conntab_from_conf(md, n, &md->routes[n]);
+            rc = md_conntab_from_conf(md, n, &md->routes[n], rails == 0);
         else if (n == md->my_node)
             rc = md_conntab_local_default(md, &md->routes[n]);
     }
@@ -204,6 +233,14 @@ void md_conntab_print(const md_t *md)
                                      c->next_hop_node >= 0
                                          ? md->node_names[c->next_hop_node] : "");
         }
+        if (r->num_rails > 0 && used < sizeof(line))
+            used += (size_t)snprintf(line + used, sizeof(line) - used,
+                                     "; striped from %zu bytes over", r->stripe_from);
+        for (int32_t k = 0; k < r->num_rails && used < sizeof(line); k++)
+            used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%u%s",
+                                     md->devs.subdevs[r->rails[k].subdev].name,
+                                     r->rails[k].weight,
+                                     (r->rails_down & (1u << k)) ? "(lost)" : "");
         md_conntab_format_mask(md, r->arrive_mask, mask, sizeof(mask));
         md_log_info("%s; arrives on %s", line, mask[0] ? mask : "(nothing)");
     }

@@ -33,11 +33,25 @@ typedef struct md_route_class {
     int32_t next_hop_node;      /**< -1: direct */
 } md_route_class_t;
 
+#define MD_MAX_RAILS       MD_NODECONF_RAILS_MAX
+
+/* One network a large message to a node is striped over (md_stripe.c). */
+typedef struct md_rail {
+    int32_t  subdev;
+    uint32_t weight;            /**< its share: modelled MB/s */
+} md_rail_t;
+
 /* How this node talks to the ranks of one node. */
 typedef struct md_node_route {
     int32_t          num_classes;     /**< 0: unreachable */
     md_route_class_t classes[MD_MAX_CLASSES];
     uint32_t         arrive_mask;     /**< subdevices messages come in on */
+    /* Rails: messages of at least stripe_from bytes are cut into chunks
+     * that go straight to the peer over every rail not down. */
+    int32_t          num_rails;       /**< 0: none (or MULTIDEV_RAILS=off) */
+    size_t           stripe_from;
+    md_rail_t        rails[MD_MAX_RAILS];
+    uint32_t         rails_down;      /**< bit k: rails[k] lost this node */
 } md_node_route_t;
 
 /* The device list: loaded modules and their instances. */

@@ -89,6 +89,7 @@ void md_fwd_free(md_t *md)
     while (st->out != NULL) {
         md_fwd_out_t *o = st->out;
         st->out = o->next;
+        md_fwd_stripe_free(o->stripe);
         free(o);
     }
     while (st->relays != NULL) {
@@ -104,6 +105,8 @@ int md_fwd_conf_needs_receiver(const md_nodeconf_t *conf)
 {
     if (conf == NULL)
         return 0;
+    if (conf->num_rails > 0)
+        return 1;       /* striped messages are put together there */
     for (size_t i = 0; i < conf->num_routes; i++)
         if (conf->routes[i].next_hop[0] != '\0')
             return 1;

@@ -65,6 +65,11 @@ typedef struct md_fwd_hdr {
 /* Nobody keeps state of it and nobody acknowledges it: a route probe
  * (md_fwd_watch.c), fire and forget; it counts in no statistics. */
 #define MD_FWD_F_PROBE      0x4u
+/* A chunk of a message striped over several rails straight to its
+ * destination (md_fwd_stripe.c): acknowledged at once over a rail that
+ * lives, and a chunk that comes twice (sent again after a rail was lost)
+ * counts once. */
+#define MD_FWD_F_STRIPED    0x8u
 
 /* On the wire a chunk that is its whole message (every small message)
  * carries the envelope without its size (the chunk's length is the
@@ -180,6 +185,28 @@ int  md_fwd_watch(md_t *md);
 /* md_fwd_recv.c: fn for every receive posted on the forwarding receiver. */
 void md_fwd_recv_foreach_posted(md_subdev_t *sd, void (*fn)(void *arg, md_request_t *req),
                                 void *arg);
+
+/* md_fwd_stripe.c: large messages striped over every rail to a node (the
+ * node file's rails line), each chunk a FWD_DATA system message straight
+ * to the destination, whose forwarding receiver puts them together. */
+/* Should a len-byte message to dst_world be striped? */
+int  md_fwd_stripe_wanted(const md_t *md, int32_t dst_world, size_t len);
+/* Starts the striped send of req (envelope, buf and len set). */
+int  md_fwd_stripe_isend(md_t *md, md_request_t *req);
+/* Pumps striped flows whose chunks completed, and sends again the chunks of
+ * rails lost since (from md_progress); the events it made. */
+int  md_fwd_stripe_progress(md_t *md);
+/* A rail to node is lost (its subdevice reported the peer failed, or a
+ * chunk's send over it failed): no chunk goes over it any more, and the
+ * chunks that went over it and are not acknowledged go again over the
+ * others (at the next md_progress). */
+void md_fwd_stripe_rail_lost(md_t *md, int32_t node, int subdev);
+/* Does subdev carry nothing to node but stripes, so that losing it loses
+ * a rail and not the node? */
+int  md_fwd_stripe_rail_only(const md_t *md, int32_t node, int subdev);
+/* The subdevice an acknowledgement of a striped message goes back to rank
+ * over: its first rail that lives, or fallback. */
+int  md_fwd_stripe_ack_subdev(const md_t *md, int32_t rank, int fallback);
 
 /* md_fwd.c: setup, the system-message handlers, teardown */
 int  md_fwd_setup(md_t *md);

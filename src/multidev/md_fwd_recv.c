@@ -41,6 +41,9 @@ typedef struct md_fwd_in {
     md_fwd_in_state_t state;
     int               acked;
     int               ack_now;      /* MD_FWD_F_ACK_NOW: the origin waits for it */
+    int               striped;      /* MD_FWD_F_STRIPED: chunks may come twice */
+    uint64_t         *got;          /* striped: offsets of the chunks in, ascending */
+    size_t            ngot, cap_got;
     struct md_fwd_in *next;         /* all flows not finished */
     struct md_fwd_in *held_next;
 } md_fwd_in_t;
@@ -61,6 +64,45 @@ static md_fwd_in_t *md_fwd_in_find(md_fwd_recv_t *fr, int32_t origin,
     return NULL;
 }
 
+static void md_fwd_in_free(md_fwd_in_t *in)
+{
+    free(in->got);
+    free(in->tmp);
+    free(in);
+}
+
+/* A striped message's chunk at offset: 1 if it is new (and now recorded),
+ * 0 if it came before (sent again after a rail was lost). */
+static int md_fwd_in_chunk_new(md_fwd_in_t *in, uint64_t offset)
+{
+    size_t lo = 0, hi = in->ngot;
+
+    while (lo < hi) {           /* chunks come mostly in order: usually at the end */
+        size_t mid = lo + (hi - lo) / 2;
+        if (in->got[mid] < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < in->ngot && in->got[lo] == offset)
+        return 0;
+    if (in->ngot == in->cap_got) {
+        size_t cap = in->cap_got ? 2 * in->cap_got : 64;
+        uint64_t *g = realloc(in->got, cap * sizeof(*g));
+        if (g == NULL) {        /* taken unrecorded: right unless it comes again */
+            md_log_error("striping: no memory to record a chunk of rank %d's message",
+                         in->mq.env.src_world);
+            return 1;
+        }
+        in->got = g;
+        in->cap_got = cap;
+    }
+    memmove(in->got + lo + 1, in->got + lo, (in->ngot - lo) * sizeof(*in->got));
+    in->got[lo] = offset;
+    in->ngot++;
+    return 1;
+}
+
 static void md_fwd_in_unlink(md_fwd_recv_t *fr, md_fwd_in_t *in)
 {
     for (md_fwd_in_t **p = &fr->active; *p != NULL; p = &(*p)->next) {
@@ -78,8 +120,9 @@ static void md_fwd_in_ack(md_t *md, md_fwd_in_t *in)
                          .hop_src = md->rank };
 
     in->acked = 1;
-    md_fwd_ack_queue(md, in->up_subdev, in->upstream, &ctl,
-                     in->ack_now || (in->mq.env.flags & MD_ENV_F_SYNC));
+    md_fwd_ack_queue(md, in->striped ? md_fwd_stripe_ack_subdev(md, in->upstream, in->up_subdev)
+                                     : in->up_subdev,
+                     in->upstream, &ctl, in->ack_now || (in->mq.env.flags & MD_ENV_F_SYNC));
 }
 
 /* All data in: acknowledge (a synchronous send only once matched) and
@@ -103,8 +146,7 @@ static void md_fwd_in_maybe_finish(md_subdev_t *sd, md_fwd_in_t *in)
     sd->counters.msgs_recvd++;
     sd->counters.bytes_recvd += req->status.size;
     md_fwd_in_unlink(fr, in);
-    free(in->tmp);
-    free(in);
+    md_fwd_in_free(in);
     sd->host->complete(sd, req);
 }
 
@@ -119,8 +161,7 @@ static void md_fwd_in_sysmsg_maybe_finish(md_subdev_t *sd, md_fwd_in_t *in)
         md_fwd_in_ack(fr->md, in);       /* a probe's origin keeps nothing */
     md_fwd_in_unlink(fr, in);
     md_sysmsg_dispatch(fr->md, sd, &in->mq.env, in->tmp);
-    free(in->tmp);
-    free(in);
+    md_fwd_in_free(in);
 }
 
 static void md_fwd_in_bind(md_subdev_t *sd, md_fwd_in_t *in, md_request_t *req)
@@ -210,6 +251,7 @@ static md_fwd_in_t *md_fwd_in_new(md_fwd_recv_t *fr, md_subdev_t *in_sd,
     }
     in->mq.env = hdr->env;
     in->ack_now = !!(hdr->flags & MD_FWD_F_ACK_NOW);
+    in->striped = !!(hdr->flags & MD_FWD_F_STRIPED);
     in->upstream = hdr->hop_src;
     in->up_subdev = in_sd->index;
     in->next = fr->active;
@@ -245,6 +287,8 @@ void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
         in = md_fwd_in_new(fr, in_sd, hdr);
     if (in == NULL)
         return;
+    if (in->striped && !md_fwd_in_chunk_new(in, hdr->offset))
+        return;         /* a chunk sent again after a rail was lost */
     /* Chunks may come in any order (a subdevice delivers a small system
      * message before a large one sent earlier); each has its own place. */
     if (hdr->offset + hdr->len > in->mq.env.size ||
@@ -310,8 +354,7 @@ void md_fwd_recv_fail_source(md_subdev_t *sd, int32_t rank, int status)
             md_mq_remove_unexpected(&fr->q, &in->mq);
         else if (in->state == MD_FWD_IN_MATCHED)
             md_fwd_fail_req(&f, in->req);
-        free(in->tmp);
-        free(in);
+        md_fwd_in_free(in);
     }
     /* Receives that only it could match, unless one of its messages that
      * did arrive whole is theirs (md_fwd_recv_irecv takes those). */
@@ -360,8 +403,7 @@ static int md_fwd_recv_finalize(md_subdev_t *sd)
     while (fr->active != NULL) {
         md_fwd_in_t *in = fr->active;
         fr->active = in->next;
-        free(in->tmp);
-        free(in);
+        md_fwd_in_free(in);
     }
     free(fr);
     sd->priv = NULL;

@@ -31,10 +31,13 @@ static md_fwd_out_t **md_fwd_out_find(md_fwd_state_t *st, int32_t dst,
 
 /* Completes the user's send (see above) and, once nothing of the flow is
  * left in flight and the acknowledgement is in, forgets the flow. */
-static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
+void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
 {
     md_fwd_state_t *st = md->fwd;
-    int sync = (o->env.flags & MD_ENV_F_SYNC) != 0, all_out;
+    /* a striped send completes at its acknowledgement: its chunks are
+     * sent again from the user's buffer when a rail is lost */
+    int waits = (o->env.flags & MD_ENV_F_SYNC) != 0 || st->params.send_waits_ack ||
+                o->stripe != NULL, all_out;
     md_fwd_out_t **p;
 
     if (error != MD_OK && o->error == MD_OK)
@@ -43,7 +46,7 @@ static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
         return;         /* finish when the last chunk send returns */
     all_out = o->sent == o->env.size && o->started && o->chunks_inflight == 0;
     if (!o->user_done && (o->error != MD_OK ||
-                          (all_out && (o->acked || !(sync || st->params.send_waits_ack))))) {
+                          (all_out && (o->acked || !waits)))) {
         o->user_done = 1;
         o->user->status.error = o->error;
         md_request_done(md, o->user);
@@ -53,6 +56,7 @@ static void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error)
     p = md_fwd_out_find(st, o->env.dst_world, o->env.seq);
     if (p != NULL)
         *p = o->next;
+    md_fwd_stripe_free(o->stripe);
     free(o);
 }
 
@@ -140,18 +144,17 @@ static int md_fwd_pump(md_t *md, md_fwd_out_t *o)
     return rc;
 }
 
-int md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c)
+md_fwd_out_t *md_fwd_out_new(md_t *md, md_request_t *req, int32_t next_hop, int subdev)
 {
     md_fwd_state_t *st = md->fwd;
     md_fwd_out_t *o = calloc(1, sizeof(*o));
-    int rc;
 
     if (o == NULL)
-        return MD_ERR_NO_MEMORY;
+        return NULL;
     o->user = req;
     o->env = req->env;
-    o->next_hop = req->peer_world;
-    o->subdev = c->subdev;
+    o->next_hop = next_hop;
+    o->subdev = subdev;
     o->credits = st->params.window;
     o->acked = o->env.tag == MD_SYSTAG_FWD_PROBE;   /* no acknowledgement comes */
     req->subdev = -1;       /* owned by the multidevice, not a subdevice */
@@ -165,6 +168,17 @@ int md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c)
             md_sd(md, md->fwd_index)->counters.bytes_sent += o->env.size;
         }
     }
+    return o;
+}
+
+int md_fwd_isend(md_t *md, md_request_t *req, const md_route_class_t *c)
+{
+    md_fwd_state_t *st = md->fwd;
+    md_fwd_out_t *o = md_fwd_out_new(md, req, req->peer_world, c->subdev);
+    int rc;
+
+    if (o == NULL)
+        return MD_ERR_NO_MEMORY;
     md_log_debug("forwarding %llu bytes to rank %d through rank %d over %s",
                  (unsigned long long)o->env.size, o->env.dst_world, o->next_hop,
                  md_sd(md, o->subdev)->name);
@@ -221,5 +235,6 @@ void md_fwd_on_ack(md_t *md, const md_fwd_ctl_t *ctl)
         return;
     }
     (*p)->acked = 1;
+    md_fwd_stripe_acked(*p);
     md_fwd_out_maybe_finish(md, *p, MD_OK);
 }

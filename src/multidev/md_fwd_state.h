@@ -4,7 +4,10 @@
 
 #include "md_fwd.h"
 
-/* Origin side: one user send that travels through an intermediate node. */
+struct md_fwd_stripe;
+
+/* Origin side: one user send that travels through an intermediate node,
+ * or (stripe set) straight to its destination over several rails. */
 typedef struct md_fwd_out {
     md_request_t      *user;
     md_envelope_t      env;
@@ -17,6 +20,7 @@ typedef struct md_fwd_out {
     int                acked;
     int                user_done;    /**< the user's request completed */
     int                error;        /**< the first failure, MD_OK if none */
+    struct md_fwd_stripe *stripe;    /**< NULL: through a relay (md_fwd_stripe.c) */
     struct md_fwd_out *next;
 } md_fwd_out_t;
 
@@ -38,6 +42,8 @@ typedef struct md_fwd_send {
     md_fwd_out_t *out;               /**< origin chunk: its flow */
     int           relay_chunk;       /**< relay chunk: credit upstream */
     md_fwd_ctl_t  ctl;               /**< control payload / relay credit */
+    int           rail;              /**< striped chunk: index in the node's rails */
+    size_t        chunk_index;       /**< striped chunk: its place in the message */
     size_t        len;
     uint8_t       buf[];             /**< header + chunk bytes */
 } md_fwd_send_t;
@@ -55,6 +61,7 @@ typedef struct md_fwd_state {
     int             ctl_inflight;    /**< control messages not yet sent */
     uint64_t        probe_ns;        /**< MULTIDEV_FWD_PROBE_MS; 0: no probes */
     uint64_t        probe_next_ns;   /**< when the next round of probes is due */
+    int             stripe_work;     /**< striped flows to pump, rails lost (md_fwd_stripe.c) */
 } md_fwd_state_t;
 
 /* A chunk carrying hdr and its hdr->len bytes of data (copied), completing
@@ -66,6 +73,15 @@ void md_fwd_chunk_free(md_fwd_send_t *s);
 /* The flow o (this rank its origin) fails with status (md_fwd_send.c); it
  * may be freed. */
 void md_fwd_out_fail(md_t *md, md_fwd_out_t *o, int status);
+/* Completes the user's send and forgets the flow once its time has come
+ * (error: the first failure, if any); o may be gone after it. */
+void md_fwd_out_maybe_finish(md_t *md, md_fwd_out_t *o, int error);
+/* Puts a new flow for req (its envelope set) in the IndirectQueue. */
+md_fwd_out_t *md_fwd_out_new(md_t *md, md_request_t *req, int32_t next_hop, int subdev);
+/* md_fwd_stripe.c: the flow o was acknowledged (nothing to send again);
+ * a striped flow's state is freed with it. */
+void md_fwd_stripe_acked(md_fwd_out_t *o);
+void md_fwd_stripe_free(struct md_fwd_stripe *s);
 md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
                                   int32_t dst, uint64_t seq);
 

@@ -119,7 +119,10 @@ static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t 
         .tag = tag, .context_id = context_id, .flags = flags,
         .seq = md->send_seq[dst_world], .size = len,
     };
-    rc = md_send_routed(md, req, c);
+    if (md_fwd_stripe_wanted(md, dst_world, len))
+        rc = md_fwd_stripe_isend(md, req);
+    else
+        rc = md_send_routed(md, req, c);
     if (rc == MD_OK)
         md->send_seq[dst_world]++;
     return rc;
@@ -390,6 +393,7 @@ int md_progress_locked(md_t *md)
     md->progress_rr = start + 1 == n ? 0 : start + 1;
     for (int k = 0; k < n; k++)
         events += md_progress_one(md, start + k < n ? start + k : start + k - n);
+    events += md_fwd_stripe_progress(md);
     md_fwd_ack_flush(md, 0);        /* those that waited long enough */
     events += md_fwd_watch(md);
     return events;

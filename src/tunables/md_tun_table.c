@@ -145,6 +145,11 @@ static const md_tun_t md_tun_table[] = {
              "chunk has left this rank (its bytes were copied, as for an eager send); "
              "`acked`: only when the destination's acknowledgement is back (P1 §3.4's step "
              "6), which the destination then sends at once" },
+    { .name = "MULTIDEV_RAILS", .section = "multidev", .type = MD_TUN_CHOICE,
+      .words = "on|off", .def = "on",
+      .doc = "`on`: a message to a node with a `rails` line in the node file, of at least "
+             "that line's size, is striped over its rails (doc/node-config.md); `off`: every "
+             "message takes its one route" },
 
     /* ---- the shm subdevice ---- */
     { .name = "MULTIDEV_SHM_EAGER_LIMIT", .section = "shm", .key = "eager_limit",

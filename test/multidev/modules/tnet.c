@@ -10,7 +10,10 @@
  * subdevice may (an eager one overtaking a rendezvous one).  A peer whose
  * socket is gone (its process died) is found when a send to it is
  * refused: what waits on it fails and the multidevice is told
- * (peer_failed), as a real subdevice does.
+ * (peer_failed), as a real subdevice does.  Parameter cut_after=N cuts the
+ * link under this rank once it has sent N system messages: the next one,
+ * and everything for another rank after it, fails as if every peer were
+ * gone (a rail cut in the middle of a striped stream).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,6 +69,8 @@ typedef struct tnet {
     tnet_msg_t  **sys_held;     /* [size] reorder=1: the system message the
                                    next one overtakes */
     int           reorder;
+    long          cut_after;    /* 0: never */
+    long          sys_sent;
     uint8_t      *rx;
     uint8_t      *failed;       /* [size] its socket is gone */
 } tnet_t;
@@ -99,6 +104,8 @@ static int tnet_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
     t->sys_held = calloc((size_t)t->size, sizeof(*t->sys_held));
     t->reorder = md_param_get(args, "reorder") != NULL &&
                  atoi(md_param_get(args, "reorder")) > 0;
+    t->cut_after = md_param_get(args, "cut_after") != NULL
+                       ? atol(md_param_get(args, "cut_after")) : 0;
     t->rx = malloc(sizeof(tnet_frag_hdr_t) + TNET_FRAG);
     t->failed = calloc((size_t)t->size, 1);
     t->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -214,6 +221,18 @@ static int tnet_finalize(md_subdev_t *sd)
     return MD_OK;
 }
 
+/* cut_after: the link is cut; every other rank is gone for this rank. */
+static int tnet_cut(md_subdev_t *sd)
+{
+    tnet_t *t = sd->priv;
+
+    sd->host->log(sd, 1, "cut_after=%ld: the link is cut", t->cut_after);
+    for (int r = 0; r < t->size; r++)
+        if (r != t->rank)
+            tnet_fail_peer(sd, r);
+    return 1;
+}
+
 /* Pushes queued sends out until the socket is full.  Sends leave in posting
  * order, whole, so a receiver sees each sender's fragments in sequence. */
 static int tnet_push(md_subdev_t *sd)
@@ -227,6 +246,9 @@ static int tnet_push(md_subdev_t *sd)
         struct sockaddr_un a;
         socklen_t alen = tnet_addr(t, req->peer_world, &a);
 
+        if (t->cut_after > 0 && req->env.tag < 0 && !o->started &&
+            ++t->sys_sent > t->cut_after)
+            return events + tnet_cut(sd);        /* fails req too */
         while (o->sent < req->len || !o->started) {
             size_t n = req->len - o->sent > TNET_FRAG ? TNET_FRAG : req->len - o->sent;
             tnet_frag_hdr_t h = { .env = req->env, .offset = o->sent, .len = (uint32_t)n };

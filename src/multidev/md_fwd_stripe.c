@@ -1,0 +1,328 @@
+/*
+ * md_fwd_stripe.c - a large message striped over every rail to its
+ * destination's node (issue 22 §2: several networks at once).
+ *
+ * mdconfig writes, per peer node, the networks that reach it directly with
+ * their modelled bandwidths, and the size from which striping pays (the
+ * node file's rails line; md_conntab.c reads it).  A message of that size
+ * or more becomes a flow of the forwarding machinery (md_fwd.h) whose next
+ * hop is the destination itself: chunks of MULTIDEV_FWD_CHUNK bytes, each
+ * a FWD_DATA system message carrying the original envelope, go out over the
+ * rails, and the destination's forwarding receiver matches the message like
+ * any arrival (sequence numbers keep MPI's non-overtaking, ANY_SOURCE
+ * receives see it) and puts the chunks in place in whatever order they
+ * come.  Smaller messages keep their one route.
+ *
+ * Shares: each chunk goes to the rail that would finish its bytes first by
+ * the weights (bytes given to the rail over its weight), among the rails
+ * with room.  A rail holds at most its share of 2 x MULTIDEV_FWD_WINDOW
+ * chunks in flight (at least two), so a rail slower than its model, or one
+ * that stalls, takes fewer chunks and the others take the rest.
+ *
+ * A lost rail (its subdevice reported the peer failed, or failed a chunk):
+ * the chunks that went over it, of flows not yet acknowledged, go again over
+ * the rails that live, and the receiver counts a chunk once.  So a striped
+ * send completes at the destination's acknowledgement (asked for at once,
+ * and sent back over a rail that lives), and keeps no copy: a chunk sent
+ * again is copied again from the user's buffer.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_fwd_state.h"
+#include "md_log.h"
+
+#define MD_STRIPE_AGAIN 0xffu           /* rail_of: to be sent (again) */
+
+typedef struct md_fwd_stripe {
+    int32_t  node;                      /* the destination's node */
+    size_t   chunk;                     /* bytes per chunk; the last may be shorter */
+    size_t   nchunks;
+    size_t   next;                      /* the first chunk never sent */
+    size_t   again;                     /* chunks below next to send again */
+    int      want_pump;                 /* room was made or chunks wait */
+    uint8_t *rail_of;                   /* [nchunks] rail of the chunk's last send */
+    int      inflight[MD_MAX_RAILS];
+    uint64_t given[MD_MAX_RAILS];       /* bytes given to each rail */
+} md_fwd_stripe_t;
+
+static int md_stripe_live(const md_node_route_t *r, int k)
+{
+    return !(r->rails_down & (1u << k));
+}
+
+static int md_stripe_live_count(const md_node_route_t *r)
+{
+    int n = 0;
+
+    for (int k = 0; k < r->num_rails; k++)
+        n += md_stripe_live(r, k);
+    return n;
+}
+
+int md_fwd_stripe_wanted(const md_t *md, int32_t dst_world, size_t len)
+{
+    const md_node_route_t *r = &md->routes[md->node_of_rank[dst_world]];
+
+    return r->num_rails > 0 && len >= r->stripe_from && md->fwd_index >= 0 &&
+           md_stripe_live_count(r) >= 2;
+}
+
+int md_fwd_stripe_rail_only(const md_t *md, int32_t node, int subdev)
+{
+    const md_node_route_t *r = &md->routes[node];
+    int rail = 0;
+
+    for (int k = 0; k < r->num_rails; k++)
+        rail |= r->rails[k].subdev == subdev;
+    for (int32_t c = 0; c < r->num_classes; c++)
+        if (r->classes[c].subdev == subdev)
+            return 0;
+    return rail && !(r->arrive_mask & (1u << subdev));
+}
+
+int md_fwd_stripe_ack_subdev(const md_t *md, int32_t rank, int fallback)
+{
+    const md_node_route_t *r = &md->routes[md->node_of_rank[rank]];
+
+    for (int k = 0; k < r->num_rails; k++)
+        if (md_stripe_live(r, k))
+            return r->rails[k].subdev;
+    return fallback;
+}
+
+/* Chunks of one rail in flight at most: its weight's share of the window. */
+static int md_stripe_budget(const md_t *md, const md_node_route_t *r, int k)
+{
+    uint64_t sum = 0, window = 2 * (uint64_t)md->fwd->params.window, b;
+
+    for (int i = 0; i < r->num_rails; i++)
+        if (md_stripe_live(r, i))
+            sum += r->rails[i].weight;
+    b = sum ? (window * r->rails[k].weight + sum / 2) / sum : 0;
+    return b < 2 ? 2 : (int)b;
+}
+
+/* The rail that would finish len more bytes first by the weights, among
+ * those that live and have room; -1 if none has. */
+static int md_stripe_pick(const md_t *md, const md_node_route_t *r,
+                          const md_fwd_stripe_t *s, size_t len)
+{
+    double best_t = 0;
+    int best = -1;
+
+    for (int k = 0; k < r->num_rails; k++) {
+        double t;
+        if (!md_stripe_live(r, k) || s->inflight[k] >= md_stripe_budget(md, r, k))
+            continue;
+        t = (double)(s->given[k] + len) / r->rails[k].weight;
+        if (best < 0 || t < best_t) {
+            best = k;
+            best_t = t;
+        }
+    }
+    return best;
+}
+
+/* The next chunk to send: one to send again first, then a new one; or
+ * nchunks when there is none. */
+static size_t md_stripe_next_chunk(const md_fwd_stripe_t *s)
+{
+    if (s->again > 0)
+        for (size_t k = 0; k < s->next; k++)
+            if (s->rail_of[k] == MD_STRIPE_AGAIN)
+                return k;
+    return s->next;
+}
+
+static void md_stripe_chunk_done(md_request_t *req)
+{
+    md_fwd_send_t *c = req->user;
+    md_fwd_out_t *o = c->out;
+    md_t *md = c->md;
+    md_fwd_stripe_t *s = o->stripe;
+    const md_node_route_t *r = &md->routes[s->node];
+
+    o->chunks_inflight--;
+    s->inflight[c->rail]--;
+    s->want_pump = 1;
+    md->fwd->stripe_work = 1;
+    if (req->status.error != MD_OK && !o->acked && md_stripe_live(r, c->rail))
+        md_fwd_stripe_rail_lost(md, s->node, r->rails[c->rail].subdev);
+    md_fwd_chunk_free(c);
+    md_fwd_out_maybe_finish(md, o, MD_OK);   /* a lost chunk goes again: no error */
+}
+
+/* Sends chunk k over rail; MD_OK, or the subdevice's refusal (nothing sent). */
+static int md_stripe_send_chunk(md_t *md, md_fwd_out_t *o, size_t k, int rail)
+{
+    md_fwd_stripe_t *s = o->stripe;
+    size_t off = k * s->chunk, len = o->env.size - off < s->chunk ? o->env.size - off : s->chunk;
+    md_fwd_hdr_t hdr = { .env = o->env, .offset = off, .len = (uint32_t)len,
+                         .hop_src = md->rank,
+                         .flags = MD_FWD_F_NO_CREDITS | MD_FWD_F_ACK_NOW | MD_FWD_F_STRIPED };
+    md_fwd_send_t *c = md_fwd_chunk_new(md, &hdr, (const uint8_t *)o->user->buf + off,
+                                        md_stripe_chunk_done);
+    int subdev = md->routes[s->node].rails[rail].subdev, rc;
+
+    if (c == NULL)
+        return MD_ERR_NO_MEMORY;
+    c->out = o;
+    c->rail = rail;
+    c->chunk_index = k;
+    if (k == s->next) {
+        s->next++;
+        o->sent += len;
+    } else {
+        s->again--;
+    }
+    s->rail_of[k] = (uint8_t)rail;
+    s->inflight[rail]++;
+    s->given[rail] += len;
+    o->chunks_inflight++;
+    o->started = 1;
+    rc = md_fwd_send_raw(md, &c->req, subdev, o->env.dst_world, MD_SYSTAG_FWD_DATA,
+                         c->buf, c->len);
+    if (rc != MD_OK) {          /* it never left: as if sent and lost */
+        s->inflight[rail]--;
+        s->given[rail] -= len;
+        s->rail_of[k] = MD_STRIPE_AGAIN;
+        s->again++;
+        o->chunks_inflight--;
+        md_fwd_chunk_free(c);
+    }
+    return rc;
+}
+
+/* Sends chunks while a rail has room.  The flow is pinned meanwhile (a
+ * chunk may complete inside its send); the caller then calls
+ * md_fwd_out_maybe_finish with the result. */
+static int md_stripe_pump(md_t *md, md_fwd_out_t *o)
+{
+    md_fwd_stripe_t *s = o->stripe;
+    const md_node_route_t *r = &md->routes[s->node];
+    int rc = MD_OK;
+
+    o->chunks_inflight++;            /* the pin */
+    s->want_pump = 0;
+    while (o->error == MD_OK && !o->acked) {
+        size_t k = md_stripe_next_chunk(s);
+        int rail;
+
+        if (k == s->nchunks)
+            break;
+        if (md_stripe_live_count(r) == 0) {
+            md_log_error("striping to rank %d: every rail to node %s is lost",
+                         o->env.dst_world, md->node_names[s->node]);
+            rc = MD_ERR_PEER_FAILED;
+            break;
+        }
+        rail = md_stripe_pick(md, r, s, s->chunk);
+        if (rail < 0)
+            break;                   /* no room: chunk completions pump again */
+        rc = md_stripe_send_chunk(md, o, k, rail);
+        if (rc == MD_ERR_NO_MEMORY)
+            break;
+        if (rc != MD_OK) {
+            md_fwd_stripe_rail_lost(md, s->node, r->rails[rail].subdev);
+            rc = MD_OK;
+        }
+    }
+    o->chunks_inflight--;
+    return rc;
+}
+
+int md_fwd_stripe_isend(md_t *md, md_request_t *req)
+{
+    int32_t node = md->node_of_rank[req->env.dst_world];
+    const md_node_route_t *r = &md->routes[node];
+    md_fwd_stripe_t *s = calloc(1, sizeof(*s));
+    md_fwd_out_t *o;
+    int rc;
+
+    if (s == NULL)
+        return MD_ERR_NO_MEMORY;
+    s->node = node;
+    s->chunk = md->fwd->params.chunk;
+    s->nchunks = (req->len + s->chunk - 1) / s->chunk;
+    if (s->nchunks == 0)
+        s->nchunks = 1;
+    s->rail_of = malloc(s->nchunks);
+    o = s->rail_of ? md_fwd_out_new(md, req, req->env.dst_world, r->rails[0].subdev) : NULL;
+    if (o == NULL) {
+        md_fwd_stripe_free(s);
+        return MD_ERR_NO_MEMORY;
+    }
+    o->stripe = s;
+    md_log_debug("striping %llu bytes to rank %d over %d rails",
+                 (unsigned long long)o->env.size, o->env.dst_world, md_stripe_live_count(r));
+    rc = md_stripe_pump(md, o);
+    md_fwd_out_maybe_finish(md, o, rc);      /* an error completes the request */
+    return MD_OK;
+}
+
+void md_fwd_stripe_rail_lost(md_t *md, int32_t node, int subdev)
+{
+    md_node_route_t *r = &md->routes[node];
+    md_fwd_state_t *st = md->fwd;
+
+    for (int k = 0; k < r->num_rails; k++) {
+        if (r->rails[k].subdev != subdev || !md_stripe_live(r, k))
+            continue;
+        r->rails_down |= 1u << k;
+        md_log_info("rail %s to node %s is lost: its share goes to the other %d rail(s)",
+                    md_sd(md, subdev)->name, md->node_names[node], md_stripe_live_count(r));
+        for (md_fwd_out_t *o = st ? st->out : NULL; o != NULL; o = o->next) {
+            md_fwd_stripe_t *s = o->stripe;
+            if (s == NULL || s->node != node || o->acked)
+                continue;
+            for (size_t i = 0; i < s->next; i++)
+                if (s->rail_of[i] == (uint8_t)k) {
+                    s->rail_of[i] = MD_STRIPE_AGAIN;
+                    s->again++;
+                }
+            s->want_pump = 1;
+        }
+        if (st != NULL)
+            st->stripe_work = 1;
+    }
+}
+
+int md_fwd_stripe_progress(md_t *md)
+{
+    md_fwd_state_t *st = md->fwd;
+    int events = 0, found = 1;
+
+    if (st == NULL || !st->stripe_work)
+        return 0;
+    st->stripe_work = 0;
+    /* a pump may finish (and free) other flows: look again from the start */
+    while (found) {
+        found = 0;
+        for (md_fwd_out_t *o = st->out; o != NULL; o = o->next) {
+            if (o->stripe == NULL || !o->stripe->want_pump)
+                continue;
+            md_fwd_out_maybe_finish(md, o, md_stripe_pump(md, o));
+            events++;
+            found = 1;
+            break;
+        }
+    }
+    return events;
+}
+
+void md_fwd_stripe_acked(md_fwd_out_t *o)
+{
+    if (o->stripe != NULL)
+        o->stripe->again = 0;    /* everything is there */
+}
+
+void md_fwd_stripe_free(md_fwd_stripe_t *s)
+{
+    if (s == NULL)
+        return;
+    free(s->rail_of);
+    free(s);
+}
