@@ -98,6 +98,22 @@ static int recv_check(md_t *md, size_t len, size_t cap, int from, int tag, int s
     return rc;
 }
 
+/* One message of len bytes (pattern seed) from rank from to the other
+ * rank, received into cap bytes and checked there: 0 if all went right
+ * (each rank returns its own side's verdict). */
+static int pass(md_t *md, int rank, int from, size_t len, size_t cap, int tag, int seed)
+{
+    int rc;
+
+    if (rank == from) {
+        uint8_t *b = filled(len, seed);
+        rc = b == NULL || send_wait(md, b, len, from ^ 1, from, tag, 0);
+        free(b);
+        return rc;
+    }
+    return recv_check(md, len, cap, from, tag, seed);
+}
+
 static const size_t sizes[] = { FROM - 1, FROM, FROM + 1, 200000, (1u << 20) + 3, 4u << 20 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -108,22 +124,14 @@ static const size_t sizes[] = { FROM - 1, FROM, FROM + 1, 200000, (1u << 20) + 3
  * rails that do not keep up but would blur the weights here). */
 static int every_size(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
 {
-    int peer = rank ^ 1, rc = 0;
+    int rc = 0;
     int ra = subdev_index(md, "tneta"), rb = subdev_index(md, "tnetb"),
         rt = subdev_index(md, "tnet");
 
     (void)arg;
     for (int dir = 0; dir < 2 && rc == 0; dir++) {
-        for (size_t k = 0; k < NSIZES && rc == 0; k++) {
-            if (rank == dir) {
-                uint8_t *b = filled(sizes[k], (int)k);
-                rc = b == NULL || send_wait(md, b, sizes[k], peer, rank, 1, 0) ? 10 + (int)k : 0;
-                free(b);
-            } else {
-                int e = recv_check(md, sizes[k], sizes[k], peer, 1, (int)k);
-                rc = e ? 20 + e : 0;
-            }
-        }
+        for (size_t k = 0; k < NSIZES && rc == 0; k++)
+            rc = pass(md, rank, dir, sizes[k], sizes[k], 1, (int)k) ? 10 + (int)k : 0;
     }
     if (rc == 0) {
         double a = (double)md_subdev(md, ra)->counters.bytes_sent,
@@ -218,15 +226,8 @@ static int truncated(md_t *md, int rank, int size, forkjob_shared_t *sh, void *a
     int rc = 0;
 
     (void)arg;
-    if (rank == 0) {
-        uint8_t *b = filled(1u << 20, 3);
-        rc = b == NULL || send_wait(md, b, 1u << 20, 1, 0, 4, 0) ||
-             send_wait(md, b, 1u << 20, 1, 0, 4, 0);
-        free(b);
-    } else {
-        rc = recv_check(md, 1u << 20, 100000, 0, 4, 3) ||
-             recv_check(md, 1u << 20, 1u << 20, 0, 4, 3);
-    }
+    rc = pass(md, rank, 0, 1u << 20, 100000, 4, 3) ||
+         pass(md, rank, 0, 1u << 20, 1u << 20, 4, 3);
     forkjob_finish(sh);
     forkjob_serve(md, sh, size);
     return rc;
@@ -245,24 +246,12 @@ static int cut_rail(md_t *md, int rank, int size, forkjob_shared_t *sh, void *ar
     int rc = 0, rt = subdev_index(md, "tnet");
 
     (void)arg;
-    for (int i = 0; i < 3 && rc == 0; i++) {
-        if (rank == 0) {
-            uint8_t *b = filled(4u << 20, 10 + i);
-            rc = b == NULL || send_wait(md, b, 4u << 20, 1, 0, 5, 0) ? 10 + i : 0;
-            free(b);
-        } else {
-            int e = recv_check(md, 4u << 20, 4u << 20, 0, 5, 10 + i);
-            rc = e ? 20 + e : 0;
-        }
-    }
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = pass(md, rank, 0, 4u << 20, 4u << 20, 5, 10 + i) ? 10 + i : 0;
     if (rc == 0 && rank == 0 && md_subdev(md, rt)->counters.sysmsgs_sent < 5)
         rc = 30;            /* the cut came before the stream */
-    if (rc == 0 && rank == 0) {     /* the peer is still reached */
-        uint8_t one = pattern(0, 0);
-        rc = send_wait(md, &one, 1, 1, 0, 6, 0) ? 31 : 0;
-    } else if (rc == 0) {
-        rc = recv_check(md, 1, 1, 0, 6, 0) ? 32 : 0;
-    }
+    if (rc == 0 && pass(md, rank, 0, 1, 1, 6, 0))
+        rc = 31;            /* the peer is still reached */
     forkjob_finish(sh);
     forkjob_serve(md, sh, size);
     return rc;
@@ -280,13 +269,7 @@ static int rails_off(md_t *md, int rank, int size, forkjob_shared_t *sh, void *a
     md_fwd_counters_t fc;
 
     (void)arg;
-    if (rank == 0) {
-        uint8_t *b = filled(1u << 20, 5);
-        rc = b == NULL || send_wait(md, b, 1u << 20, 1, 0, 7, 0);
-        free(b);
-    } else {
-        rc = recv_check(md, 1u << 20, 1u << 20, 0, 7, 5);
-    }
+    rc = pass(md, rank, 0, 1u << 20, 1u << 20, 7, 5);
     md_get_fwd_counters(md, &fc);
     if (rc == 0 && (fc.originated_msgs != 0 || md_subdev(md, rt)->counters.sysmsgs_sent != 0))
         rc = 40;
