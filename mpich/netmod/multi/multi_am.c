@@ -17,6 +17,49 @@ struct MPIDI_MULTI_am_send {
     uint64_t buf[];             /* wire header, MPIDIG header, data */
 };
 
+/* An active message that came before its turn, copied. */
+typedef struct am_held {
+    struct am_held *next;
+    uint16_t seq;
+    size_t len;
+    uint64_t buf[];
+} am_held_t;
+
+/* Per peer world rank: the next number to send, the next to hand to
+ * MPIDIG, and the early ones, ascending from the next. */
+static struct {
+    int nranks;
+    uint16_t *send_seq, *recv_seq;
+    am_held_t **held;
+} am_order;
+
+int MPIDI_MULTI_am_order_init(int world_size)
+{
+    am_order.nranks = world_size;
+    am_order.send_seq = MPL_calloc(world_size, sizeof(uint16_t), MPL_MEM_OTHER);
+    am_order.recv_seq = MPL_calloc(world_size, sizeof(uint16_t), MPL_MEM_OTHER);
+    am_order.held = MPL_calloc(world_size, sizeof(am_held_t *), MPL_MEM_OTHER);
+    if (!am_order.send_seq || !am_order.recv_seq || !am_order.held) {
+        MPIDI_MULTI_am_order_fini();
+        return MPI_ERR_NO_MEM;
+    }
+    return MPI_SUCCESS;
+}
+
+void MPIDI_MULTI_am_order_fini(void)
+{
+    for (int r = 0; am_order.held && r < am_order.nranks; r++)
+        while (am_order.held[r]) {
+            am_held_t *h = am_order.held[r];
+            am_order.held[r] = h->next;
+            MPL_free(h);
+        }
+    MPL_free(am_order.send_seq);
+    MPL_free(am_order.recv_seq);
+    MPL_free(am_order.held);
+    memset(&am_order, 0, sizeof(am_order));
+}
+
 static void am_send_complete(md_request_t * mdr)
 {
     struct MPIDI_MULTI_am_send *s = mdr->user;
@@ -71,6 +114,7 @@ int MPIDI_MULTI_am_send(MPIR_Comm * comm, int rank, int handler_id, const void *
     char *p = (char *) s->buf;
     MPIDI_MULTI_am_wire_t wire = {
         .handler_id = (uint16_t) handler_id,
+        .seq = am_order.send_seq[dst_world]++,
         .am_hdr_sz = (uint32_t) am_hdr_sz,
         .data_sz = data_sz,
     };
@@ -116,43 +160,14 @@ int MPIDI_MULTI_am_send(MPIR_Comm * comm, int rank, int handler_id, const void *
     goto fn_exit;
 }
 
-/* Runs inside md_progress() with MPICH's global lock held.  The payload is
- * the subdevice's buffer and alignment is not guaranteed, so MPIDIG gets a
- * private, aligned copy. */
-void MPIDI_MULTI_am_recv(void *ctx, int32_t src_world, int32_t tag, const void *payload,
-                         size_t len)
+/* Hands one whole active message (an aligned copy we own) to MPIDIG. */
+static void am_deliver(uint64_t * copy)
 {
     MPIDI_MULTI_am_wire_t wire;
 
-    if (len < sizeof(wire)) {
-        MPIDI_MULTI_global_error(MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                                      __func__, __LINE__, MPI_ERR_INTERN,
-                                                      "**multi_am", "**multi_am %d %d",
-                                                      (int) src_world, (int) len));
-        return;
-    }
-    memcpy(&wire, payload, sizeof(wire));
+    memcpy(&wire, copy, sizeof(wire));
     size_t hdr_off = sizeof(wire);
     size_t data_off = hdr_off + MPIDI_MULTI_AM_HDR_PAD(wire.am_hdr_sz);
-    if (data_off + wire.data_sz != len || wire.handler_id >= MPIDI_AM_HANDLERS_MAX ||
-        MPIDIG_global.target_msg_cbs[wire.handler_id] == NULL) {
-        MPIDI_MULTI_global_error(MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                                      __func__, __LINE__, MPI_ERR_INTERN,
-                                                      "**multi_am", "**multi_am %d %d",
-                                                      (int) src_world, (int) len));
-        return;
-    }
-
-    uint64_t *copy = MPL_malloc(len, MPL_MEM_BUFFER);
-    if (copy == NULL) {
-        MPIDI_MULTI_global_error(MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
-                                                      __func__, __LINE__, MPI_ERR_OTHER,
-                                                      "**nomem2", "**nomem2 %d %s", (int) len,
-                                                      "multi netmod active message"));
-        return;
-    }
-    memcpy(copy, payload, len);
-
     uint32_t attr = 0;
     MPIDIG_AM_ATTR_SET_VCIS(attr, 0, 0);
     int mpi_errno = MPIDIG_global.target_msg_cbs[wire.handler_id] ((char *) copy + hdr_off,
@@ -161,5 +176,63 @@ void MPIDI_MULTI_am_recv(void *ctx, int32_t src_world, int32_t tag, const void *
                                                                    attr, NULL);
     if (mpi_errno != MPI_SUCCESS)
         MPIDI_MULTI_global_error(mpi_errno);
-    MPL_free(copy);
+}
+
+/* Keeps h among src's early arrivals, in the order they are due. */
+static void am_hold(int32_t src_world, am_held_t * h)
+{
+    am_held_t **p = &am_order.held[src_world];
+    uint16_t due = (uint16_t) (h->seq - am_order.recv_seq[src_world]);
+
+    while (*p && (uint16_t) ((*p)->seq - am_order.recv_seq[src_world]) < due)
+        p = &(*p)->next;
+    h->next = *p;
+    *p = h;
+}
+
+/* Runs inside md_progress() with MPICH's global lock held.  The payload is
+ * the subdevice's buffer and alignment is not guaranteed, so MPIDIG gets a
+ * private, aligned copy; one that came before its turn waits for it.  A
+ * callback may make progress and so bring the next message of the same
+ * sender here while its predecessor is being delivered: the number moves
+ * on only after the callback, so that one waits too. */
+void MPIDI_MULTI_am_recv(void *ctx, int32_t src_world, int32_t tag, const void *payload,
+                         size_t len)
+{
+    MPIDI_MULTI_am_wire_t wire;
+
+    if (len >= sizeof(wire))
+        memcpy(&wire, payload, sizeof(wire));
+    if (len < sizeof(wire) || src_world < 0 || src_world >= am_order.nranks ||
+        sizeof(wire) + MPIDI_MULTI_AM_HDR_PAD(wire.am_hdr_sz) + wire.data_sz != len ||
+        wire.handler_id >= MPIDI_AM_HANDLERS_MAX ||
+        MPIDIG_global.target_msg_cbs[wire.handler_id] == NULL) {
+        MPIDI_MULTI_global_error(MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                      __func__, __LINE__, MPI_ERR_INTERN,
+                                                      "**multi_am", "**multi_am %d %d",
+                                                      (int) src_world, (int) len));
+        return;
+    }
+
+    am_held_t *h = MPL_malloc(sizeof(*h) + len, MPL_MEM_BUFFER);
+    if (h == NULL) {
+        MPIDI_MULTI_global_error(MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                      __func__, __LINE__, MPI_ERR_OTHER,
+                                                      "**nomem2", "**nomem2 %d %s", (int) len,
+                                                      "multi netmod active message"));
+        return;
+    }
+    memcpy(h->buf, payload, len);
+    h->seq = wire.seq;
+    h->len = len;
+    am_hold(src_world, h);
+    if (wire.seq != am_order.recv_seq[src_world])
+        return;                 /* early */
+    /* deliver it and every one due after it */
+    while ((h = am_order.held[src_world]) != NULL && h->seq == am_order.recv_seq[src_world]) {
+        am_order.held[src_world] = h->next;
+        am_deliver(h->buf);
+        am_order.recv_seq[src_world]++;
+        MPL_free(h);
+    }
 }

@@ -7,7 +7,12 @@
  *
  *     MPIDI_MULTI_am_wire_t | MPIDIG header (padded to 8) | data
  *
- * and is handed to MPIDIG's target callback on arrival (multi_am.c).  The
+ * and is handed to MPIDIG's target callback on arrival (multi_am.c), in the
+ * order its sender sent it: MPIDIG relies on that (an MPI_Accumulate
+ * after a larger one to the same place must land after it), and system
+ * messages are not ordered (a small one may overtake a large one, or go
+ * over another subdevice), so each carries a per-peer sequence number and
+ * one that comes early waits for its turn.  The
  * data is always copied into the message, so MPIDIG's buffer is free at
  * once; its origin callback runs when libmultidev completes the system
  * message (at once for a small one, after the transfer for a large one).
@@ -19,12 +24,17 @@
 
 typedef struct {
     uint16_t handler_id;
-    uint16_t reserved;
+    uint16_t seq;               /* per (sender, receiver), wrapping */
     uint32_t am_hdr_sz;
     uint64_t data_sz;
 } MPIDI_MULTI_am_wire_t;
 
 #define MPIDI_MULTI_AM_HDR_PAD(sz)  (((size_t) (sz) + 7) & ~(size_t) 7)
+
+/* The sequence numbers and held arrivals of world_size peers; freed by
+ * MPIDI_MULTI_am_order_fini (at finalize). */
+int MPIDI_MULTI_am_order_init(int world_size);
+void MPIDI_MULTI_am_order_fini(void);
 
 /* Sends one active message to comm rank 'rank'; sreq (may be NULL) gets
  * MPIDIG's origin callback once the message is on its way. */

@@ -92,6 +92,8 @@ int MPIDI_MULTI_init_world(void)
                              md_status_string(rc), rc);
     }
 
+    mpi_errno = MPIDI_MULTI_am_order_init(md_world_size(MPIDI_MULTI_global.md));
+    MPIR_ERR_CHECK(mpi_errno);
     rc = md_sysmsg_register(MPIDI_MULTI_global.md, MPIDI_MULTI_AM_SYSTAG, MPIDI_MULTI_am_recv,
                             NULL);
     if (rc < 0) {
@@ -133,6 +135,7 @@ int MPIDI_MULTI_mpi_finalize_hook(void)
     }
     MPL_free(MPIDI_MULTI_global.spare_msg);
     MPIDI_MULTI_global.spare_msg = NULL;
+    MPIDI_MULTI_am_order_fini();
 
   fn_exit:
     MPIR_FUNC_EXIT;

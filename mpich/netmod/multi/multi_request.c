@@ -91,6 +91,15 @@ void MPIDI_MULTI_recv_complete(md_request_t * mdr)
                                                 mreq->user_type, 0, &unpacked);
             if (mpi_errno != MPI_SUCCESS && rreq->status.MPI_ERROR == MPI_SUCCESS)
                 rreq->status.MPI_ERROR = mpi_errno;
+            /* bytes that end inside a basic element of the receive type: the
+             * sender's type signature is not the receiver's (MPI 3.3.1) */
+            if (mpi_errno == MPI_SUCCESS && unpacked != (MPI_Aint) st->size &&
+                rreq->status.MPI_ERROR == MPI_SUCCESS) {
+                MPIR_STATUS_SET_COUNT(rreq->status, unpacked);
+                rreq->status.MPI_ERROR =
+                    MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                         MPI_ERR_TYPE, "**dtypemismatch", 0);
+            }
         }
     }
     if (mreq->staging) {
