@@ -6,6 +6,7 @@
 #include "md_names.h"
 #include "md_nodeconf_out.h"
 #include "mdc_nodefile.h"
+#include "mdc_rails.h"
 
 static const mdc_desc_t *g_sort_desc;  /* qsort has no context argument */
 
@@ -118,7 +119,8 @@ static int add_devices(md_nodeconf_t *conf, const mdc_desc_t *d,
     return 0;
 }
 
-/* One route line, or (subdev only) one arrive subdevice. */
+/* One route line, (subdev only) one arrive subdevice, or one rail of a
+ * rails line (lo: its weight, hi: the line's from). */
 typedef struct line {
     size_t      lo, hi;
     const char *subdev;
@@ -189,6 +191,21 @@ static int arrive_list(const peer_lines_t *routes, peer_lines_t *out)
     return 0;
 }
 
+/* The rails line to peer (none: no lines). */
+static int rails_lines(const mdc_desc_t *d, const mdc_src_rails_t *sr,
+                       uint32_t peer, peer_lines_t *out)
+{
+    out->num = 0;
+    if (sr == NULL || sr->set_of[peer] == 0)
+        return 0;
+    const mdc_rail_set_t *set = &sr->sets[sr->set_of[peer] - 1];
+    for (size_t i = 0; i < set->num; i++)
+        if (push_line(out, (line_t){ set->weight[i], set->from,
+                                     net_subdev(d, set->net[i]), -1 }) != 0)
+            return -1;
+    return 0;
+}
+
 static int same_lines(const peer_lines_t *x, const peer_lines_t *y)
 {
     if (x->num != y->num)
@@ -210,14 +227,24 @@ typedef struct run {
     peer_lines_t lines;
 } run_t;
 
+typedef enum kind { ROUTES, ARRIVES, RAILS } kind_t;
+
 static void emit(md_nodeconf_out_t *o, const mdc_desc_t *d, const run_t *run,
-                 int arrive)
+                 kind_t kind)
 {
     const peer_lines_t *pl = &run->lines;
 
     if (run->count == 0)
         return;
-    if (arrive) {
+    if (kind == RAILS) {
+        md_nodeconf_out_rails(o, run->first, run->last, pl->line[0].hi);
+        for (size_t i = 0; i < pl->num; i++)
+            md_nodeconf_out_rail(o, pl->line[i].subdev,
+                                 (uint32_t)pl->line[i].lo);
+        md_nodeconf_out_end_line(o);
+        return;
+    }
+    if (kind == ARRIVES) {
         md_nodeconf_out_arrive(o, run->first, run->last);
         for (size_t i = 0; i < pl->num; i++)
             md_nodeconf_out_word(o, pl->line[i].subdev);
@@ -231,53 +258,80 @@ static void emit(md_nodeconf_out_t *o, const mdc_desc_t *d, const run_t *run,
                               : d->nodes[pl->line[i].hop].name);
 }
 
-/* Every peer's route lines (arrive = 0) or arrive line (arrive = 1), in
- * name order, runs of peers with the same lines as ranges: the same
- * compaction as md_nodeconf_write's. */
+/* The lines of one kind to peer into out (scratch: room for work). */
+static int lines_of(kind_t kind, const mdc_graph_t *g, const mdc_routes_t *r,
+                    const mdc_src_rails_t *sr, uint32_t peer,
+                    peer_lines_t *scratch, peer_lines_t *out)
+{
+    switch (kind) {
+    case ROUTES:
+        return route_lines(g, r, peer, out);
+    case ARRIVES:
+        return route_lines(g, r, peer, scratch) != 0 ||
+               arrive_list(scratch, out) != 0 ? -1 : 0;
+    case RAILS:
+        return rails_lines(g->desc, sr, peer, out);
+    }
+    return -1;
+}
+
+/* Every peer's lines of one kind, in name order, runs of peers with the
+ * same lines as ranges: the same compaction as md_nodeconf_write's.  A
+ * peer without lines (no rails) is left out, so a run may go on past it
+ * when the names still follow each other. */
 static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
                        const mdc_routes_t *r, const mdc_peer_order_t *order,
-                       int arrive)
+                       const mdc_src_rails_t *sr, kind_t kind)
 {
     const mdc_desc_t *d = g->desc;
     peer_lines_t routes = { 0 }, cur = { 0 };
     run_t run = { 0 };
+    uint32_t run_end = 0;             /* order index after the run's last */
     int rc = 0;
 
     for (uint32_t i = 0; i < d->num_nodes && rc == 0; i++) {
         uint32_t p = order->node[i];
         const char *name = d->nodes[p].name;
-        if (route_lines(g, r, p, arrive ? &routes : &cur) != 0 ||
-            (arrive && arrive_list(&routes, &cur) != 0)) {
+        if (lines_of(kind, g, r, sr, p, &routes, &cur) != 0) {
             rc = -1;
             break;
         }
+        if (cur.num == 0)
+            continue;
         if (run.count > 0 && run.count < MD_NODECONF_RANGE_MAX &&
-            order->follows[i] && same_lines(&run.lines, &cur)) {
+            (run_end == i ? order->follows[i]
+                          : md_names_follows(run.last, name)) &&
+            same_lines(&run.lines, &cur)) {
             run.last = name;
             run.count++;
+            run_end = i + 1;
             continue;
         }
-        emit(o, d, &run, arrive);
+        emit(o, d, &run, kind);
         peer_lines_t t = run.lines;    /* cur becomes the run's lines */
         run.lines = cur;
         cur = t;
         run.first = run.last = name;
         run.count = 1;
+        run_end = i + 1;
     }
     if (rc == 0)
-        emit(o, d, &run, arrive);
+        emit(o, d, &run, kind);
     free(routes.line);
     free(cur.line);
     free(run.lines.line);
     return rc;
 }
 
-/* The networks some route to a peer starts on. */
+/* The networks some route to a peer starts on, and the rails. */
 static void used_networks(const mdc_routes_t *r, uint32_t num_hosts,
-                          uint8_t *used)
+                          const mdc_src_rails_t *sr, uint8_t *used)
 {
     for (uint32_t i = r->first[0]; i < r->first[num_hosts]; i++)
         used[r->seg[i].dec.first_net] = 1;
+    for (size_t i = 0; sr != NULL && i < sr->num_sets; i++)
+        for (size_t k = 0; k < sr->sets[i].num; k++)
+            used[sr->sets[i].net[k]] = 1;
 }
 
 /* The comment line naming the description and the node. */
@@ -299,27 +353,32 @@ static int write_comment(FILE *f, const mdc_desc_t *d, uint32_t node)
 }
 
 int mdc_nodefile_write(FILE *f, const mdc_graph_t *g, const mdc_routes_t *r,
-                       const mdc_peer_order_t *order)
+                       const mdc_peer_order_t *order, const mdc_rails_t *rails)
 {
     const mdc_desc_t *d = g->desc;
     md_nodeconf_t *conf = md_nodeconf_new(d->nodes[r->src].name);
     uint8_t *used = calloc(d->num_networks + 1, 1);
     md_nodeconf_out_t *o = NULL;
+    mdc_src_rails_t sr = { 0 };
     int rc = -1;
 
-    if (conf == NULL || used == NULL)
+    if (conf == NULL || used == NULL ||
+        (rails != NULL && mdc_rails_of_source(rails, r->src, &sr) != 0))
         goto out;
-    used_networks(r, g->num_hosts, used);
+    used_networks(r, g->num_hosts, rails != NULL ? &sr : NULL, used);
     if (add_devices(conf, d, r->src, used) != 0 || write_comment(f, d, r->src) != 0 ||
         (o = md_nodeconf_out_new(f)) == NULL)
         goto out;
     md_nodeconf_out_head(o, conf);
-    rc = write_peers(o, g, r, order, 0) != 0 ||
-         write_peers(o, g, r, order, 1) != 0 ? -1 : 0;
+    rc = write_peers(o, g, r, order, NULL, ROUTES) != 0 ||
+         write_peers(o, g, r, order, NULL, ARRIVES) != 0 ||
+         (rails != NULL && write_peers(o, g, r, order, &sr, RAILS) != 0)
+         ? -1 : 0;
 out:
     if (o != NULL && md_nodeconf_out_finish(o) != 0)
         rc = -1;
     md_nodeconf_free(conf);
+    mdc_src_rails_fini(&sr);
     free(used);
     return rc;
 }

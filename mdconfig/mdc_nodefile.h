@@ -1,12 +1,14 @@
 /*
  * mdc_nodefile.h - turn one node's routes into its per-node file
- * (doc/node-config.md): device list, route lines, arrive lines.
+ * (doc/node-config.md): device list, route lines, arrive lines, rails
+ * lines.
  */
 #ifndef MDC_NODEFILE_H
 #define MDC_NODEFILE_H
 
 #include <stdio.h>
 
+#include "mdc_rails.h"
 #include "mdc_route.h"
 
 /* The order of a file's peers, the same in every file: node indices
@@ -24,10 +26,12 @@ void mdc_peer_order_fini(mdc_peer_order_t *o);
 /* Writes routes->src's file to f: a comment naming the description, then
  * the canonical form (md_nodeconf_write's bytes for the same content,
  * peers with the same lines as ranges), streamed from the routes without
- * building the node's md_nodeconf.  0, or -1 on a write error or out of
+ * building the node's md_nodeconf; with rails (NULL: none, --rails=off)
+ * each peer's rails line too.  0, or -1 on a write error or out of
  * memory. */
 int mdc_nodefile_write(FILE *f, const mdc_graph_t *g,
                        const mdc_routes_t *routes,
-                       const mdc_peer_order_t *order);
+                       const mdc_peer_order_t *order,
+                       const mdc_rails_t *rails);
 
 #endif /* MDC_NODEFILE_H */

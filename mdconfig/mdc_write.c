@@ -13,6 +13,7 @@ typedef struct writer {
     const mdc_graph_t *g;
     const char        *dir;
     mdc_peer_order_t   order;
+    mdc_rails_t       *rails;        /* NULL: no rails lines */
     int64_t            only;         /* the one node written, or -1: all */
     char               err[4200];    /* first error; guarded by failed */
     int                failed;       /* atomic */
@@ -37,7 +38,7 @@ static int write_one(void *ctx, int worker, const mdc_routes_t *r)
     FILE *f = fopen(path, "w");
     if (f != NULL) {
         setvbuf(f, buf, _IOFBF, sizeof(buf));
-        rc = mdc_nodefile_write(f, w->g, r, &w->order);
+        rc = mdc_nodefile_write(f, w->g, r, &w->order, w->rails);
         if (fclose(f) != 0)
             rc = -1;
     }
@@ -94,7 +95,7 @@ static int make_dirs(const char *path)
 }
 
 static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
-                       int64_t only, mdc_problems_t *problems)
+                       int64_t only, int rails, mdc_problems_t *problems)
 {
     writer_t w = { .g = g, .dir = outdir, .only = only };
     struct stat st;
@@ -108,14 +109,17 @@ static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
         fprintf(stderr, "mdconfig: error: %s is not a directory\n", outdir);
         return -1;
     }
-    if (mdc_peer_order_init(&w.order, g->desc) != 0) {
+    if (mdc_peer_order_init(&w.order, g->desc) != 0 ||
+        (rails && (w.rails = mdc_rails_new(g)) == NULL)) {
         fprintf(stderr, "mdconfig: error: out of memory\n");
+        mdc_peer_order_fini(&w.order);
         return -1;
     }
     int rc = only >= 0
         ? mdc_for_one_source(g, (uint32_t)only, write_one, &w, problems)
         : mdc_for_each_source(g, threads, write_one, &w, problems);
     mdc_peer_order_fini(&w.order);
+    mdc_rails_free(w.rails);
     if (rc != 0) {
         fprintf(stderr, "mdconfig: error: %s\n",
                 w.failed ? w.err : "out of memory");
@@ -130,13 +134,13 @@ static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
 }
 
 int mdc_write_all(const mdc_graph_t *g, const char *outdir, int threads,
-                  mdc_problems_t *problems)
+                  int rails, mdc_problems_t *problems)
 {
-    return write_nodes(g, outdir, threads, -1, problems);
+    return write_nodes(g, outdir, threads, -1, rails, problems);
 }
 
 int mdc_write_node(const mdc_graph_t *g, const char *outdir, uint32_t node,
-                   mdc_problems_t *problems)
+                   int rails, mdc_problems_t *problems)
 {
-    return write_nodes(g, outdir, 1, node, problems);
+    return write_nodes(g, outdir, 1, node, rails, problems);
 }

@@ -3,6 +3,7 @@
  *
  *   mdconfig DESC -o DIR           write DIR/<node>.conf for every node
  *   mdconfig DESC -o DIR --node X  only DIR/X.conf
+ *   mdconfig DESC -o DIR --rails=off   without rails lines (striping)
  *   mdconfig --check DESC          report problems of the routes
  *   mdconfig --explain SRC DST SIZE DESC
  *   mdconfig --dot DESC [-o FILE] [--size SIZE]   (--dot=FILE: -o FILE)
@@ -30,7 +31,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: mdconfig DESC -o DIR [--node NODE] [-j THREADS] [-v]\n"
+        "usage: mdconfig DESC -o DIR [--node NODE] [--rails=on|off] [-j THREADS] [-v]\n"
         "       mdconfig --check DESC [-j THREADS]\n"
         "       mdconfig --explain SRC DST SIZE DESC\n"
         "       mdconfig --dot DESC [-o FILE.dot|FILE.svg|FILE.png] "
@@ -44,6 +45,9 @@ static void usage(FILE *f)
         "\n"
         "  -o DIR          write DIR/<node>.conf (created if missing)\n"
         "  --node NODE     with -o DIR: only NODE's file (its own routes only)\n"
+        "  --rails=on|off  with -o DIR: rails lines, striping large messages over\n"
+        "                  every network that joins two nodes directly, shares by\n"
+        "                  modelled bandwidth (default on; doc/mdconfig.md)\n"
         "  --check         unreachable nodes, forwarding over subdevices without\n"
         "                  system messages, asymmetric routes, channel cycles\n"
         "  --explain       the route from SRC to DST for SIZE bytes, hop by hop\n"
@@ -65,6 +69,8 @@ typedef struct args {
     int         have_size;
     int         threads;
     int         verbose;
+    int         rails;              /* 1: on (default), 0: --rails=off */
+    int         have_rails;
 } args_t;
 
 static int bad_usage(const char *fmt, const char *what)
@@ -88,6 +94,7 @@ static int parse_args(int argc, char **argv, args_t *a)
         { "dot", optional_argument, NULL, 'd' },
         { "size", required_argument, NULL, 's' },
         { "node", required_argument, NULL, 'n' },
+        { "rails", required_argument, NULL, 'r' },
         { "help", no_argument, NULL, 'h' },
         { "verbose", no_argument, NULL, 'v' },
         { "version", no_argument, NULL, 'V' },
@@ -96,6 +103,7 @@ static int parse_args(int argc, char **argv, args_t *a)
     int c, ncmd = 0;
 
     memset(a, 0, sizeof(*a));
+    a->rails = 1;
     while ((c = getopt_long(argc, argv, "o:j:hv", opts, NULL)) != -1) {
         switch (c) {
         case 'c': a->cmd = CMD_CHECK; ncmd++; break;
@@ -108,6 +116,12 @@ static int parse_args(int argc, char **argv, args_t *a)
             break;
         case 'o': a->out = optarg; break;
         case 'n': a->node = optarg; break;
+        case 'r':
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+                return bad_usage("--rails expects on or off, got '%s'", optarg);
+            a->rails = strcmp(optarg, "on") == 0;
+            a->have_rails = 1;
+            break;
         case 'j':
             a->threads = atoi(optarg);
             if (a->threads < 1 || a->threads > 256)
@@ -150,6 +164,8 @@ static int parse_args(int argc, char **argv, args_t *a)
         return bad_usage("%s", "-o goes with writing files or --dot");
     if (a->node != NULL && a->cmd != CMD_WRITE)
         return bad_usage("%s", "--node goes with writing files (-o DIR)");
+    if (a->have_rails && a->cmd != CMD_WRITE)
+        return bad_usage("%s", "--rails goes with writing files (-o DIR)");
     if (a->have_size && a->cmd != CMD_DOT)
         return bad_usage("%s", "--size goes with --dot");
     return 0;
@@ -209,8 +225,9 @@ static int run(const args_t *a, const mdc_graph_t *g)
                     g->desc->source, a->node);
             return 1;
         }
-        int rc = node >= 0 ? mdc_write_node(g, a->out, (uint32_t)node, &prob)
-                           : mdc_write_all(g, a->out, a->threads, &prob);
+        int rc = node >= 0
+            ? mdc_write_node(g, a->out, (uint32_t)node, a->rails, &prob)
+            : mdc_write_all(g, a->out, a->threads, a->rails, &prob);
         if (a->verbose)
             fprintf(stderr, "mdconfig: %u nodes, %u vertices, %u edges, %zu "
                     "size classes; %zu Dijkstra runs, %zu route intervals, "

@@ -42,7 +42,7 @@ static void write_dir(const char *text, const char *dir, int threads)
     mdc_graph_t *g = mdct_graph(text);
     mdc_problems_t p;
 
-    cr_assert_eq(mdc_write_all(g, dir, threads, &p), 0);
+    cr_assert_eq(mdc_write_all(g, dir, threads, 1, &p), 0);
     mdct_graph_free(g);
 }
 
@@ -272,7 +272,7 @@ Test(output, one_node_file_is_the_same_as_in_the_full_run, .timeout = 60)
     tmpdir(all, sizeof(all), "all");
     tmpdir(one, sizeof(one), "one");
     write_dir(cluster, all, 2);
-    cr_assert_eq(mdc_write_node(g, one, mdct_node(g, "s3"), &p), 0);
+    cr_assert_eq(mdc_write_node(g, one, mdct_node(g, "s3"), 1, &p), 0);
     cr_expect_eq(p.unreachable, 0);
     snprintf(a, sizeof(a), "%s/s3.conf", all);
     snprintf(b, sizeof(b), "%s/s3.conf", one);
@@ -295,7 +295,7 @@ Test(output, nothing_is_written_when_a_node_is_unreachable)
     mdc_problems_t p;
 
     tmpdir(dir, sizeof(dir), "u");
-    cr_expect_eq(mdc_write_all(g, dir, 2, &p), 1);
+    cr_expect_eq(mdc_write_all(g, dir, 2, 1, &p), 1);
     cr_expect_eq(p.unreachable, 4);
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -356,7 +356,7 @@ Test(output, device_lines_carry_subnet_iface_and_the_nodes_address)
     cr_assert_eq(mdc_peer_order_init(&order, g->desc), 0);
     mdct_routes(g, mdct_node(g, "b"), &r);
     FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(mdc_nodefile_write(f, g, &r, &order), 0);
+    cr_assert_eq(mdc_nodefile_write(f, g, &r, &order, NULL), 0);
     fclose(f);
     cr_expect(strstr(text, "\ndevice myri net=myri0 switch=sw0 port=1 subnet=10.0.0.0/24 "
                            "addr=10.0.0.2 mtu=4k\n") != NULL, "%s", text);
