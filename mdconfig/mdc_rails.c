@@ -14,23 +14,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mdc_parse_int.h"               /* mdc_grow */
 #include "mdc_rails.h"
 
 /* A source's rail networks beyond this many are not considered (a node
  * has one network per type, so this takes 64 network types). */
 #define NETS_MAX 64
 
+/* A node on a switch, ring or bus of a rail network, or on a link of one. */
+typedef struct att {
+    int      net;
+    uint32_t comp;               /* the segment's component */
+} att_t;
+
+typedef struct link {
+    int      net;
+    uint32_t peer;               /* the other end */
+} link_t;
+
 struct mdc_rails {
     const mdc_graph_t *g;
     uint32_t  n;                 /* nodes */
-    uint32_t *att_first;         /* [node + 1]: its rail segments' ... */
-    int      *att_net;           /* ... network */
-    uint32_t *att_comp;          /* ... and component */
+    uint32_t *att_first;         /* [node + 1]: index into att */
+    att_t    *att;
     uint32_t *comp_first;        /* [comp + 1]: the component's ... */
     uint32_t *comp_node;         /* ... member nodes */
-    uint32_t *link_first;        /* [node + 1]: its links on rail networks: */
-    uint32_t *link_peer;         /* the other end */
-    int      *link_net;
+    uint32_t *link_first;        /* [node + 1]: index into link */
+    link_t   *link;
     size_t    big_class;         /* the size class of 1 GiB */
 };
 
@@ -117,12 +127,10 @@ static int build_attachments(mdc_rails_t *r, const uint32_t *comp,
         }
     prefix_sums(r->att_first, r->n);
     prefix_sums(r->comp_first, num_comps);
-    r->att_net = malloc((total + 1) * sizeof(int));
-    r->att_comp = malloc((total + 1) * sizeof(uint32_t));
+    r->att = malloc((total + 1) * sizeof(*r->att));
     r->comp_node = malloc((total + 1) * sizeof(uint32_t));
     uint32_t *fill = calloc((size_t)num_comps + 1, sizeof(uint32_t));
-    if (r->att_net == NULL || r->att_comp == NULL || r->comp_node == NULL ||
-        fill == NULL) {
+    if (r->att == NULL || r->comp_node == NULL || fill == NULL) {
         free(fill);
         return -1;
     }
@@ -132,8 +140,7 @@ static int build_attachments(mdc_rails_t *r, const uint32_t *comp,
             uint32_t c = comp[a->segment];
             if (c == UINT32_MAX)
                 continue;
-            r->att_net[at] = a->network;
-            r->att_comp[at++] = c;
+            r->att[at++] = (att_t){ a->network, c };
             r->comp_node[r->comp_first[c] + fill[c]++] = v;
         }
     free(fill);
@@ -156,10 +163,9 @@ static int build_links(mdc_rails_t *r)
         }
     }
     prefix_sums(r->link_first, r->n);
-    r->link_peer = malloc((r->link_first[r->n] + 1) * sizeof(uint32_t));
-    r->link_net = malloc((r->link_first[r->n] + 1) * sizeof(int));
+    r->link = malloc((r->link_first[r->n] + 1) * sizeof(*r->link));
     fill = malloc((r->n + 1) * sizeof(uint32_t));
-    if (r->link_peer == NULL || r->link_net == NULL || fill == NULL) {
+    if (r->link == NULL || fill == NULL) {
         free(fill);
         return -1;
     }
@@ -170,8 +176,8 @@ static int build_links(mdc_rails_t *r)
             continue;
         for (int end = 0; end < 2; end++) {
             uint32_t at = fill[seg->members[end].node]++;
-            r->link_peer[at] = (uint32_t)seg->members[1 - end].node;
-            r->link_net[at] = seg->network;
+            r->link[at] = (link_t){ seg->network,
+                                    (uint32_t)seg->members[1 - end].node };
         }
     }
     free(fill);
@@ -183,22 +189,22 @@ mdc_rails_t *mdc_rails_new(const mdc_graph_t *g)
     const mdc_desc_t *d = g->desc;
     mdc_rails_t *r = calloc(1, sizeof(*r));
     uint32_t *comp = malloc((d->num_segments + 1) * sizeof(*comp));
+    int64_t num_comps = comp != NULL ? segment_components(d, comp) : -1;
 
-    if (r == NULL || comp == NULL)
-        goto fail;
-    r->g = g;
-    r->n = (uint32_t)d->num_nodes;
-    r->big_class = mdc_graph_class_of(g, MDC_RAILS_FROM_MAX);
-    int64_t num_comps = segment_components(d, comp);
-    if (num_comps < 0 || build_attachments(r, comp, (uint32_t)num_comps) != 0 ||
-        build_links(r) != 0)
-        goto fail;
+    if (r != NULL) {
+        r->g = g;
+        r->n = (uint32_t)d->num_nodes;
+        r->big_class = mdc_graph_class_of(g, MDC_RAILS_FROM_MAX);
+    }
+    int ok = r != NULL && num_comps >= 0 &&
+             build_attachments(r, comp, (uint32_t)num_comps) == 0 &&
+             build_links(r) == 0;
     free(comp);
+    if (!ok) {
+        mdc_rails_free(r);
+        r = NULL;
+    }
     return r;
-fail:
-    free(comp);
-    mdc_rails_free(r);
-    return NULL;
 }
 
 void mdc_rails_free(mdc_rails_t *r)
@@ -206,13 +212,11 @@ void mdc_rails_free(mdc_rails_t *r)
     if (r == NULL)
         return;
     free(r->att_first);
-    free(r->att_net);
-    free(r->att_comp);
+    free(r->att);
     free(r->comp_first);
     free(r->comp_node);
     free(r->link_first);
-    free(r->link_peer);
-    free(r->link_net);
+    free(r->link);
     free(r);
 }
 
@@ -226,7 +230,7 @@ static size_t source_nets(const mdc_rails_t *r, uint32_t src, int *nets)
         uint32_t lo = pass == 0 ? r->att_first[src] : r->link_first[src];
         uint32_t hi = pass == 0 ? r->att_first[src + 1] : r->link_first[src + 1];
         for (uint32_t i = lo; i < hi; i++) {
-            int net = pass == 0 ? r->att_net[i] : r->link_net[i];
+            int net = pass == 0 ? r->att[i].net : r->link[i].net;
             size_t at = n;
             while (at > 0 && nets[at - 1] > net)
                 at--;
@@ -283,42 +287,40 @@ static size_t rails_of_mask(const mdc_rails_t *r, const int *nets,
 }
 
 /* Per source: the distinct masks seen and what each became. */
+typedef struct mask_entry {
+    uint64_t mask;
+    uint32_t set;                           /* 0: no rails */
+} mask_entry_t;
+
 typedef struct mask_cache {
-    uint64_t *mask;
-    uint32_t *set;                          /* 0: no rails */
-    size_t    num, cap;
+    mask_entry_t *e;
+    size_t        num;
 } mask_cache_t;
 
 static int set_of_mask(const mdc_rails_t *r, const int *nets, uint64_t mask,
                        mask_cache_t *mc, mdc_src_rails_t *out, uint32_t *set)
 {
     for (size_t i = mc->num; i-- > 0;)
-        if (mc->mask[i] == mask) {
-            *set = mc->set[i];
+        if (mc->e[i].mask == mask) {
+            *set = mc->e[i].set;
             return 0;
         }
-    if (mc->num == mc->cap) {
-        size_t cap = mc->cap ? 2 * mc->cap : 8;
-        uint64_t *m = realloc(mc->mask, cap * sizeof(*m));
-        if (m != NULL)
-            mc->mask = m;
-        uint32_t *s = realloc(mc->set, cap * sizeof(*s));
-        if (s != NULL)
-            mc->set = s;
-        mdc_rail_set_t *x = realloc(out->sets, cap * sizeof(*x));
-        if (x != NULL)
-            out->sets = x;
-        if (m == NULL || s == NULL || x == NULL)
-            return -1;
-        mc->cap = cap;                      /* sets never outnumber masks */
-    }
+    mask_entry_t *e = mdc_grow((void **)&mc->e, &mc->num, sizeof(*e));
     int rails[NETS_MAX];
-    size_t n = rails_of_mask(r, nets, mask, rails);
-    *set = 0;
-    if (mdc_rails_model(r->g, rails, n, &out->sets[out->num_sets]))
-        *set = (uint32_t)++out->num_sets;
-    mc->mask[mc->num] = mask;
-    mc->set[mc->num++] = *set;
+    mdc_rail_set_t line;
+    if (e == NULL)
+        return -1;
+    e->mask = mask;
+    if (mdc_rails_model(r->g, rails, rails_of_mask(r, nets, mask, rails),
+                        &line)) {
+        mdc_rail_set_t *x = mdc_grow((void **)&out->sets, &out->num_sets,
+                                     sizeof(*x));
+        if (x == NULL)
+            return -1;
+        *x = line;
+        e->set = (uint32_t)out->num_sets;
+    }
+    *set = e->set;
     return 0;
 }
 
@@ -339,13 +341,13 @@ int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
         return -1;
     }
     for (uint32_t i = r->att_first[src]; i < r->att_first[src + 1]; i++) {
-        uint64_t b = bit_of(nets, n, r->att_net[i]);
-        uint32_t c = r->att_comp[i];
+        uint64_t b = bit_of(nets, n, r->att[i].net);
+        uint32_t c = r->att[i].comp;
         for (uint32_t k = r->comp_first[c]; k < r->comp_first[c + 1]; k++)
             mask[r->comp_node[k]] |= b;
     }
     for (uint32_t i = r->link_first[src]; i < r->link_first[src + 1]; i++)
-        mask[r->link_peer[i]] |= bit_of(nets, n, r->link_net[i]);
+        mask[r->link[i].peer] |= bit_of(nets, n, r->link[i].net);
     mask[src] = 0;
     uint64_t last_mask = 0;
     uint32_t last_set = 0;
@@ -360,8 +362,7 @@ int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
         out->set_of[p] = last_set;
     }
     free(mask);
-    free(mc.mask);
-    free(mc.set);
+    free(mc.e);
     return rc;
 }
 
