@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "md_core.h"
+#include "md_fwd.h"
 #include "md_fail.h"
 #include "md_log.h"
 #include "md_thread.h"
@@ -159,6 +160,20 @@ void md_anyq_dup_complete(md_t *md, md_request_t *dup)
 {
     md_anyreq_t *a = (md_anyreq_t *)dup->md_any;
     md_request_t *orig = a->orig;
+
+    /* A rail lost under a receive from a rank still reached over the other
+     * rails (md_fwd_stripe.c): this duplicate drops out, giving back the
+     * claim its subdevice took to fail it (nothing ran in between: one
+     * call at a time), and the others wait on. */
+    if (orig != NULL && dup->status.error == MD_ERR_PEER_FAILED && orig->peer_world >= 0 &&
+        a->num_unresolved > 1 &&
+        md_fwd_stripe_survives(md, md->node_of_rank[orig->peer_world], dup->subdev)) {
+        int32_t mine = dup->subdev;
+        md_fwd_stripe_rail_lost(md, md->node_of_rank[orig->peer_world], dup->subdev);
+        atomic_compare_exchange_strong(&a->claim.owner, &mine, -1);
+        md_anyreq_forget_dup(a, dup);
+        return;
+    }
 
     if (orig != NULL) {
         orig->status = dup->status;

@@ -134,10 +134,10 @@ int32_t md_comm_failed_member(const md_t *md, const md_comm_t *comm)
 
 void md_fail_peer_reported(md_t *md, md_subdev_t *sd, int32_t rank, int status)
 {
-    /* a network that only stripes to the rank's node: a rail is lost, the
-     * rank is still reached (md_fwd_stripe.c) */
+    /* one of the rails to the rank's node while another lives: a rail is
+     * lost, the rank is still reached (md_fwd_stripe.c) */
     if (rank >= 0 && rank < md->size && md->routes != NULL &&
-        md_fwd_stripe_rail_only(md, md->node_of_rank[rank], sd->index)) {
+        md_fwd_stripe_survives(md, md->node_of_rank[rank], sd->index)) {
         md_fwd_stripe_rail_lost(md, md->node_of_rank[rank], sd->index);
         return;
     }

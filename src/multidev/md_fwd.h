@@ -197,13 +197,14 @@ int  md_fwd_stripe_isend(md_t *md, md_request_t *req);
  * rails lost since (from md_progress); the events it made. */
 int  md_fwd_stripe_progress(md_t *md);
 /* A rail to node is lost (its subdevice reported the peer failed, or a
- * chunk's send over it failed): no chunk goes over it any more, and the
+ * chunk's send over it failed): no chunk goes over it any more, the
  * chunks that went over it and are not acknowledged go again over the
- * others (at the next md_progress). */
+ * others (at the next md_progress), and the sizes routed over it take the
+ * best rail left. */
 void md_fwd_stripe_rail_lost(md_t *md, int32_t node, int subdev);
-/* Does subdev carry nothing to node but stripes, so that losing it loses
- * a rail and not the node? */
-int  md_fwd_stripe_rail_only(const md_t *md, int32_t node, int subdev);
+/* Is subdev one of node's rails while another lives, so that losing it
+ * loses a rail and not the node? */
+int  md_fwd_stripe_survives(const md_t *md, int32_t node, int subdev);
 /* The subdevice an acknowledgement of a striped message goes back to rank
  * over: its first rail that lives, or fallback. */
 int  md_fwd_stripe_ack_subdev(const md_t *md, int32_t rank, int fallback);

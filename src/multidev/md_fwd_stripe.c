@@ -19,9 +19,14 @@
  * chunks in flight (at least two), so a rail slower than its model, or one
  * that stalls, takes fewer chunks and the others take the rest.
  *
- * A lost rail (its subdevice reported the peer failed, or failed a chunk):
- * the chunks that went over it, of flows not yet acknowledged, go again over
- * the rails that live, and the receiver counts a chunk once.  So a striped
+ * A lost rail (its subdevice reported the peer failed, or failed a chunk,
+ * while another rail to the node lives): the chunks that went over it, of
+ * flows not yet acknowledged, go again over the rails that live, and the
+ * receiver counts a chunk once; the sizes whose route went over it go over
+ * the live rail of the largest weight from then on (a message already
+ * handed to the lost subdevice fails with it, an error, as any message on
+ * a network that breaks under it; a receive duplicated onto it drops that
+ * duplicate and waits on the others).  So a striped
  * send completes at the destination's acknowledgement (asked for at once,
  * and sent back over a rail that lives), and keeps no copy: a chunk sent
  * again is copied again from the user's buffer.
@@ -70,17 +75,47 @@ int md_fwd_stripe_wanted(const md_t *md, int32_t dst_world, size_t len)
            md_stripe_live_count(r) >= 2;
 }
 
-int md_fwd_stripe_rail_only(const md_t *md, int32_t node, int subdev)
+int md_fwd_stripe_survives(const md_t *md, int32_t node, int subdev)
 {
     const md_node_route_t *r = &md->routes[node];
-    int rail = 0;
+    int rail = 0, others = 0;
+
+    for (int k = 0; k < r->num_rails; k++) {
+        if (r->rails[k].subdev == subdev)
+            rail = 1;
+        else
+            others += md_stripe_live(r, k);
+    }
+    return rail && others > 0;
+}
+
+/* The live rail of the largest weight, or -1. */
+static int md_stripe_best_live(const md_node_route_t *r)
+{
+    int best = -1;
 
     for (int k = 0; k < r->num_rails; k++)
-        rail |= r->rails[k].subdev == subdev;
-    for (int32_t c = 0; c < r->num_classes; c++)
-        if (r->classes[c].subdev == subdev)
-            return 0;
-    return rail && !(r->arrive_mask & (1u << subdev));
+        if (md_stripe_live(r, k) && (best < 0 || r->rails[k].weight > r->rails[best].weight))
+            best = k;
+    return best;
+}
+
+/* The sizes whose route went over a lost rail go over the best rail left. */
+static void md_stripe_reroute(md_t *md, int32_t node, int subdev)
+{
+    md_node_route_t *r = &md->routes[node];
+    int best = md_stripe_best_live(r);
+
+    for (int32_t c = 0; c < r->num_classes && best >= 0; c++) {
+        md_route_class_t *rc = &r->classes[c];
+        if (rc->subdev != subdev || rc->next_hop_node >= 0)
+            continue;
+        md_log_info("messages of up to %zu bytes to node %s now go over %s: %s is lost",
+                    rc->max, md->node_names[node], md_sd(md, r->rails[best].subdev)->name,
+                    md_sd(md, subdev)->name);
+        rc->subdev = r->rails[best].subdev;
+        r->arrive_mask |= 1u << rc->subdev;
+    }
 }
 
 int md_fwd_stripe_ack_subdev(const md_t *md, int32_t rank, int fallback)
@@ -274,6 +309,7 @@ void md_fwd_stripe_rail_lost(md_t *md, int32_t node, int subdev)
         r->rails_down |= 1u << k;
         md_log_info("rail %s to node %s is lost: its share goes to the other %d rail(s)",
                     md_sd(md, subdev)->name, md->node_names[node], md_stripe_live_count(r));
+        md_stripe_reroute(md, node, subdev);
         for (md_fwd_out_t *o = st ? st->out : NULL; o != NULL; o = o->next) {
             md_fwd_stripe_t *s = o->stripe;
             if (s == NULL || s->node != node || o->acked)

@@ -35,6 +35,17 @@ static const char *const confs[][2] = {
 static const char *const cut_confs[][2] = {
     { "a", CONF("a", "b", " cut_after=5") }, { "b", CONF("b", "a", "") }, { NULL, NULL },
 };
+/* a's tnetb link (also the route of 4 KiB and up) is cut after 5 chunks */
+#define CONF_B(SELF, PEER, TNETB_PARAMS)                                     \
+    "multidev-node-config 1\nnode " SELF "\ndevice shm\ndevice tneta\n"    \
+    "device tnetb" TNETB_PARAMS "\ndevice tnet\n"                           \
+    "route " SELF " 0 inf shm -\n"                                           \
+    "route " PEER " 0 4095 tneta -\nroute " PEER " 4096 inf tnetb -\n"       \
+    "arrive " PEER " tneta tnetb\n"                                          \
+    "rails " PEER " 65536 tneta=100 tnetb=50 tnet=50\n"
+static const char *const cut_route_confs[][2] = {
+    { "a", CONF_B("a", "b", " cut_after=5") }, { "b", CONF_B("b", "a", "") }, { NULL, NULL },
+};
 
 static int subdev_index(md_t *md, const char *name)
 {
@@ -260,6 +271,45 @@ static int cut_rail(md_t *md, int rank, int size, forkjob_shared_t *sh, void *ar
 Test(stripe, a_rail_cut_mid_stream_gives_its_share_to_the_others, .timeout = 120)
 {
     cr_assert_eq(forkjob_run(2, nodes, cut_confs, cut_rail, NULL, 100), 0);
+}
+
+/* a's tnetb is cut in the middle of the stream, and tnetb also carries the
+ * route of 4 KiB and up: the stream finishes on tneta and tnet; a 10000-byte
+ * message from a then takes tneta (the rail of the largest weight left);
+ * a receive rank 0 had posted before the cut (duplicated onto tneta, tnetb
+ * and the forwarding receiver) loses its tnetb duplicate only, and takes
+ * the message rank 1 sends afterwards. */
+static int cut_route_rail(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    int rc = 0;
+    uint8_t early[100];
+    md_request_t r = { 0 };
+
+    (void)arg;
+    if (rank == 0 && md_irecv(md, &r, early, sizeof(early), 1, 1, 8, CTX, NULL) != MD_OK)
+        rc = 1;
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = pass(md, rank, 0, 4u << 20, 4u << 20, 5, 20 + i) ? 10 + i : 0;
+    if (rc == 0 && rank == 0 && md_route(md, 1, 10000, NULL) != subdev_index(md, "tneta"))
+        rc = 30;            /* not rerouted */
+    if (rc == 0 && pass(md, rank, 0, 10000, 10000, 9, 3))
+        rc = 31;
+    if (rc == 0 && rank == 1) {
+        uint8_t *b = filled(sizeof(early), 4);
+        rc = b == NULL || send_wait(md, b, sizeof(early), 0, 1, 8, 0) ? 32 : 0;
+        free(b);
+    } else if (rc == 0) {
+        rc = forkjob_wait(md, &r) || r.status.error != MD_OK ||
+             r.status.size != sizeof(early) || check(early, sizeof(early), 4) ? 33 : 0;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(stripe, a_rail_that_carries_a_route_cut_mid_stream, .timeout = 120)
+{
+    cr_assert_eq(forkjob_run(2, nodes, cut_route_confs, cut_route_rail, NULL, 100), 0);
 }
 
 /* MULTIDEV_RAILS=off: the node file's rails are ignored, nothing is striped. */

@@ -11,9 +11,10 @@
  * socket is gone (its process died) is found when a send to it is
  * refused: what waits on it fails and the multidevice is told
  * (peer_failed), as a real subdevice does.  Parameter cut_after=N cuts the
- * link under this rank once it has sent N system messages: the next one,
- * and everything for another rank after it, fails as if every peer were
- * gone (a rail cut in the middle of a striped stream).
+ * link under this rank once it has sent N system messages: its socket is
+ * closed, so the next one, and everything for another rank after it, fails
+ * as if every peer were gone, and the peers find it gone at their next send
+ * to it (a rail cut in the middle of a striped stream).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -211,7 +212,8 @@ static int tnet_finalize(md_subdev_t *sd)
         t->out_head = o->next;
         free(o);
     }
-    close(t->fd);
+    if (t->fd >= 0)
+        close(t->fd);
     free(t->partial);
     free(t->held);
     free(t->sys_held);
@@ -227,6 +229,8 @@ static int tnet_cut(md_subdev_t *sd)
     tnet_t *t = sd->priv;
 
     sd->host->log(sd, 1, "cut_after=%ld: the link is cut", t->cut_after);
+    close(t->fd);
+    t->fd = -1;
     for (int r = 0; r < t->size; r++)
         if (r != t->rank)
             tnet_fail_peer(sd, r);
