@@ -75,14 +75,12 @@ configure rails myri sci via
 grep -q '^rails b ' "$WORK/rails.conf/a.conf" ||
   { echo "stripe.sh: mdconfig wrote no rails line for a-b ($WORK/rails.conf/a.conf)" >&2; exit 2; }
 
-# launch CONF PROGRAM ARGS...: two ranks, on emulated nodes a and b, the
-# timing models on.
-launch() {
-  local conf=$1
-  shift
-  NODES="a b" MULTIDEV_CONFIG="$WORK/$conf.conf" MULTIDEV_NIC_RUNDIR="$rundir" \
-    MULTIDEV_MYRI_TIMING=hplam MULTIDEV_SCI_TIMING=d310 MULTIDEV_VIA_TIMING=clan \
-    "$ROOT/test/mpi/launch-nodes.sh" 2 "$@"
+# launch_cmd CONF: sets L to the command that runs a program as two ranks,
+# on emulated nodes a and b, with CONF's node files and the timing models on.
+launch_cmd() {
+  L=(env NODES="a b" MULTIDEV_CONFIG="$WORK/$1.conf" MULTIDEV_NIC_RUNDIR="$rundir"
+     MULTIDEV_MYRI_TIMING=hplam MULTIDEV_SCI_TIMING=d310 MULTIDEV_VIA_TIMING=clan
+     "$ROOT/test/mpi/launch-nodes.sh" 2)
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
@@ -91,7 +89,8 @@ if [ "$SPEED" = 1 ]; then
   bench_check_idle
   for ((r = 1; r <= REPEATS; r++)); do
     for s in "${SETUPS[@]}"; do
-      bench_run "$s" bandwidth "$r" launch "$s" "$WORK/build/bandwidth" --size 4m \
+      launch_cmd "$s"
+      bench_run "$s" bandwidth "$r" "${L[@]}" "$WORK/build/bandwidth" --size 4m \
         --iters "$ITERS" --warmup 1 --window "$WINDOW"
     done
   done
@@ -106,7 +105,8 @@ if [ "$SPEED" = 1 ]; then
     "sum of the three" "$sum" "striped over all three" "${mbs[rails]}"
   awk -v r="${mbs[rails]}" -v s="$sum" 'BEGIN {
     ratio = s > 0 ? r / s : 0
-    printf "  striped / sum = %.3f (goal >= 0.85): %s\n", ratio, ratio >= 0.85 ? "met" : "NOT met" }'
+    verdict = (ratio >= 0.85) ? "met" : "NOT met"
+    printf "  striped / sum = %.3f (goal >= 0.85): %s\n", ratio, verdict }'
   echo "  rails line: $(grep '^rails b ' "$WORK/rails.conf/a.conf")"
 fi
 
@@ -123,7 +123,8 @@ out="$RESULTS/cut.txt" err="$RESULTS/cut.err"
 echo
 echo "cut: a checked striped stream (4 MiB messages, every byte verified); ${cut_dev}'s firmware on node a is killed mid-stream"
 t0=$(date +%s.%N)
-launch rails "$WORK/build/bandwidth" --check --size 4m --iters 40 --warmup 0 --window "$WINDOW" \
+launch_cmd rails
+"${L[@]}" "$WORK/build/bandwidth" --check --size 4m --iters 40 --warmup 0 --window "$WINDOW" \
   >"$out" 2>"$err" </dev/null &
 job_pid=$!
 fw=

@@ -52,6 +52,11 @@ typedef struct md_node_route {
     size_t           stripe_from;
     md_rail_t        rails[MD_MAX_RAILS];
     uint32_t         rails_down;      /**< bit k: rails[k] lost this node */
+    /* the rails' use by every striped flow to the node (md_fwd_stripe.c) */
+    int              rail_inflight[MD_MAX_RAILS];   /**< chunks in flight */
+    uint64_t         rail_given[MD_MAX_RAILS];      /**< bytes given to it */
+    uint64_t         rail_moved_ns[MD_MAX_RAILS];   /**< its last completion, or its
+                                                         first chunk since none was in flight */
 } md_node_route_t;
 
 /* The device list: loaded modules and their instances. */

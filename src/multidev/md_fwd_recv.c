@@ -172,7 +172,7 @@ static void md_fwd_in_bind(md_subdev_t *sd, md_fwd_in_t *in, md_request_t *req)
 
     in->state = MD_FWD_IN_MATCHED;
     in->req = req;
-    if (have > 0)
+    if (have > 0 && in->tmp != NULL)
         memcpy(req->buf, in->tmp, have);
     free(in->tmp);
     in->tmp = NULL;
@@ -242,8 +242,10 @@ static md_fwd_in_t *md_fwd_in_new(md_fwd_recv_t *fr, md_subdev_t *in_sd,
 {
     md_fwd_in_t *in = calloc(1, sizeof(*in));
 
+    /* a system message is handed over from tmp; a user message gets one
+     * only for data that comes before its receive (md_fwd_in_store) */
     if (in == NULL ||
-        (in->tmp = malloc(hdr->env.size ? hdr->env.size : 1)) == NULL) {
+        (hdr->env.tag < 0 && (in->tmp = malloc(hdr->env.size ? hdr->env.size : 1)) == NULL)) {
         free(in);
         md_log_error("forwarding: no memory for a %llu-byte message from rank "
                      "%d", (unsigned long long)hdr->env.size, hdr->env.src_world);
@@ -267,6 +269,30 @@ static md_fwd_in_t *md_fwd_in_new(md_fwd_recv_t *fr, md_subdev_t *in_sd,
         fr->held_head = in;
     fr->held_tail = in;
     return in;
+}
+
+/* A chunk's bytes to their place: the receive's buffer once matched, else
+ * the message's own buffer, made at its first bytes; -1 (said) without
+ * memory for it. */
+static int md_fwd_in_store(md_fwd_in_t *in, const md_fwd_hdr_t *hdr, const void *data)
+{
+    if (in->state == MD_FWD_IN_MATCHED) {
+        if (hdr->offset < in->req->len) {
+            size_t n = in->req->len - hdr->offset;
+            memcpy((uint8_t *)in->req->buf + hdr->offset, data, n < hdr->len ? n : hdr->len);
+        }
+        return 0;
+    }
+    if (hdr->len == 0)
+        return 0;
+    if (in->tmp == NULL && (in->tmp = malloc(in->mq.env.size)) == NULL) {
+        md_log_error("forwarding: no memory for a %llu-byte message from rank %d; its "
+                     "chunk is dropped", (unsigned long long)in->mq.env.size,
+                     in->mq.env.src_world);
+        return -1;
+    }
+    memcpy(in->tmp + hdr->offset, data, hdr->len);
+    return 0;
 }
 
 void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
@@ -299,15 +325,12 @@ void md_fwd_recv_data(md_t *md, md_subdev_t *in_sd, const md_fwd_hdr_t *hdr,
                      (unsigned long long)in->mq.env.size, hdr->env.src_world);
         return;
     }
-    if (in->state == MD_FWD_IN_MATCHED) {
-        if (hdr->offset < in->req->len) {
-            size_t n = in->req->len - hdr->offset;
-            memcpy((uint8_t *)in->req->buf + hdr->offset, data,
-                   n < hdr->len ? n : hdr->len);
-        }
-    } else {
-        memcpy(in->tmp + hdr->offset, data, hdr->len);
-    }
+    /* a message whose turn has come and whose receive waits takes its bytes
+     * straight into the receive (a chunk with bytes cannot finish it here) */
+    if (hdr->len > 0 && in->state == MD_FWD_IN_HELD)
+        md_fwd_release_held(sd);
+    if (md_fwd_in_store(in, hdr, data) != 0)
+        return;
     in->received += hdr->len;
     if (in->state == MD_FWD_IN_SYSMSG)
         md_fwd_in_sysmsg_maybe_finish(sd, in);

@@ -14,10 +14,16 @@
  * come.  Smaller messages keep their one route.
  *
  * Shares: each chunk goes to the rail that would finish its bytes first by
- * the weights (bytes given to the rail over its weight), among the rails
- * with room.  A rail holds at most its share of 2 x MULTIDEV_FWD_WINDOW
- * chunks in flight (at least two), so a rail slower than its model, or one
- * that stalls, takes fewer chunks and the others take the rest.
+ * the weights (bytes given to the rail over its weight), so the rails' shares
+ * are the weights' (counted per destination node, over all its flows).  A
+ * rail holds at most its share of 2 x MULTIDEV_FWD_WINDOW chunks in flight
+ * to a node, all flows together (at least two); when the rail whose
+ * turn it is has no room, the flow waits for it (a subdevice may complete a
+ * send as soon as it has buffered it, so room says little of how fast a
+ * rail drains, and giving its turn away would pile everything on the rail
+ * that buffers most).  A rail that stalls, with chunks in flight and none
+ * completed for MD_STRIPE_STALL_NS, is passed over until one completes: its
+ * share goes to the others meanwhile.
  *
  * A lost rail (its subdevice reported the peer failed, or failed a chunk,
  * while another rail to the node lives): the chunks that went over it, of
@@ -38,6 +44,10 @@
 
 #include "md_fwd_state.h"
 #include "md_log.h"
+#include "md_thread.h"
+
+/* A rail with chunks in flight and none completed for this long stalls. */
+#define MD_STRIPE_STALL_NS (50u * 1000u * 1000u)
 
 #define MD_STRIPE_AGAIN 0xffu           /* rail_of: to be sent (again) */
 
@@ -48,9 +58,9 @@ typedef struct md_fwd_stripe {
     size_t   next;                      /* the first chunk never sent */
     size_t   again;                     /* chunks below next to send again */
     int      want_pump;                 /* room was made or chunks wait */
+    int      waiting;                   /* the rail whose turn it is has no room */
+    uint64_t chunks_sent;               /* sends begun, chunks sent again included */
     uint8_t *rail_of;                   /* [nchunks] rail of the chunk's last send */
-    int      inflight[MD_MAX_RAILS];
-    uint64_t given[MD_MAX_RAILS];       /* bytes given to each rail */
 } md_fwd_stripe_t;
 
 static int md_stripe_live(const md_node_route_t *r, int k)
@@ -140,25 +150,33 @@ static int md_stripe_budget(const md_t *md, const md_node_route_t *r, int k)
     return b < 2 ? 2 : (int)b;
 }
 
-/* The rail that would finish len more bytes first by the weights, among
- * those that live and have room; -1 if none has. */
-static int md_stripe_pick(const md_t *md, const md_node_route_t *r,
-                          const md_fwd_stripe_t *s, size_t len)
+static int md_stripe_stalled(const md_node_route_t *r, int k, uint64_t now)
 {
+    return r->rail_inflight[k] > 0 && now - r->rail_moved_ns[k] > MD_STRIPE_STALL_NS;
+}
+
+/* The rail whose turn it is: the one that would finish len more bytes
+ * first by the weights, among those that live and do not stall; -1 if it
+ * has no room (the flow waits for it) or there is none. */
+static int md_stripe_pick(const md_t *md, const md_node_route_t *r,
+                          md_fwd_stripe_t *s, size_t len)
+{
+    uint64_t now = md_now_ns();
     double best_t = 0;
     int best = -1;
 
     for (int k = 0; k < r->num_rails; k++) {
         double t;
-        if (!md_stripe_live(r, k) || s->inflight[k] >= md_stripe_budget(md, r, k))
+        if (!md_stripe_live(r, k) || md_stripe_stalled(r, k, now))
             continue;
-        t = (double)(s->given[k] + len) / r->rails[k].weight;
+        t = (double)(r->rail_given[k] + len) / r->rails[k].weight;
         if (best < 0 || t < best_t) {
             best = k;
             best_t = t;
         }
     }
-    return best;
+    s->waiting = best >= 0 && r->rail_inflight[best] >= md_stripe_budget(md, r, best);
+    return s->waiting ? -1 : best;
 }
 
 /* The next chunk to send: one to send again first, then a new one; or
@@ -178,10 +196,11 @@ static void md_stripe_chunk_done(md_request_t *req)
     md_fwd_out_t *o = c->out;
     md_t *md = c->md;
     md_fwd_stripe_t *s = o->stripe;
-    const md_node_route_t *r = &md->routes[s->node];
+    md_node_route_t *r = &md->routes[s->node];
 
     o->chunks_inflight--;
-    s->inflight[c->rail]--;
+    r->rail_inflight[c->rail]--;
+    r->rail_moved_ns[c->rail] = md_now_ns();
     s->want_pump = 1;
     md->fwd->stripe_work = 1;
     if (req->status.error != MD_OK && !o->acked && md_stripe_live(r, c->rail))
@@ -200,7 +219,8 @@ static int md_stripe_send_chunk(md_t *md, md_fwd_out_t *o, size_t k, int rail)
                          .flags = MD_FWD_F_NO_CREDITS | MD_FWD_F_ACK_NOW | MD_FWD_F_STRIPED };
     md_fwd_send_t *c = md_fwd_chunk_new(md, &hdr, (const uint8_t *)o->user->buf + off,
                                         md_stripe_chunk_done);
-    int subdev = md->routes[s->node].rails[rail].subdev, rc;
+    md_node_route_t *r = &md->routes[s->node];
+    int subdev = r->rails[rail].subdev, rc;
 
     if (c == NULL)
         return MD_ERR_NO_MEMORY;
@@ -214,15 +234,17 @@ static int md_stripe_send_chunk(md_t *md, md_fwd_out_t *o, size_t k, int rail)
         s->again--;
     }
     s->rail_of[k] = (uint8_t)rail;
-    s->inflight[rail]++;
-    s->given[rail] += len;
+    if (r->rail_inflight[rail]++ == 0)
+        r->rail_moved_ns[rail] = md_now_ns();
+    r->rail_given[rail] += len;
     o->chunks_inflight++;
     o->started = 1;
+    s->chunks_sent++;
     rc = md_fwd_send_raw(md, &c->req, subdev, o->env.dst_world, MD_SYSTAG_FWD_DATA,
                          c->buf, c->len);
     if (rc != MD_OK) {          /* it never left: as if sent and lost */
-        s->inflight[rail]--;
-        s->given[rail] -= len;
+        r->rail_inflight[rail]--;
+        r->rail_given[rail] -= len;
         s->rail_of[k] = MD_STRIPE_AGAIN;
         s->again++;
         o->chunks_inflight--;
@@ -256,7 +278,7 @@ static int md_stripe_pump(md_t *md, md_fwd_out_t *o)
         }
         rail = md_stripe_pick(md, r, s, s->chunk);
         if (rail < 0)
-            break;                   /* no room: chunk completions pump again */
+            break;                   /* chunk completions, or a stall, pump again */
         rc = md_stripe_send_chunk(md, o, k, rail);
         if (rc == MD_ERR_NO_MEMORY)
             break;
@@ -334,14 +356,25 @@ int md_fwd_stripe_progress(md_t *md)
     if (st == NULL || !st->stripe_work)
         return 0;
     st->stripe_work = 0;
+    /* A flow waiting for its rail looks again once per progress: the room
+     * may have been made by another flow's chunk (the rails' room is the
+     * node's), or the rail may have stalled. */
+    for (md_fwd_out_t *o = st->out; o != NULL; o = o->next)
+        if (o->stripe != NULL && o->stripe->waiting) {
+            o->stripe->want_pump = 1;
+            st->stripe_work = 1;
+        }
     /* a pump may finish (and free) other flows: look again from the start */
     while (found) {
         found = 0;
         for (md_fwd_out_t *o = st->out; o != NULL; o = o->next) {
             if (o->stripe == NULL || !o->stripe->want_pump)
                 continue;
-            md_fwd_out_maybe_finish(md, o, md_stripe_pump(md, o));
-            events++;
+            uint64_t before = o->stripe->chunks_sent;
+            int rc = md_stripe_pump(md, o);
+            /* o lives until md_fwd_out_maybe_finish: its count is read first */
+            events += o->stripe->chunks_sent != before || rc != MD_OK;
+            md_fwd_out_maybe_finish(md, o, rc);
             found = 1;
             break;
         }
