@@ -1,6 +1,10 @@
 /* mdc_test_util.c - helpers shared by the mdconfig tests. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "md_lines.h"
 
 #include "mdc_test_util.h"
 
@@ -46,4 +50,37 @@ const mdc_rseg_t *mdct_find(const mdc_graph_t *g, const mdc_routes_t *r,
                             const char *dst, size_t size)
 {
     return mdc_routes_find(r, mdct_node(g, dst), size);
+}
+
+void mdct_tmpdir(char *buf, size_t len, const char *tag)
+{
+    snprintf(buf, len, "/tmp/mdc_test_%s_XXXXXX", tag);
+    cr_assert_not_null(mkdtemp(buf));
+}
+
+void mdct_rm_dir(const char *dir)
+{
+    char cmd[600];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+char *mdct_slurp(const char *path, size_t *len)
+{
+    char *buf = md_read_file(path, len);
+
+    cr_assert_not_null(buf, "%s", path);
+    return buf;
+}
+
+md_nodeconf_t *mdct_load(const char *dir, const char *node)
+{
+    char path[512], err[MD_NODECONF_ERR_MAX];
+    md_nodeconf_t *c = NULL;
+
+    snprintf(path, sizeof(path), "%s/%s.conf", dir, node);
+    cr_assert_eq(md_nodeconf_parse_file(path, &c, err, sizeof(err)), 0, "%s",
+                 err);
+    return c;
 }

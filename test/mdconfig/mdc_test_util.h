@@ -22,6 +22,15 @@ const mdc_rseg_t *mdct_find(const mdc_graph_t *g, const mdc_routes_t *r,
 /* Node index by name (asserting it exists). */
 uint32_t mdct_node(const mdc_graph_t *g, const char *name);
 
+/* Scratch directories: a new one named after tag (buf: len bytes), and
+ * removing one with what it holds. */
+void mdct_tmpdir(char *buf, size_t len, const char *tag);
+void mdct_rm_dir(const char *dir);
+/* A whole file (asserting it reads; no NUL added; caller frees). */
+char *mdct_slurp(const char *path, size_t *len);
+/* DIR/NODE.conf parsed (asserting it parses; md_nodeconf_free). */
+md_nodeconf_t *mdct_load(const char *dir, const char *node);
+
 /* A small deterministic random generator. */
 typedef struct mdct_rng {
     uint64_t s;

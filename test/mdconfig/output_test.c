@@ -46,14 +46,6 @@ static void write_dir(const char *text, const char *dir, int threads)
     mdct_graph_free(g);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    char *buf = md_read_file(path, len);
-
-    cr_assert_not_null(buf, "%s", path);
-    return buf;
-}
-
 static void same_files(const char *a, const char *b, int expect_count)
 {
     DIR *d = opendir(a);
@@ -68,7 +60,7 @@ static void same_files(const char *a, const char *b, int expect_count)
             continue;
         snprintf(pa, sizeof(pa), "%s/%s", a, e->d_name);
         snprintf(pb, sizeof(pb), "%s/%s", b, e->d_name);
-        char *x = slurp(pa, &la), *y = slurp(pb, &lb);
+        char *x = mdct_slurp(pa, &la), *y = mdct_slurp(pb, &lb);
         cr_expect(la == lb && memcmp(x, y, la) == 0, "%s differs", e->d_name);
         free(x);
         free(y);
@@ -78,27 +70,13 @@ static void same_files(const char *a, const char *b, int expect_count)
     cr_expect_eq(n, expect_count);
 }
 
-static void tmpdir(char *buf, size_t len, const char *tag)
-{
-    snprintf(buf, len, "/tmp/mdc_test_%s_XXXXXX", tag);
-    cr_assert_not_null(mkdtemp(buf));
-}
-
-static void rm_dir(const char *dir)
-{
-    char cmd[600];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
-}
-
 Test(output, deterministic_across_runs_threads_and_line_order, .timeout = 60)
 {
     char d1[64], d2[64], d3[64];
 
-    tmpdir(d1, sizeof(d1), "a");
-    tmpdir(d2, sizeof(d2), "b");
-    tmpdir(d3, sizeof(d3), "c");
+    mdct_tmpdir(d1, sizeof(d1), "a");
+    mdct_tmpdir(d2, sizeof(d2), "b");
+    mdct_tmpdir(d3, sizeof(d3), "c");
     write_dir(cluster, d1, 1);
     write_dir(cluster, d2, 4);
     write_dir(cluster_swapped, d3, 2);
@@ -106,23 +84,13 @@ Test(output, deterministic_across_runs_threads_and_line_order, .timeout = 60)
     same_files(d1, d3, 10);
     write_dir(cluster, d2, 3);                 /* again, over old files */
     same_files(d1, d2, 10);
-    rm_dir(d1);
-    rm_dir(d2);
-    rm_dir(d3);
+    mdct_rm_dir(d1);
+    mdct_rm_dir(d2);
+    mdct_rm_dir(d3);
 }
 
-static md_nodeconf_t *load(const char *dir, const char *node)
-{
-    char path[512], err[MD_NODECONF_ERR_MAX];
-    md_nodeconf_t *c = NULL;
-
-    snprintf(path, sizeof(path), "%s/%s.conf", dir, node);
-    cr_assert_eq(md_nodeconf_parse_file(path, &c, err, sizeof(err)), 0, "%s",
-                 err);
-    return c;
-}
-
-/* T-CFG-7: the device list holds exactly the subdevices the routes use;
+/* T-CFG-7: the device list holds exactly the subdevices the routes and the
+ * rails use;
  * T-CFG-6: what arrives from P is what P's routes to us send on last. */
 Test(output, files_are_consistent, .timeout = 60)
 {
@@ -132,10 +100,10 @@ Test(output, files_are_consistent, .timeout = 60)
     md_nodeconf_t *conf[10];
     char dir[64];
 
-    tmpdir(dir, sizeof(dir), "c");
+    mdct_tmpdir(dir, sizeof(dir), "c");
     write_dir(cluster, dir, 2);
     for (size_t i = 0; i < n; i++)
-        conf[i] = load(dir, nodes[i]);
+        conf[i] = mdct_load(dir, nodes[i]);
     for (size_t i = 0; i < n; i++) {
         md_nodeconf_t *c = conf[i];
         cr_expect_str_eq(c->node, nodes[i]);
@@ -143,6 +111,10 @@ Test(output, files_are_consistent, .timeout = 60)
             int used = 0;
             for (size_t r = 0; r < c->num_routes; r++)
                 used |= strcmp(c->routes[r].subdev, c->devices[k].name) == 0;
+            for (size_t r = 0; r < c->num_rails; r++)
+                for (size_t x = 0; x < c->rails[r].num; x++)
+                    used |= strcmp(c->rails[r].subdevs[x],
+                                   c->devices[k].name) == 0;
             cr_expect(used, "%s loads %s but never uses it", nodes[i],
                       c->devices[k].name);
         }
@@ -198,12 +170,13 @@ Test(output, files_are_consistent, .timeout = 60)
                      "mtu");
     for (size_t i = 0; i < n; i++)
         md_nodeconf_free(conf[i]);
-    rm_dir(dir);
+    mdct_rm_dir(dir);
 }
 
 /* mdconfig streams its files without building an md_nodeconf; they must
  * be exactly the canonical form (md_nodeconf_write of what they say), with
- * runs of peers as ranges, and say the same as the expanded form. */
+ * runs of peers as ranges (rails lines too), and say the same as the
+ * expanded form. */
 Test(output, files_are_the_canonical_compact_form, .timeout = 60)
 {
     static const char *ranged =
@@ -220,10 +193,10 @@ Test(output, files_are_the_canonical_compact_form, .timeout = 60)
         "ring sci0 r2 n[16-23]\n"
         "ring sci0 r3 n[24-31]\n";
     char dir[64];
-    size_t ranges = 0;
+    size_t ranges = 0, rails = 0;
 
     for (int pass = 0; pass < 2; pass++) {
-        tmpdir(dir, sizeof(dir), "k");
+        mdct_tmpdir(dir, sizeof(dir), "k");
         write_dir(pass == 0 ? ranged : cluster, dir, 2);
         DIR *d = opendir(dir);
         struct dirent *e;
@@ -234,7 +207,7 @@ Test(output, files_are_the_canonical_compact_form, .timeout = 60)
             if (e->d_name[0] == '.')
                 continue;
             snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-            char *raw = slurp(path, &len);
+            char *raw = mdct_slurp(path, &len);
             char *text = strndup(raw, len);          /* raw has no NUL */
             free(raw);
             cr_assert_not_null(text);
@@ -244,21 +217,24 @@ Test(output, files_are_the_canonical_compact_form, .timeout = 60)
             char node[64];
             snprintf(node, sizeof(node), "%.*s",
                      (int)(strlen(e->d_name) - strlen(".conf")), e->d_name);
-            md_nodeconf_t *c = load(dir, node);
+            md_nodeconf_t *c = mdct_load(dir, node);
             FILE *f = open_memstream(&out, &out_len);
             cr_assert_eq(md_nodeconf_write(f, c), 0);
             fclose(f);
             cr_expect_str_eq(body, out, "%s", path);
             for (const char *p = body; (p = strstr(p, "route n[")) != NULL; p++)
                 ranges++;
+            for (const char *p = body; (p = strstr(p, "\nrails ")) != NULL; p++)
+                rails++;
             free(out);
             free(text);
             md_nodeconf_free(c);
         }
         closedir(d);
-        rm_dir(dir);
+        mdct_rm_dir(dir);
     }
     cr_expect_gt(ranges, 32, "files of the 32-node cluster use ranges");
+    cr_expect_gt(rails, 32, "and have rails lines (myri and sci rings)");
 }
 
 /* --node: one node's file alone, the same bytes as in the full run. */
@@ -269,21 +245,21 @@ Test(output, one_node_file_is_the_same_as_in_the_full_run, .timeout = 60)
     mdc_problems_t p;
     size_t la, lb;
 
-    tmpdir(all, sizeof(all), "all");
-    tmpdir(one, sizeof(one), "one");
+    mdct_tmpdir(all, sizeof(all), "all");
+    mdct_tmpdir(one, sizeof(one), "one");
     write_dir(cluster, all, 2);
     cr_assert_eq(mdc_write_node(g, one, mdct_node(g, "s3"), 1, &p), 0);
     cr_expect_eq(p.unreachable, 0);
     snprintf(a, sizeof(a), "%s/s3.conf", all);
     snprintf(b, sizeof(b), "%s/s3.conf", one);
-    char *x = slurp(a, &la), *y = slurp(b, &lb);
+    char *x = mdct_slurp(a, &la), *y = mdct_slurp(b, &lb);
     cr_expect(la == lb && memcmp(x, y, la) == 0, "%s and %s differ", a, b);
     free(x);
     free(y);
     same_files(one, one, 1);                   /* nothing else written */
     mdct_graph_free(g);
-    rm_dir(all);
-    rm_dir(one);
+    mdct_rm_dir(all);
+    mdct_rm_dir(one);
 }
 
 Test(output, nothing_is_written_when_a_node_is_unreachable)
@@ -294,7 +270,7 @@ Test(output, nothing_is_written_when_a_node_is_unreachable)
                                 "link v a b\n");
     mdc_problems_t p;
 
-    tmpdir(dir, sizeof(dir), "u");
+    mdct_tmpdir(dir, sizeof(dir), "u");
     cr_expect_eq(mdc_write_all(g, dir, 2, 1, &p), 1);
     cr_expect_eq(p.unreachable, 4);
     DIR *d = opendir(dir);
@@ -305,7 +281,7 @@ Test(output, nothing_is_written_when_a_node_is_unreachable)
     closedir(d);
     cr_expect_eq(files, 0);
     mdct_graph_free(g);
-    rm_dir(dir);
+    mdct_rm_dir(dir);
 }
 
 Test(output, examples_parse_and_pass_check, .timeout = 60)
