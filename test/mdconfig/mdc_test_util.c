@@ -8,6 +8,20 @@
 
 #include "mdc_test_util.h"
 
+const char *const mdct_switches_and_rings =
+    "multidev-network 1\n"
+    "forward 20us\n"
+    "node n[00-31]\n"
+    "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
+    "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+    "switch myri0 a n[00-15]\n"
+    "switch myri0 b n[16-31]\n"
+    "trunk myri0 a b latency=0.5us\n"
+    "ring sci0 r0 n[00-07]\n"
+    "ring sci0 r1 n[08-15]\n"
+    "ring sci0 r2 n[16-23]\n"
+    "ring sci0 r3 n[24-31]\n";
+
 mdc_graph_t *mdct_graph(const char *text)
 {
     mdc_desc_t *d = NULL;

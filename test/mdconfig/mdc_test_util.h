@@ -22,6 +22,10 @@ const mdc_rseg_t *mdct_find(const mdc_graph_t *g, const mdc_routes_t *r,
 /* Node index by name (asserting it exists). */
 uint32_t mdct_node(const mdc_graph_t *g, const char *name);
 
+/* 32 nodes n00..n31 on two trunked Myrinet switches of 16 and SCI rings of
+ * 8; every node may forward. */
+extern const char *const mdct_switches_and_rings;
+
 /* Scratch directories: a new one named after tag (buf: len bytes), and
  * removing one with what it holds. */
 void mdct_tmpdir(char *buf, size_t len, const char *tag);

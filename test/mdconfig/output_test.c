@@ -179,25 +179,12 @@ Test(output, files_are_consistent, .timeout = 60)
  * expanded form. */
 Test(output, files_are_the_canonical_compact_form, .timeout = 60)
 {
-    static const char *ranged =
-        "multidev-network 1\n"
-        "forward 20us\n"
-        "node n[00-31]\n"
-        "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
-        "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
-        "switch myri0 a n[00-15]\n"
-        "switch myri0 b n[16-31]\n"
-        "trunk myri0 a b latency=0.5us\n"
-        "ring sci0 r0 n[00-07]\n"
-        "ring sci0 r1 n[08-15]\n"
-        "ring sci0 r2 n[16-23]\n"
-        "ring sci0 r3 n[24-31]\n";
     char dir[64];
     size_t ranges = 0, rails = 0;
 
     for (int pass = 0; pass < 2; pass++) {
         mdct_tmpdir(dir, sizeof(dir), "k");
-        write_dir(pass == 0 ? ranged : cluster, dir, 2);
+        write_dir(pass == 0 ? mdct_switches_and_rings : cluster, dir, 2);
         DIR *d = opendir(dir);
         struct dirent *e;
         cr_assert_not_null(d);

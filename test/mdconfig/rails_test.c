@@ -156,27 +156,13 @@ Test(rails, rails_off_writes_none, .timeout = 60)
 /* Many nodes: rails lines in ranges, the canonical form (what
  * md_nodeconf_write prints for what the file says), and --node's file the
  * same as the full run's. */
-static const char *ranged =
-    "multidev-network 1\n"
-    "forward 20us\n"
-    "node n[00-31]\n"
-    "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
-    "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
-    "switch myri0 a n[00-15]\n"
-    "switch myri0 b n[16-31]\n"
-    "trunk myri0 a b latency=0.5us\n"
-    "ring sci0 r0 n[00-07]\n"
-    "ring sci0 r1 n[08-15]\n"
-    "ring sci0 r2 n[16-23]\n"
-    "ring sci0 r3 n[24-31]\n";
-
 Test(rails, ranges_canonical_and_one_node_alone, .timeout = 60)
 {
     char all[64], one[64];
-    mdc_graph_t *g = mdct_graph(ranged);
+    mdc_graph_t *g = mdct_graph(mdct_switches_and_rings);
     mdc_problems_t p;
 
-    write_files(ranged, all, "rall", 1);
+    write_files(mdct_switches_and_rings, all, "rall", 1);
     mdct_tmpdir(one, sizeof(one), "rone");
     cr_assert_eq(mdc_write_node(g, one, mdct_node(g, "n10"), 1, &p), 0);
     char a[512], b[512];
@@ -242,64 +228,63 @@ Test(rails, a_range_skips_peers_without_rails, .timeout = 60)
     mdct_rm_dir(dir);
 }
 
-/* The model itself: from where striping pays, weights, order. */
-static mdc_graph_t *nets_graph(const char *nets)
+/* The model itself: from where striping pays, weights, order.  nets: the
+ * network lines of a description of nodes a and b; the model is asked
+ * about the first n networks. */
+static int model(const char *nets, size_t n, mdc_rail_set_t *s)
 {
     char text[2048];
+    int idx[MD_NODECONF_RAILS_MAX];
 
     snprintf(text, sizeof(text), "multidev-network 1\nnode a b\n%s", nets);
-    return mdct_graph(text);
+    mdc_graph_t *g = mdct_graph(text);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (int)i;
+    int rc = mdc_rails_model(g, idx, n, s);
+    mdct_graph_free(g);
+    return rc;
 }
 
 Test(rails, model_from_is_the_first_power_of_two_where_striping_pays)
 {
-    mdc_graph_t *g = nets_graph(
+    static const char *nets =
         "network x type=myri latency=1ms bandwidth=100MB/s\n"
         "network y type=sci latency=1ms bandwidth=100MB/s\n"
-        "link x a b\nlink y a b\n");
-    const int nets[] = { 0, 1 };
+        "link x a b\nlink y a b\n";
     mdc_rail_set_t s;
 
     /* 64 KiB: 1 ms + 0.33 ms striped against 1 ms + 0.66 ms alone: 80.2%;
      * 128 KiB: 71.6% */
-    cr_assert_eq(mdc_rails_model(g, nets, 2, &s), 1);
+    cr_assert_eq(model(nets, 2, &s), 1);
     cr_expect_eq(s.from, 131072);
     cr_expect_eq(s.num, 2);
     cr_expect_eq(s.net[0], 0, "ties keep the description's order");
     cr_expect_eq(s.weight[0], 100);
     cr_expect_eq(s.weight[1], 100);
-    cr_expect_eq(mdc_rails_model(g, nets, 1, &s), 0, "one rail is none");
-    mdct_graph_free(g);
+    cr_expect_eq(model(nets, 1, &s), 0, "one rail is none");
 }
 
 Test(rails, model_none_when_one_network_is_far_faster)
 {
-    mdc_graph_t *g = nets_graph(
-        "network x type=myri latency=5us bandwidth=1000MB/s\n"
-        "network y type=sci latency=5us bandwidth=1MB/s\n"
-        "link x a b\nlink y a b\n");
-    const int nets[] = { 0, 1 };
     mdc_rail_set_t s;
 
-    cr_expect_eq(mdc_rails_model(g, nets, 2, &s), 0);
-    mdct_graph_free(g);
+    cr_expect_eq(model("network x type=myri latency=5us bandwidth=1000MB/s\n"
+                       "network y type=sci latency=5us bandwidth=1MB/s\n"
+                       "link x a b\nlink y a b\n", 2, &s), 0);
 }
 
 Test(rails, model_weights_at_from_fastest_first)
 {
-    mdc_graph_t *g = nets_graph(
-        "profile p latency=1us bandwidth=10MB/s\n"
-        "profile p from=1m latency=1us bandwidth=500MB/s\n"
-        "network x type=myri latency=10us bandwidth=400MB/s\n"
-        "network y type=sci profile=p\n"
-        "network z type=via latency=10us bandwidth=0.4MB/s\n"
-        "link x a b\nlink y a b\nlink z a b\n");
-    const int nets[] = { 0, 1, 2 };
     mdc_rail_set_t s;
 
     /* below 1 MiB y and z add little to x (2.6%); from 1 MiB on y is the
      * fastest, and x adds 80% to it */
-    cr_assert_eq(mdc_rails_model(g, nets, 3, &s), 1);
+    cr_assert_eq(model("profile p latency=1us bandwidth=10MB/s\n"
+                       "profile p from=1m latency=1us bandwidth=500MB/s\n"
+                       "network x type=myri latency=10us bandwidth=400MB/s\n"
+                       "network y type=sci profile=p\n"
+                       "network z type=via latency=10us bandwidth=0.4MB/s\n"
+                       "link x a b\nlink y a b\nlink z a b\n", 3, &s), 1);
     cr_expect_eq(s.from, 1 << 20);
     cr_expect_eq(s.net[0], 1);
     cr_expect_eq(s.weight[0], 500);
@@ -307,7 +292,6 @@ Test(rails, model_weights_at_from_fastest_first)
     cr_expect_eq(s.weight[1], 400);
     cr_expect_eq(s.net[2], 2);
     cr_expect_eq(s.weight[2], 1, "0.4 MB/s rounds to 0: at least 1");
-    mdct_graph_free(g);
 }
 
 /* More than 8 networks join a pair: the 8 fastest are the rails. */
