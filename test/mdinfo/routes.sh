@@ -50,6 +50,18 @@ done
 first=$(awk '$1 == "route" && $2 == "q" { print $3 " .. " $4; exit }' "$work/myri-via/p.conf")
 grep -Eq "^  q +$first +via +direct" "$work/p" || fail "p's first class to q ($first, via) is not shown"
 
+# Rails: rails-2node's a stripes messages to b over myri, via and sci from
+# 64 KiB on; without rails lines (--rails=off) mdinfo says there are none.
+"$MDCONFIG" "$TOP_SRCDIR/examples/rails-2node.net" -o "$work/rails-2node" >/dev/null
+"$MDINFO" --routes --node-file "$work/rails-2node/a.conf" >"$work/rails"
+line=$(grep -n '^rails b ' "$work/rails-2node/a.conf" | cut -d: -f1)
+[ -n "$line" ] || fail "mdconfig wrote no rails line for a's peer b"
+grep -Eq "^  b +64k +$line +myri=120 via=94 sci=70\$" "$work/rails" ||
+    fail "a's rails to b are not shown: $(cat "$work/rails")"
+"$MDCONFIG" "$TOP_SRCDIR/examples/rails-2node.net" -o "$work/norails" --rails=off >/dev/null
+"$MDINFO" --routes --node-file "$work/norails/a.conf" >"$work/norails.out"
+grep -q "^rails: no rails line" "$work/norails.out" || fail "--rails=off still shows rails"
+
 # The directory mdconfig wrote, as MULTIDEV_CONFIG names it, with the node
 # from MULTIDEV_NODE: a's route to c goes through b.
 MULTIDEV_CONFIG="$work/relay-3node" MULTIDEV_NODE=a "$MDINFO" --routes >"$work/a"
