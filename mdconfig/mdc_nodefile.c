@@ -287,21 +287,29 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
     peer_lines_t routes = { 0 }, cur = { 0 };
     run_t run = { 0 };
     uint32_t run_end = 0;             /* order index after the run's last */
+    uint32_t set, run_set = 0;        /* rails: the peer's line, the run's */
     int rc = 0;
 
     for (uint32_t i = 0; i < d->num_nodes && rc == 0; i++) {
         uint32_t p = order->node[i];
         const char *name = d->nodes[p].name;
-        if (lines_of(kind, g, r, sr, p, &routes, &cur) != 0) {
-            rc = -1;
-            break;
+        if ((set = kind == RAILS ? sr->set_of[p] : 0) == 0 && kind == RAILS)
+            continue;                  /* no rails to p */
+        int joins = run.count > 0 && run.count < MD_NODECONF_RANGE_MAX &&
+                    (run_end == i ? order->follows[i]
+                                  : md_names_follows(run.last, name));
+        /* a peer with the run's rails line: known the same unbuilt */
+        int same = joins && kind == RAILS && set == run_set;
+        if (!same) {
+            if (lines_of(kind, g, r, sr, p, &routes, &cur) != 0) {
+                rc = -1;
+                break;
+            }
+            if (cur.num == 0)
+                continue;
+            same = joins && same_lines(&run.lines, &cur);
         }
-        if (cur.num == 0)
-            continue;
-        if (run.count > 0 && run.count < MD_NODECONF_RANGE_MAX &&
-            (run_end == i ? order->follows[i]
-                          : md_names_follows(run.last, name)) &&
-            same_lines(&run.lines, &cur)) {
+        if (same) {
             run.last = name;
             run.count++;
             run_end = i + 1;
@@ -314,6 +322,7 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
         run.first = run.last = name;
         run.count = 1;
         run_end = i + 1;
+        run_set = set;
     }
     if (rc == 0)
         emit(o, d, &run, kind);
