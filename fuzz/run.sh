@@ -35,7 +35,8 @@ mkdir -p "$work"
 conf_src="$top/src/tunables/md_size.c $(ls "$top"/src/tunables/md_tun_*.c)
           $top/src/conf/md_ipv4.c $top/src/conf/md_lines.c
           $top/src/conf/md_names.c
-          $top/src/conf/md_nodeconf.c $top/src/conf/md_nodeconf_parse.c
+          $top/src/conf/md_nodeconf.c $top/src/conf/md_nodeconf_rails.c
+          $top/src/conf/md_nodeconf_parse.c $top/src/conf/md_nodeconf_parse_rails.c
           $top/src/conf/md_nodeconf_out.c $top/src/conf/md_nodeconf_write.c"
 mdc_src=$(ls "$top"/mdconfig/mdc_*.c)
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

@@ -11,6 +11,7 @@
  * the gain does not pay for the pieces' extra messages.
  */
 #include <float.h>
+#include <string.h>
 
 #include "mdc_rails.h"
 
@@ -78,6 +79,7 @@ int mdc_rails_model(const mdc_graph_t *g, const int *nets, size_t n,
     }
     if (s > MDC_RAILS_FROM_MAX)
         return 0;
+    memset(out, 0, sizeof(*out));       /* the unused entries too */
     out->from = s;
     out->num = n;
     /* by descending weight; insertion keeps the given order on ties */

@@ -244,11 +244,13 @@ size_t md_nodeconf_peer_lower_bound(const void *base, size_t n, size_t stride,
 const void *md_nodeconf_peer_find(const void *base, size_t n, size_t stride,
                                   const char *peer)
 {
-    if (peer == NULL)
+    if (peer == NULL || n == 0)        /* base may be NULL then */
         return NULL;
     size_t at = md_nodeconf_peer_lower_bound(base, n, stride, peer);
+    if (at == n)
+        return NULL;
     const char *item = (const char *)base + at * stride;
-    return at < n && strcmp(item, peer) == 0 ? item : NULL;
+    return strcmp(item, peer) == 0 ? item : NULL;
 }
 
 int md_nodeconf_subdevs_valid(const char *const *subdevs, size_t n)
