@@ -265,16 +265,30 @@ static int slower(const mdc_rails_t *r, int x, int y)
     return bx > by || (bx == by && x > y);
 }
 
+static const char *subdev_of(const mdc_desc_t *d, int net)
+{
+    return d->types[d->networks[net].type].subdev;
+}
+
 /* The rails of a peer sharing the networks of mask, in the description's
- * order: all of them, or the fastest 8 at 1 GiB if there are more. */
+ * order: all of them, or the fastest 8 at 1 GiB if there are more.  Two
+ * networks driven by the same subdevice (two types, one module) are one
+ * rail: the first. */
 static size_t rails_of_mask(const mdc_rails_t *r, const int *nets,
                             uint64_t mask, int *out)
 {
+    const mdc_desc_t *d = r->g->desc;
     size_t n = 0;
 
-    for (size_t i = 0; mask != 0; i++, mask >>= 1)
-        if (mask & 1)
+    for (size_t i = 0; mask != 0; i++, mask >>= 1) {
+        if (!(mask & 1))
+            continue;
+        size_t k = 0;
+        while (k < n && strcmp(subdev_of(d, out[k]), subdev_of(d, nets[i])) != 0)
+            k++;
+        if (k == n)
             out[n++] = nets[i];
+    }
     while (n > MD_NODECONF_RAILS_MAX) {     /* drop the slowest */
         size_t worst = 0;
         for (size_t i = 1; i < n; i++)

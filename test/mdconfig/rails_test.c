@@ -320,3 +320,26 @@ Test(rails, at_most_eight_rails_the_fastest, .timeout = 60)
     md_nodeconf_free(c);
     mdct_rm_dir(dir);
 }
+
+/* Two types driven by one module: their networks are one rail (the one
+ * declared first), never the same subdevice twice on a line. */
+Test(rails, one_subdevice_is_one_rail, .timeout = 60)
+{
+    char dir[64];
+
+    write_files("multidev-network 1\n"
+                "type fm subdevice=myri sysmsg=yes\n"
+                "node a b\n"
+                "network m0 type=myri latency=10us bandwidth=120MB/s\n"
+                "network m1 type=fm latency=10us bandwidth=130MB/s\n"
+                "network s0 type=sci latency=10us bandwidth=100MB/s\n"
+                "link m0 a b\nlink m1 a b\nlink s0 a b\n", dir, "dup", 1);
+    md_nodeconf_t *c = mdct_load(dir, "a");
+    const md_nodeconf_rails_t *r = md_nodeconf_find_rails(c, "b");
+    cr_assert_not_null(r);
+    cr_assert_eq(r->num, 2);
+    expect_rail(r, 0, "myri", 120);
+    expect_rail(r, 1, "sci", 100);
+    md_nodeconf_free(c);
+    mdct_rm_dir(dir);
+}
