@@ -332,15 +332,28 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
     return rc;
 }
 
-/* The networks some route to a peer starts on, and the rails. */
-static void used_networks(const mdc_routes_t *r, uint32_t num_hosts,
-                          const mdc_src_rails_t *sr, uint8_t *used)
+/* Is a network driven by net's subdevice marked used already? */
+static int subdev_used(const mdc_desc_t *d, const uint8_t *used, int net)
+{
+    for (size_t i = 0; i < d->num_networks; i++)
+        if (used[i] && strcmp(net_subdev(d, (int)i), net_subdev(d, net)) == 0)
+            return 1;
+    return 0;
+}
+
+/* The networks some route to a peer starts on, and the rails' networks
+ * whose subdevice no other one brings (a subdevice has one device line). */
+static void used_networks(const mdc_desc_t *d, const mdc_routes_t *r,
+                          uint32_t num_hosts, const mdc_src_rails_t *sr,
+                          uint8_t *used)
 {
     for (uint32_t i = r->first[0]; i < r->first[num_hosts]; i++)
         used[r->seg[i].dec.first_net] = 1;
     for (size_t i = 0; sr != NULL && i < sr->num_sets; i++)
         for (size_t k = 0; k < sr->sets[i].num; k++)
-            used[sr->sets[i].net[k]] = 1;
+            if (!used[sr->sets[i].net[k]] &&
+                !subdev_used(d, used, sr->sets[i].net[k]))
+                used[sr->sets[i].net[k]] = 1;
 }
 
 /* The comment line naming the description and the node. */
@@ -374,7 +387,7 @@ int mdc_nodefile_write(FILE *f, const mdc_graph_t *g, const mdc_routes_t *r,
     if (conf == NULL || used == NULL ||
         (rails != NULL && mdc_rails_of_source(rails, r->src, &sr) != 0))
         goto out;
-    used_networks(r, g->num_hosts, rails != NULL ? &sr : NULL, used);
+    used_networks(d, r, g->num_hosts, rails != NULL ? &sr : NULL, used);
     if (add_devices(conf, d, r->src, used) != 0 || write_comment(f, d, r->src) != 0 ||
         (o = md_nodeconf_out_new(f)) == NULL)
         goto out;

@@ -271,9 +271,9 @@ static const char *subdev_of(const mdc_desc_t *d, int net)
 }
 
 /* The rails of a peer sharing the networks of mask, in the description's
- * order: all of them, or the fastest 8 at 1 GiB if there are more.  Two
- * networks driven by the same subdevice (two types, one module) are one
- * rail: the first. */
+ * order: all of them, or the fastest 8 at 1 GiB if there are more.  Of
+ * two networks driven by the same subdevice (two types, one module), a
+ * node loads one: the faster at 1 GiB is the rail. */
 static size_t rails_of_mask(const mdc_rails_t *r, const int *nets,
                             uint64_t mask, int *out)
 {
@@ -286,8 +286,11 @@ static size_t rails_of_mask(const mdc_rails_t *r, const int *nets,
         size_t k = 0;
         while (k < n && strcmp(subdev_of(d, out[k]), subdev_of(d, nets[i])) != 0)
             k++;
-        if (k == n)
-            out[n++] = nets[i];
+        if (k < n && slower(r, nets[i], out[k]))
+            continue;
+        if (k < n)                          /* nets[i] replaces out[k] */
+            memmove(out + k, out + k + 1, (--n - k) * sizeof(*out));
+        out[n++] = nets[i];                 /* nets ascend: order kept */
     }
     while (n > MD_NODECONF_RAILS_MAX) {     /* drop the slowest */
         size_t worst = 0;

@@ -321,25 +321,36 @@ Test(rails, at_most_eight_rails_the_fastest, .timeout = 60)
     mdct_rm_dir(dir);
 }
 
-/* Two types driven by one module: their networks are one rail (the one
- * declared first), never the same subdevice twice on a line. */
+/* Two types driven by one module: a node loads it once, so their
+ * networks are one rail, the faster one, which the routes take too.  c
+ * shares only the slower one (and a faster VIA link) with a: its rail is
+ * still the module a loads once, for m1. */
 Test(rails, one_subdevice_is_one_rail, .timeout = 60)
 {
     char dir[64];
 
     write_files("multidev-network 1\n"
                 "type fm subdevice=myri sysmsg=yes\n"
-                "node a b\n"
+                "node a b c\n"
                 "network m0 type=myri latency=10us bandwidth=120MB/s\n"
-                "network m1 type=fm latency=10us bandwidth=130MB/s\n"
+                "network m1 type=fm latency=9us bandwidth=130MB/s\n"
                 "network s0 type=sci latency=10us bandwidth=100MB/s\n"
-                "link m0 a b\nlink m1 a b\nlink s0 a b\n", dir, "dup", 1);
+                "network v0 type=via latency=5us bandwidth=200MB/s\n"
+                "link m0 a b\nlink m1 a b\nlink s0 a b\n"
+                "link m0 a c\nlink v0 a c\nlink v0 b c\n", dir, "dup", 1);
     md_nodeconf_t *c = mdct_load(dir, "a");
     const md_nodeconf_rails_t *r = md_nodeconf_find_rails(c, "b");
     cr_assert_not_null(r);
     cr_assert_eq(r->num, 2);
-    expect_rail(r, 0, "myri", 120);
+    expect_rail(r, 0, "myri", 130);
     expect_rail(r, 1, "sci", 100);
+    const md_nodeconf_device_t *dev = md_nodeconf_find_device(c, "myri");
+    cr_assert_not_null(dev);
+    cr_expect_str_eq(dev->params[0].value, "m1");
+    cr_expect_not_null(md_nodeconf_find_device(c, "sci"), "a rail only");
+    cr_assert_not_null(r = md_nodeconf_find_rails(c, "c"));
+    expect_rail(r, 0, "via", 200);
+    expect_rail(r, 1, "myri", 120);
     md_nodeconf_free(c);
     mdct_rm_dir(dir);
 }
