@@ -391,6 +391,28 @@ int md_ncp_duplicate_peer(parser_t *p, const md_line_t *l, const char *keyword,
                        peer, first_line);
 }
 
+int md_ncp_expect_new_peers(parser_t *p, const md_line_t *l,
+                            const char *keyword, md_ncp_line_of_fn line_of,
+                            md_names_t *peers)
+{
+    if (md_ncp_expect_peers(p, l, peers) != 0)
+        return -1;
+    for (size_t i = 0; i < peers->count; i++) {
+        int first = line_of(p->conf, peers->name[i]);
+        if (first != 0)
+            return md_ncp_duplicate_peer(p, l, keyword, peers->name[i], first);
+    }
+    return 0;
+}
+
+/* The line of peer's arrive line, or 0. */
+static int arrive_line(const md_nodeconf_t *conf, const char *peer)
+{
+    const md_nodeconf_arrive_t *a = md_nodeconf_find_arrive(conf, peer);
+
+    return a != NULL ? a->line : 0;
+}
+
 /* The subdevices of an arrive line (tok[2..]) into names/ptrs. */
 static int arrive_subdevs(parser_t *p, const md_line_t *l,
                           char (*names)[MD_NODECONF_NAME_MAX],
@@ -413,16 +435,8 @@ static int parse_arrive(parser_t *p, const md_line_t *l)
     const char **ptrs = NULL;
     int rc = -1;
 
-    if (md_ncp_expect_peers(p, l, &peers) != 0)
+    if (md_ncp_expect_new_peers(p, l, "arrive", arrive_line, &peers) != 0)
         goto out;
-    for (size_t i = 0; i < peers.count; i++) {
-        const md_nodeconf_arrive_t *old =
-            md_nodeconf_find_arrive(p->conf, peers.name[i]);
-        if (old != NULL) {
-            md_ncp_duplicate_peer(p, l, "arrive", peers.name[i], old->line);
-            goto out;
-        }
-    }
     if (n == 0) {
         md_ncp_fail(p, l->lineno, l->end_col,
                     "expected a subdevice name, got end of line");

@@ -116,6 +116,14 @@ static int store_rails(parser_t *p, const md_line_t *l,
     return 0;
 }
 
+/* The line of peer's rails line, or 0. */
+static int rails_line(const md_nodeconf_t *conf, const char *peer)
+{
+    const md_nodeconf_rails_t *r = md_nodeconf_find_rails(conf, peer);
+
+    return r != NULL ? r->line : 0;
+}
+
 int md_ncp_parse_rails(parser_t *p, const md_line_t *l)
 {
     md_names_t peers = { NULL, 0 };
@@ -124,16 +132,8 @@ int md_ncp_parse_rails(parser_t *p, const md_line_t *l)
     size_t from, n;
     int rc = -1;
 
-    if (md_ncp_expect_peers(p, l, &peers) != 0)
+    if (md_ncp_expect_new_peers(p, l, "rails", rails_line, &peers) != 0)
         goto out;
-    for (size_t i = 0; i < peers.count; i++) {
-        const md_nodeconf_rails_t *old =
-            md_nodeconf_find_rails(p->conf, peers.name[i]);
-        if (old != NULL) {
-            md_ncp_duplicate_peer(p, l, "rails", peers.name[i], old->line);
-            goto out;
-        }
-    }
     if (md_ncp_parse_size(p, l, 2, 0, &from) != 0 ||
         parse_rail_list(p, l, names, weights, &n) != 0 ||
         /* one check per line: is this node among its peers (at the end) */

@@ -91,6 +91,13 @@ int md_ncp_subdev_once(parser_t *p, const md_line_t *l, size_t idx,
 int md_ncp_duplicate_peer(parser_t *p, const md_line_t *l, const char *keyword,
                           const char *peer, int first_line);
 
+/* The peers of tok[1] (md_ncp_expect_peers), none of which may have a
+ * KEYWORD line yet: line_of gives the line of a peer's, or 0. */
+typedef int (*md_ncp_line_of_fn)(const md_nodeconf_t *conf, const char *peer);
+int md_ncp_expect_new_peers(parser_t *p, const md_line_t *l,
+                            const char *keyword, md_ncp_line_of_fn line_of,
+                            md_names_t *peers);
+
 /* A "rails" line (md_nodeconf_parse_rails.c). */
 int md_ncp_parse_rails(parser_t *p, const md_line_t *l);
 

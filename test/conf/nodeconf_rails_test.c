@@ -8,28 +8,7 @@
 #include <string.h>
 
 #include "md_nodeconf.h"
-
-static char *write_to_string(const md_nodeconf_t *conf)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    cr_assert_not_null(f);
-    cr_assert_eq(md_nodeconf_write(f, conf), 0);
-    fclose(f);
-    return buf;
-}
-
-static md_nodeconf_t *parse(const char *text)
-{
-    md_nodeconf_t *conf = NULL;
-    char err[MD_NODECONF_ERR_MAX];
-
-    cr_assert_eq(md_nodeconf_parse_string(text, "rails.conf", &conf, err,
-                                          sizeof(err)), 0, "%s", err);
-    return conf;
-}
+#include "nodeconf_test_util.h"
 
 #define HEAD "multidev-node-config 1\nnode n05\ndevice shm\ndevice myri\n" \
              "device sci\ndevice via\n"
@@ -47,7 +26,7 @@ static const char *compact = HEAD ROUTES
 
 Test(nodeconf_rails, a_range_reads_as_one_line_per_peer)
 {
-    md_nodeconf_t *c = parse(compact);
+    md_nodeconf_t *c = nct_parse(compact);
 
     cr_expect_eq(c->num_rails, 11);
     const md_nodeconf_rails_t *r = md_nodeconf_find_rails(c, "n03");
@@ -78,12 +57,7 @@ Test(nodeconf_rails, a_range_reads_as_one_line_per_peer)
 
 Test(nodeconf_rails, written_back_as_the_same_ranges)
 {
-    md_nodeconf_t *c = parse(compact);
-    char *text = write_to_string(c);
-
-    cr_expect_str_eq(text, compact);
-    free(text);
-    md_nodeconf_free(c);
+    nct_expect_written_as(compact, compact);
 }
 
 /* One line per peer, in any order, sizes with suffixes: the same file. */
@@ -105,28 +79,20 @@ Test(nodeconf_rails, the_expanded_form_in_any_order_reads_the_same)
         "rails n08 64k myri=120 sci=80 via=94\n"
         ROUTES
         "device via\n";
-    md_nodeconf_t *c = parse(expanded);
-    char *out = write_to_string(c);
 
-    cr_expect_str_eq(out, compact);
-    free(out);
-    md_nodeconf_free(c);
+    nct_expect_written_as(expanded, compact);
 }
 
 /* A range only joins names that follow each other (n9 -> n10 does not). */
 Test(nodeconf_rails, ranges_only_over_following_names)
 {
-    md_nodeconf_t *c = parse("multidev-node-config 1\nnode a\ndevice x\n"
-                             "device y\n"
-                             "rails n8 1k x=1 y=2\nrails n9 1k x=1 y=2\n"
-                             "rails n10 1k x=1 y=2\n");
-    char *out = write_to_string(c);
-
-    cr_expect_str_eq(out, "multidev-node-config 1\nnode a\ndevice x\n"
+    nct_expect_written_as("multidev-node-config 1\nnode a\ndevice x\n"
+                          "device y\n"
+                          "rails n8 1k x=1 y=2\nrails n9 1k x=1 y=2\n"
+                          "rails n10 1k x=1 y=2\n",
+                          "multidev-node-config 1\nnode a\ndevice x\n"
                           "device y\n"
                           "rails n10 1024 x=1 y=2\nrails n[8-9] 1024 x=1 y=2\n");
-    free(out);
-    md_nodeconf_free(c);
 }
 
 Test(nodeconf_rails, extreme_values_survive_the_trip)
@@ -137,18 +103,16 @@ Test(nodeconf_rails, extreme_values_survive_the_trip)
              "multidev-node-config 1\nnode a\ndevice x\ndevice y\n"
              "rails b %zu x=1 y=1000000\nrails c 0 x=1000000 y=1\n",
              (size_t)-2);
-    md_nodeconf_t *c = parse(text);
-    char *w = write_to_string(c);
-    cr_expect_str_eq(w, text);
+    nct_expect_written_as(text, text);
+    md_nodeconf_t *c = nct_parse(text);
     cr_expect_eq(md_nodeconf_find_rails(c, "b")->from, (size_t)-2);
     cr_expect_eq(md_nodeconf_find_rails(c, "b")->weights[1], 1000000);
-    free(w);
     md_nodeconf_free(c);
 }
 
 Test(nodeconf_rails, eight_rails_are_allowed)
 {
-    md_nodeconf_t *c = parse("multidev-node-config 1\nnode a\n"
+    md_nodeconf_t *c = nct_parse("multidev-node-config 1\nnode a\n"
                              "device s1\ndevice s2\ndevice s3\ndevice s4\n"
                              "device s5\ndevice s6\ndevice s7\ndevice s8\n"
                              "rails b 1m s8=8 s7=7 s6=6 s5=5 s4=4 s3=3 s2=2 "
@@ -232,13 +196,6 @@ Test(nodeconf_rails, built_in_memory_then_written)
     }
     strcpy(myri, "xxxx");                /* the configuration holds a copy */
     w[0] = 7;
-    char *text = write_to_string(c);
-    cr_expect_str_eq(text, compact);
-    md_nodeconf_t *back = parse(text);
-    char *again = write_to_string(back);
-    cr_expect_str_eq(again, text);
-    free(text);
-    free(again);
-    md_nodeconf_free(back);
+    nct_expect_built_as(c, compact);
     md_nodeconf_free(c);
 }

@@ -7,28 +7,7 @@
 
 #include "md_names.h"
 #include "md_nodeconf.h"
-
-static char *write_to_string(const md_nodeconf_t *conf)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-
-    cr_assert_not_null(f);
-    cr_assert_eq(md_nodeconf_write(f, conf), 0);
-    fclose(f);
-    return buf;
-}
-
-static md_nodeconf_t *parse(const char *text)
-{
-    md_nodeconf_t *conf = NULL;
-    char err[MD_NODECONF_ERR_MAX];
-
-    cr_assert_eq(md_nodeconf_parse_string(text, "rt.conf", &conf, err,
-                                          sizeof(err)), 0, "%s", err);
-    return conf;
-}
+#include "nodeconf_test_util.h"
 
 static const char *messy =
     "# a hand-written file: comments, suffixes, odd spacing, any order\n"
@@ -59,8 +38,8 @@ static const char *canonical =
 
 Test(nodeconf_roundtrip, messy_input_gives_the_canonical_form)
 {
-    md_nodeconf_t *c = parse(messy);
-    char *out = write_to_string(c);
+    md_nodeconf_t *c = nct_parse(messy);
+    char *out = nct_write(c);
 
     cr_expect_str_eq(out, canonical);
     free(out);
@@ -69,10 +48,10 @@ Test(nodeconf_roundtrip, messy_input_gives_the_canonical_form)
 
 Test(nodeconf_roundtrip, write_parse_write_is_byte_identical)
 {
-    md_nodeconf_t *c1 = parse(messy);
-    char *w1 = write_to_string(c1);
-    md_nodeconf_t *c2 = parse(w1);
-    char *w2 = write_to_string(c2);
+    md_nodeconf_t *c1 = nct_parse(messy);
+    char *w1 = nct_write(c1);
+    md_nodeconf_t *c2 = nct_parse(w1);
+    char *w2 = nct_write(c2);
 
     cr_expect_str_eq(w1, w2);
     cr_expect_eq(c1->num_routes, c2->num_routes);
@@ -106,14 +85,7 @@ Test(nodeconf_roundtrip, built_in_memory_in_any_order)
                                        "n2"), 0);
     cr_assert_eq(md_nodeconf_add_route(c, "n1", 0, MD_SIZE_INF, "shm", "-"),
                  0);
-    char *w = write_to_string(c);
-    cr_expect_str_eq(w, canonical);
-    md_nodeconf_t *back = parse(w);
-    char *w2 = write_to_string(back);
-    cr_expect_str_eq(w2, w);
-    free(w);
-    free(w2);
-    md_nodeconf_free(back);
+    nct_expect_built_as(c, canonical);
     md_nodeconf_free(c);
 }
 
@@ -126,8 +98,8 @@ Test(nodeconf_roundtrip, extreme_sizes)
              "multidev-node-config 1\nnode a\ndevice via\n"
              "route b 0 0 via -\nroute b 1 %zu via -\nroute b %zu inf via -\n",
              (size_t)-3, (size_t)-2);
-    md_nodeconf_t *c = parse(text);
-    char *w = write_to_string(c);
+    md_nodeconf_t *c = nct_parse(text);
+    char *w = nct_write(c);
     cr_expect_str_eq(w, text);
     cr_expect_eq(c->routes[2].min, (size_t)-2);
     free(w);
@@ -165,7 +137,7 @@ static const char *compact = HEAD
 
 Test(nodeconf_roundtrip, ranges_a_range_reads_as_one_line_per_peer)
 {
-    md_nodeconf_t *c = parse(compact);
+    md_nodeconf_t *c = nct_parse(compact);
 
     cr_expect_eq(c->num_routes, 4 * 2 + 1 + 3 * 2 + 4);
     cr_expect_eq(c->num_arrives, 12);
@@ -187,8 +159,8 @@ Test(nodeconf_roundtrip, ranges_a_range_reads_as_one_line_per_peer)
 
 Test(nodeconf_roundtrip, ranges_written_back_as_the_same_ranges)
 {
-    md_nodeconf_t *c = parse(compact);
-    char *text = write_to_string(c);
+    md_nodeconf_t *c = nct_parse(compact);
+    char *text = nct_write(c);
 
     cr_expect_str_eq(text, compact);
     free(text);
@@ -219,8 +191,8 @@ Test(nodeconf_roundtrip, ranges_the_expanded_form_reads_the_same)
                                   "arrive %s fwd\nroute %s 0 inf myri n08\n",
                                   peer, peer);
     }
-    md_nodeconf_t *c = parse(text);
-    char *out = write_to_string(c);
+    md_nodeconf_t *c = nct_parse(text);
+    char *out = nct_write(c);
     cr_expect_str_eq(out, compact);
     free(out);
     md_nodeconf_free(c);
@@ -229,14 +201,14 @@ Test(nodeconf_roundtrip, ranges_the_expanded_form_reads_the_same)
 /* A range breaks where names stop following each other or lines differ. */
 Test(nodeconf_roundtrip, ranges_only_over_following_names)
 {
-    md_nodeconf_t *c = parse("multidev-node-config 1\nnode a\ndevice shm\n"
+    md_nodeconf_t *c = nct_parse("multidev-node-config 1\nnode a\ndevice shm\n"
                              "route n8 0 inf shm -\n"
                              "route n9 0 inf shm -\n"
                              "route n10 0 inf shm -\n"
                              "route x099 0 inf shm -\n"
                              "route x100 0 inf shm -\n"
                              "route x101 0 inf shm n8\n");
-    char *out = write_to_string(c);
+    char *out = nct_write(c);
 
     cr_expect_str_eq(out, "multidev-node-config 1\nnode a\ndevice shm\n"
                           "route n10 0 inf shm -\n"
