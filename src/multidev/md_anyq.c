@@ -134,6 +134,15 @@ int md_anyq_post(md_t *md, md_request_t *req, uint32_t mask, const md_comm_t *co
         a->num_unresolved++;
         md->any_counters.duplicates++;
         rc = sd->ops->irecv(sd, dup);
+        if (rc == MD_ERR_PEER_FAILED && req->peer_world >= 0 &&
+            md_fwd_stripe_survives(md, md->node_of_rank[req->peer_world], i)) {
+            /* a rail lost to the sender's node (md_fwd_stripe.c): the
+             * others carry its messages */
+            md_fwd_stripe_rail_lost(md, md->node_of_rank[req->peer_world], i);
+            md_anyreq_forget_dup(a, dup);
+            rc = MD_OK;
+            continue;
+        }
         if (rc != MD_OK) {
             md_log_error("posting a receive on %s failed: %s", sd->name,
                          md_status_string(rc));

@@ -52,6 +52,7 @@ typedef struct md_node_route {
     size_t           stripe_from;
     md_rail_t        rails[MD_MAX_RAILS];
     uint32_t         rails_down;      /**< bit k: rails[k] lost this node */
+    uint32_t         rails_told;      /**< bit k: the node's ranks know it (told, or telling us) */
     /* the rails' use by every striped flow to the node (md_fwd_stripe.c) */
     int              rail_inflight[MD_MAX_RAILS];   /**< chunks in flight */
     uint64_t         rail_given[MD_MAX_RAILS];      /**< bytes given to it */

@@ -172,19 +172,22 @@ static void md_fwd_ctl_done(md_request_t *req)
     md_fwd_send_t *s = req->user;
 
     s->md->fwd->ctl_inflight--;
+    if (req->status.error != MD_OK && req->env.tag == MD_SYSTAG_FWD_ACK)
+        md_fwd_stripe_ack_failed(s->md, req->env.dst_world, req->subdev,
+                                 (const md_fwd_ctl_t *)s->buf, (int)(s->len / sizeof(md_fwd_ctl_t)));
     free(s);
 }
 
-int md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
-                    const md_fwd_ctl_t *ctl, int n)
+int md_fwd_send_ctl_bytes(md_t *md, int subdev, int32_t to, int32_t tag,
+                          const void *payload, size_t len)
 {
-    size_t len = (size_t)n * sizeof(*ctl);
     md_fwd_send_t *s = calloc(1, sizeof(*s) + len);
     int rc = MD_ERR_NO_MEMORY;
 
     if (s != NULL) {
-        memcpy(s->buf, ctl, len);
+        memcpy(s->buf, payload, len);
         s->md = md;
+        s->len = len;
         s->req.on_complete = md_fwd_ctl_done;
         s->req.user = s;
         md->fwd->ctl_inflight++;
@@ -195,9 +198,15 @@ int md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
         }
     }
     if (rc != MD_OK)
-        md_log_error("forwarding: control message %d (%d entries) to rank %d failed: %s",
-                     tag, n, to, md_status_string(rc));
+        md_log_error("forwarding: control message %d (%zu bytes) to rank %d failed: %s",
+                     tag, len, to, md_status_string(rc));
     return rc;
+}
+
+int md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
+                    const md_fwd_ctl_t *ctl, int n)
+{
+    return md_fwd_send_ctl_bytes(md, subdev, to, tag, ctl, (size_t)n * sizeof(*ctl));
 }
 
 static int md_fwd_payload_ok(const md_envelope_t *env, size_t need)
@@ -241,6 +250,9 @@ void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
         return;
     case MD_SYSTAG_FWD_PROBE:
         return;          /* it came through: the route lives */
+    case MD_SYSTAG_FWD_RAIL_LOST:
+        md_fwd_stripe_rail_news(md, env->src_world, payload, env->size);
+        return;
     case MD_SYSTAG_FWD_ACK:
         if (!md_fwd_payload_ok(env, sizeof(ctl)))
             return;

@@ -46,6 +46,9 @@
 /* Sent along a forwarded route to see that it still leads somewhere
  * (md_fwd_watch.c); its destination ignores it. */
 #define MD_SYSTAG_FWD_PROBE  (-5)
+/* A rail to the receiver's node is lost (md_fwd_stripe.c): the payload is
+ * the subdevice's name (MD_NAME_MAX bytes, NUL-terminated). */
+#define MD_SYSTAG_FWD_RAIL_LOST (-6)
 
 /* A chunk's header, unpacked; chunk bytes follow it on the wire. */
 typedef struct md_fwd_hdr {
@@ -143,6 +146,9 @@ int  md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
  * FWD_ACK: several); counted in ctl_inflight until it has left. */
 int  md_fwd_send_ctl(md_t *md, int subdev, int32_t to, int32_t tag,
                      const md_fwd_ctl_t *ctl, int n);
+/* The same for len bytes of any control payload. */
+int  md_fwd_send_ctl_bytes(md_t *md, int subdev, int32_t to, int32_t tag,
+                           const void *payload, size_t len);
 
 /* md_fwd_ack.c: acknowledgements, gathered per upstream neighbour.
  * urgent: an MPI_Ssend's origin waits for it; send at once. */
@@ -208,6 +214,13 @@ int  md_fwd_stripe_survives(const md_t *md, int32_t node, int subdev);
 /* The subdevice an acknowledgement of a striped message goes back to rank
  * over: its first rail that lives, or fallback. */
 int  md_fwd_stripe_ack_subdev(const md_t *md, int32_t rank, int fallback);
+/* The n acknowledgements in ctl to rank over subdev failed: if subdev is a
+ * rail to rank's node that it survives, the rail is lost and they go again
+ * over another. */
+void md_fwd_stripe_ack_failed(md_t *md, int32_t rank, int subdev, const md_fwd_ctl_t *ctl,
+                              int n);
+/* A RAIL_LOST message from rank (payload: len bytes). */
+void md_fwd_stripe_rail_news(md_t *md, int32_t rank, const void *payload, size_t len);
 
 /* md_fwd.c: setup, the system-message handlers, teardown */
 int  md_fwd_setup(md_t *md);

@@ -62,6 +62,7 @@ typedef struct md_fwd_state {
     uint64_t        probe_ns;        /**< MULTIDEV_FWD_PROBE_MS; 0: no probes */
     uint64_t        probe_next_ns;   /**< when the next round of probes is due */
     int             stripe_work;     /**< striped flows to pump, rails lost (md_fwd_stripe.c) */
+    int             rail_news;       /**< a rail was lost: its node's ranks are to be told */
 } md_fwd_state_t;
 
 /* A chunk carrying hdr and its hdr->len bytes of data (copied), completing

@@ -39,6 +39,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,9 +121,12 @@ static void md_stripe_reroute(md_t *md, int32_t node, int subdev)
         md_route_class_t *rc = &r->classes[c];
         if (rc->subdev != subdev || rc->next_hop_node >= 0)
             continue;
-        md_log_info("messages of up to %zu bytes to node %s now go over %s: %s is lost",
-                    rc->max, md->node_names[node], md_sd(md, r->rails[best].subdev)->name,
-                    md_sd(md, subdev)->name);
+        char hi[24] = "inf";
+        if (rc->max != MD_SIZE_INF)
+            snprintf(hi, sizeof(hi), "%zu", rc->max);
+        md_log_info("messages of %zu..%s bytes to node %s now go over %s: %s is lost",
+                    c == 0 ? (size_t)0 : r->classes[c - 1].max + 1, hi, md->node_names[node],
+                    md_sd(md, r->rails[best].subdev)->name, md_sd(md, subdev)->name);
         rc->subdev = r->rails[best].subdev;
         r->arrive_mask |= 1u << rc->subdev;
     }
@@ -344,8 +348,71 @@ void md_fwd_stripe_rail_lost(md_t *md, int32_t node, int subdev)
             s->want_pump = 1;
         }
         if (st != NULL)
-            st->stripe_work = 1;
+            st->stripe_work = st->rail_news = 1;
     }
+}
+
+/* Tells the ranks of every node whose rail was lost here, over a rail that
+ * lives, so that they stop sending over it too (their side of a cut link
+ * may take a peer timeout to find it out). */
+static void md_stripe_tell(md_t *md)
+{
+    for (int32_t n = 0; n < md->num_nodes; n++) {
+        md_node_route_t *r = &md->routes[n];
+        uint32_t news = r->rails_down & ~r->rails_told;
+        int via = md_stripe_best_live(r);
+
+        for (int k = 0; news != 0 && k < r->num_rails; k++) {
+            char name[MD_NAME_MAX] = { 0 };
+            if (!(news & (1u << k)))
+                continue;
+            r->rails_told |= 1u << k;
+            if (via < 0)
+                continue;
+            snprintf(name, sizeof(name), "%s", md_sd(md, r->rails[k].subdev)->name);
+            for (int32_t rank = 0; rank < md->size; rank++)
+                if (md->node_of_rank[rank] == n && rank != md->rank)
+                    md_fwd_send_ctl_bytes(md, r->rails[via].subdev, rank,
+                                          MD_SYSTAG_FWD_RAIL_LOST, name, sizeof(name));
+        }
+    }
+}
+
+void md_fwd_stripe_rail_news(md_t *md, int32_t rank, const void *payload, size_t len)
+{
+    char name[MD_NAME_MAX];
+    int32_t node;
+    int sd;
+
+    if (rank < 0 || rank >= md->size || len != sizeof(name)) {
+        md_log_error("striping: a malformed rail-lost message from rank %d (%zu bytes); "
+                     "dropped", rank, len);
+        return;
+    }
+    memcpy(name, payload, sizeof(name));
+    name[sizeof(name) - 1] = '\0';
+    node = md->node_of_rank[rank];
+    sd = md_devlist_index(md, name);
+    if (sd < 0 || !md_fwd_stripe_survives(md, node, sd))
+        return;             /* not a rail here, or the last one: our own subdevice decides */
+    for (int k = 0; k < md->routes[node].num_rails; k++)
+        if (md->routes[node].rails[k].subdev == sd)
+            md->routes[node].rails_told |= 1u << k;     /* no need to tell it back */
+    md_log_info("rank %d (node %s) says rail %s is lost", rank, md->node_names[node], name);
+    md_fwd_stripe_rail_lost(md, node, sd);
+}
+
+void md_fwd_stripe_ack_failed(md_t *md, int32_t rank, int subdev, const md_fwd_ctl_t *ctl,
+                              int n)
+{
+    int32_t node;
+
+    if (rank < 0 || rank >= md->size ||
+        !md_fwd_stripe_survives(md, (node = md->node_of_rank[rank]), subdev))
+        return;
+    md_fwd_stripe_rail_lost(md, node, subdev);
+    for (int i = 0; i < n; i++)     /* sent from the next progress, over a rail that lives */
+        md_fwd_ack_queue(md, md_fwd_stripe_ack_subdev(md, rank, subdev), rank, &ctl[i], 0);
 }
 
 int md_fwd_stripe_progress(md_t *md)
@@ -356,6 +423,10 @@ int md_fwd_stripe_progress(md_t *md)
     if (st == NULL || !st->stripe_work)
         return 0;
     st->stripe_work = 0;
+    if (st->rail_news) {
+        st->rail_news = 0;
+        md_stripe_tell(md);
+    }
     /* A flow waiting for its rail looks again once per progress: the room
      * may have been made by another flow's chunk (the rails' room is the
      * node's), or the rail may have stalled. */
