@@ -11,7 +11,7 @@
 # not carry the small messages' route) is killed on the sending node; the
 # stream must finish on the other rails, with no error and every byte right.
 #
-#   bench/stripe.sh [--repeats N] [--iters N] [--no-cut] [--cut-only] [--cut NET]
+#   bench/stripe.sh [--repeats N] [--iters N (scaled by 64 KiB / 4 MiB: 1280 is 20 windows)] [--no-cut] [--cut-only] [--cut NET]
 #
 # Needs scripts/build.sh first (MPICH under _install).  See doc/benchmarks.md.
 set -euo pipefail
@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${BENCH_WORK:-$ROOT/_work/bench}/stripe
-REPEATS=3 ITERS=6 WINDOW=4 TIMEOUT=120 CUT=1 SPEED=1 cut_dev=
+REPEATS=3 ITERS=1280 WINDOW=4 TIMEOUT=120 CUT=1 SPEED=1 cut_dev=
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeats) REPEATS=${2:?}; shift ;;
