@@ -58,9 +58,6 @@ typedef struct md_node_route {
     uint64_t         rail_given[MD_MAX_RAILS];      /**< bytes given to it */
     uint64_t         rail_moved_ns[MD_MAX_RAILS];   /**< its last completion, or its
                                                          first chunk since none was in flight */
-    double           rail_rate[MD_MAX_RAILS];       /**< MB/s it delivered while full (0: not
-                                                         measured yet) */
-    uint64_t         rail_full_ns[MD_MAX_RAILS];    /**< its last completion while full, or 0 */
 } md_node_route_t;
 
 /* The device list: loaded modules and their instances. */

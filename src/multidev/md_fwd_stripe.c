@@ -23,11 +23,7 @@
  * rail drains, and giving its turn away would pile everything on the rail
  * that buffers most).  A rail that stalls, with chunks in flight and none
  * completed for MD_STRIPE_STALL_NS, is passed over until one completes: its
- * share goes to the others meanwhile.  A rail slower than its weight says
- * is the one whose turn comes while it is full: what it delivers then (one
- * chunk between two completions while full, averaged) is its rate, and its
- * share follows the lesser of weight and rate, so the stream is not held to
- * the pace of a description that overstates one network.
+ * share goes to the others meanwhile.
  *
  * A lost rail (its subdevice reported the peer failed, or failed a chunk,
  * while another rail to the node lives): the chunks that went over it, of
@@ -158,25 +154,6 @@ static int md_stripe_budget(const md_t *md, const md_node_route_t *r, int k)
     return b < 2 ? 2 : (int)b;
 }
 
-/* What rail k's share follows: its weight, or what it delivers when less. */
-static double md_stripe_weight(const md_node_route_t *r, int k)
-{
-    double w = r->rails[k].weight, rate = r->rail_rate[k];
-
-    return rate > 0 && rate < w ? rate : w;
-}
-
-/* A chunk of len bytes completed on rail k, which was full (full) or not:
- * two completions in a row while full give a sample of its rate. */
-static void md_stripe_measure(md_node_route_t *r, int k, size_t len, int full, uint64_t now)
-{
-    if (full && r->rail_full_ns[k] != 0 && now > r->rail_full_ns[k]) {
-        double sample = (double)len * 1e3 / (double)(now - r->rail_full_ns[k]);  /* MB/s */
-        r->rail_rate[k] = r->rail_rate[k] > 0 ? 0.875 * r->rail_rate[k] + 0.125 * sample : sample;
-    }
-    r->rail_full_ns[k] = full ? now : 0;
-}
-
 static int md_stripe_stalled(const md_node_route_t *r, int k, uint64_t now)
 {
     return r->rail_inflight[k] > 0 && now - r->rail_moved_ns[k] > MD_STRIPE_STALL_NS;
@@ -196,7 +173,7 @@ static int md_stripe_pick(const md_t *md, const md_node_route_t *r,
         double t;
         if (!md_stripe_live(r, k) || md_stripe_stalled(r, k, now))
             continue;
-        t = (double)(r->rail_given[k] + len) / md_stripe_weight(r, k);
+        t = (double)(r->rail_given[k] + len) / r->rails[k].weight;
         if (best < 0 || t < best_t) {
             best = k;
             best_t = t;
@@ -225,13 +202,9 @@ static void md_stripe_chunk_done(md_request_t *req)
     md_fwd_stripe_t *s = o->stripe;
     md_node_route_t *r = &md->routes[s->node];
 
-    uint64_t now = md_now_ns();
-
-    md_stripe_measure(r, c->rail, c->len,
-                      r->rail_inflight[c->rail] >= md_stripe_budget(md, r, c->rail), now);
     o->chunks_inflight--;
     r->rail_inflight[c->rail]--;
-    r->rail_moved_ns[c->rail] = now;
+    r->rail_moved_ns[c->rail] = md_now_ns();
     s->want_pump = 1;
     md->fwd->stripe_work = 1;
     if (req->status.error != MD_OK && !o->acked && md_stripe_live(r, c->rail))
