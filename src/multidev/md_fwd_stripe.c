@@ -82,8 +82,8 @@ int md_fwd_stripe_wanted(const md_t *md, int32_t dst_world, size_t len)
 {
     const md_node_route_t *r = &md->routes[md->node_of_rank[dst_world]];
 
-    return r->num_rails > 0 && len >= r->stripe_from && md->fwd_index >= 0 &&
-           md_stripe_live_count(r) >= 2;
+    /* rails exist only with a forwarding receiver (md_conntab.c refuses them without) */
+    return r->num_rails > 0 && len >= r->stripe_from && md_stripe_live_count(r) >= 2;
 }
 
 int md_fwd_stripe_survives(const md_t *md, int32_t node, int subdev)

@@ -249,3 +249,11 @@ int forkjob_idle_stats(md_t *md, forkjob_idle_t *out)
     free(text);
     return found ? 0 : -1;
 }
+
+int forkjob_subdev_index(md_t *md, const char *name)
+{
+    for (int i = 0; i < md_num_subdevs(md); i++)
+        if (strcmp(md_subdev(md, i)->name, name) == 0)
+            return i;
+    return -1;
+}

@@ -81,4 +81,7 @@ typedef struct forkjob_idle {
 } forkjob_idle_t;
 int forkjob_idle_stats(md_t *md, forkjob_idle_t *out);
 
+/* The index of the subdevice called name in md's device list, or -1. */
+int forkjob_subdev_index(md_t *md, const char *name);
+
 #endif

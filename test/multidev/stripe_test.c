@@ -19,9 +19,10 @@
 #define CTX 9
 #define FROM 65536
 
-#define CONF(SELF, PEER, TNET_PARAMS)                                        \
-    "multidev-node-config 1\nnode " SELF "\ndevice shm\ndevice tneta\n"      \
-    "device tnetb\ndevice tnet" TNET_PARAMS "\n"                             \
+/* TNETB, TNET: parameters of those two devices (a cut, or nothing) */
+#define CONF(SELF, PEER, TNETB, TNET)                                        \
+    "multidev-node-config 1\nnode " SELF "\ndevice shm\ndevice tneta\n"    \
+    "device tnetb" TNETB "\ndevice tnet" TNET "\n"                          \
     "route " SELF " 0 inf shm -\n"                                           \
     "route " PEER " 0 4095 tneta -\nroute " PEER " 4096 inf tnetb -\n"       \
     "arrive " PEER " tneta tnetb\n"                                          \
@@ -29,31 +30,16 @@
 
 static const char *const nodes[] = { "a", "b" };
 static const char *const confs[][2] = {
-    { "a", CONF("a", "b", "") }, { "b", CONF("b", "a", "") }, { NULL, NULL },
+    { "a", CONF("a", "b", "", "") }, { "b", CONF("b", "a", "", "") }, { NULL, NULL },
 };
 /* a's tnet link is cut after 5 of its chunks */
 static const char *const cut_confs[][2] = {
-    { "a", CONF("a", "b", " cut_after=5") }, { "b", CONF("b", "a", "") }, { NULL, NULL },
+    { "a", CONF("a", "b", "", " cut_after=5") }, { "b", CONF("b", "a", "", "") }, { NULL, NULL },
 };
 /* a's tnetb link (also the route of 4 KiB and up) is cut after 5 chunks */
-#define CONF_B(SELF, PEER, TNETB_PARAMS)                                     \
-    "multidev-node-config 1\nnode " SELF "\ndevice shm\ndevice tneta\n"    \
-    "device tnetb" TNETB_PARAMS "\ndevice tnet\n"                           \
-    "route " SELF " 0 inf shm -\n"                                           \
-    "route " PEER " 0 4095 tneta -\nroute " PEER " 4096 inf tnetb -\n"       \
-    "arrive " PEER " tneta tnetb\n"                                          \
-    "rails " PEER " 65536 tneta=100 tnetb=50 tnet=50\n"
 static const char *const cut_route_confs[][2] = {
-    { "a", CONF_B("a", "b", " cut_after=5") }, { "b", CONF_B("b", "a", "") }, { NULL, NULL },
+    { "a", CONF("a", "b", " cut_after=5", "") }, { "b", CONF("b", "a", "", "") }, { NULL, NULL },
 };
-
-static int subdev_index(md_t *md, const char *name)
-{
-    for (int i = 0; i < md_num_subdevs(md); i++)
-        if (strcmp(md_subdev(md, i)->name, name) == 0)
-            return i;
-    return -1;
-}
 
 static uint8_t pattern(size_t i, int seed)
 {
@@ -136,8 +122,8 @@ static const size_t sizes[] = { FROM - 1, FROM, FROM + 1, 200000, (1u << 20) + 3
 static int every_size(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
 {
     int rc = 0;
-    int ra = subdev_index(md, "tneta"), rb = subdev_index(md, "tnetb"),
-        rt = subdev_index(md, "tnet");
+    int ra = forkjob_subdev_index(md, "tneta"), rb = forkjob_subdev_index(md, "tnetb"),
+        rt = forkjob_subdev_index(md, "tnet");
 
     (void)arg;
     for (int dir = 0; dir < 2 && rc == 0; dir++) {
@@ -249,16 +235,26 @@ Test(stripe, a_short_buffer_truncates, .timeout = 60)
     cr_assert_eq(forkjob_run(2, nodes, confs, truncated, NULL, 50), 0);
 }
 
+/* Three checked 4 MiB messages from rank 0 to rank 1 (tag 5, patterns seed
+ * to seed + 2), the stream a cut falls into: 0, or 10 + the first that
+ * went wrong. */
+static int stream(md_t *md, int rank, int seed)
+{
+    for (int i = 0; i < 3; i++)
+        if (pass(md, rank, 0, 4u << 20, 4u << 20, 5, seed + i))
+            return 10 + i;
+    return 0;
+}
+
 /* a's tnet link is cut after 5 of its chunks, in the middle of the first
  * 4 MiB message: that message, and those after it, arrive whole over
  * tneta and tnetb; the rank on b is not failed. */
 static int cut_rail(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
 {
-    int rc = 0, rt = subdev_index(md, "tnet");
+    int rc = 0, rt = forkjob_subdev_index(md, "tnet");
 
     (void)arg;
-    for (int i = 0; i < 3 && rc == 0; i++)
-        rc = pass(md, rank, 0, 4u << 20, 4u << 20, 5, 10 + i) ? 10 + i : 0;
+    rc = stream(md, rank, 10);
     if (rc == 0 && rank == 0 && md_subdev(md, rt)->counters.sysmsgs_sent < 5)
         rc = 30;            /* the cut came before the stream */
     if (rc == 0 && pass(md, rank, 0, 1, 1, 6, 0))
@@ -288,9 +284,9 @@ static int cut_route_rail(md_t *md, int rank, int size, forkjob_shared_t *sh, vo
     (void)arg;
     if (rank == 0 && md_irecv(md, &r, early, sizeof(early), 1, 1, 8, CTX, NULL) != MD_OK)
         rc = 1;
-    for (int i = 0; i < 3 && rc == 0; i++)
-        rc = pass(md, rank, 0, 4u << 20, 4u << 20, 5, 20 + i) ? 10 + i : 0;
-    if (rc == 0 && rank == 0 && md_route(md, 1, 10000, NULL) != subdev_index(md, "tneta"))
+    if (rc == 0)
+        rc = stream(md, rank, 20);
+    if (rc == 0 && rank == 0 && md_route(md, 1, 10000, NULL) != forkjob_subdev_index(md, "tneta"))
         rc = 30;            /* not rerouted */
     if (rc == 0 && pass(md, rank, 0, 10000, 10000, 9, 3))
         rc = 31;
@@ -315,7 +311,7 @@ Test(stripe, a_rail_that_carries_a_route_cut_mid_stream, .timeout = 120)
 /* MULTIDEV_RAILS=off: the node file's rails are ignored, nothing is striped. */
 static int rails_off(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
 {
-    int rc = 0, rt = subdev_index(md, "tnet");
+    int rc = 0, rt = forkjob_subdev_index(md, "tnet");
     md_fwd_counters_t fc;
 
     (void)arg;

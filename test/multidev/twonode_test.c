@@ -33,19 +33,11 @@ static void nic_rundir_make(void)
 
 TestSuite(twonode, .init = nic_rundir_make, .fini = forkjob_nic_rundir_remove);
 
-static int subdev_index(md_t *md, const char *name)
-{
-    for (int i = 0; i < md_num_subdevs(md); i++)
-        if (strcmp(md_subdev(md, i)->name, name) == 0)
-            return i;
-    return -1;
-}
-
 /* T-P2P-1: the subdevice follows the connection table; counters show it. */
 static int dispatch_by_table(md_t *md, int rank, int size, forkjob_shared_t *sh,
                              void *arg)
 {
-    int shm = subdev_index(md, "shm"), net = subdev_index(md, NET);
+    int shm = forkjob_subdev_index(md, "shm"), net = forkjob_subdev_index(md, NET);
     int same = rank ^ 1, other = (rank + 2) % 4, rc = 0;
     char out[32] = "x", in[2][32];
     md_request_t s[2] = { { 0 } }, r[2] = { { 0 } };
@@ -167,7 +159,7 @@ static int immediate_path(md_t *md, int rank, int size, forkjob_shared_t *sh,
                               NULL) != MD_OK)
             rc = 20;
         md_get_anyq_counters(md, &after);
-        if (rc == 0 && r.subdev != subdev_index(md, NET))
+        if (rc == 0 && r.subdev != forkjob_subdev_index(md, NET))
             rc = 21;    /* not bound to the subdevice that holds the message */
         else if (rc == 0 && (after.receives != before.receives ||
                              after.duplicates != before.duplicates || after.in_queue != 0))
@@ -200,7 +192,7 @@ enum { RACE_GO, RACE_SENT };
 
 static int wait_without_progress_for_an_arrival(md_t *md, const char *name)
 {
-    md_subdev_t *sd = (md_subdev_t *)md_subdev(md, subdev_index(md, name));
+    md_subdev_t *sd = (md_subdev_t *)md_subdev(md, forkjob_subdev_index(md, name));
     struct pollfd p = { .fd = sd->ops->wait_fd(sd, 0), .events = POLLIN };
 
     return p.fd >= 0 && poll(&p, 1, 20000) == 1 ? 0 : -1;
