@@ -45,11 +45,15 @@ static void rel_rtt_sample(nic_rel_t *rel, nic_rel_peer_t *p, uint64_t r)
 }
 
 /* Send a frame of the window again, with a fresh piggy-backed ack (and so
- * a fresh checksum). */
+ * a fresh checksum).  The frame may still wait in the wire's send batch
+ * (nic_wire_send_stable queues it by reference, its MAC made over the bytes
+ * of then): that batch leaves first, before the bytes change under it. */
 static void rel_resend(nic_rel_t *rel, nic_rel_peer_t *p, nic_rel_frame_t *f, uint64_t now)
 {
     struct iovec iov = { f->buf, f->len };
 
+    if (rel->wire->tx_n > 0)
+        nic_wire_flush_tx(rel->wire);
     rel_hdr_of(rel, f->buf)->ack = p->rx_next;
     rel->ops.seal(rel->arg, f->buf, f->len, now, NIC_REL_SEAL_RETRANSMIT);
     f->sent_ns = now;

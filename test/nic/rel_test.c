@@ -303,6 +303,41 @@ Test(rel, a_lost_last_frame_is_probed_before_the_timeout)
     close_pair(&a, &b);
 }
 
+/* A frame resent while its first copy still waits in the wire's send batch
+ * (committed in this turn, not flushed): the resend changes its bytes (a
+ * fresh piggy-backed ack), so the batch must leave first, or the first
+ * copy goes out with a MAC made over other bytes and is dropped. */
+Test(rel, a_frame_resent_before_its_batch_left_keeps_its_mac)
+{
+    side_t a, b;
+    uint64_t next = UINT64_MAX;
+
+    side_open(&a, NULL, 1000, 1000);         /* a 1 ms timeout */
+    side_open(&b, NULL, 100000, 100000);
+    nic_rel_peer_t *p = stream_to(&a, &b);
+    uint8_t *buf = nic_rel_tx_buf(a.rel, p);
+    uint32_t type = T_TYPE_DATA, id = 1;
+    cr_assert_not_null(buf);
+    memcpy(buf, &type, 4);
+    memcpy(buf + T_HDR_OFF + sizeof(nic_rel_hdr_t), &id, 4);
+    cr_assert_eq(nic_rel_tx_commit(a.rel, p, T_DATA_LEN), NIC_OK);
+    cr_assert_gt(a.w.tx_n, 0, "the frame waits in a's batch");
+    send_frames(&b, &a, 100, 1);             /* a's next ack differs from the queued one's */
+    for (uint64_t end = nic_now_ns() + 1000000000ull; a.ngot == 0 && nic_now_ns() < end;)
+        nic_wire_recv(&a.w, 64, on_frame, NULL, &a);
+    cr_assert_eq(a.ngot, 1);
+    for (uint64_t until = nic_now_ns() + 3000000ull; nic_now_ns() < until;)
+        ;                                    /* past the timeout, nothing flushed */
+    nic_rel_poll(a.rel, nic_now_ns(), &next);
+    cr_assert_gt(nic_rel_counters(a.rel)->retransmits, 0, "the frame was resent");
+    nic_wire_flush_tx(&a.w);
+    run_until(&a, &b, 1, 2000);
+    assert_in_order(&b, 1, 1);
+    cr_assert_eq(b.w.st.rx_bad_mac, 0, "a copy left with a MAC over other bytes");
+    cr_assert_eq(a.bad + b.bad, 0);
+    close_pair(&a, &b);
+}
+
 Test(rel, the_timeout_follows_measured_round_trips)
 {
     side_t a, b;
