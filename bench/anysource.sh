@@ -60,6 +60,8 @@ done
 
 # shellcheck source=bench/mpi-common.sh
 . "$BENCH/mpi-common.sh"
+# shellcheck source=bench/plot-common.sh
+. "$BENCH/plot-common.sh"
 bench_mpi_available "$MPI" ||
   die "MPI '$MPI' is not available (ours: build _install; others: scripts/setup-deps.sh)"
 bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed"
@@ -83,9 +85,13 @@ for ((r = 1; r <= REPEATS; r++)); do
 done
 echo
 set +e
-python3 "$BENCH/compare_report.py" --goal anysource --programs pingpong "$RESULTS" "$STAT" \
-  anysource,specific | tee "$RESULTS/report.txt"
+python3 "$BENCH/compare_report.py" --goal anysource --programs pingpong --series "$RESULTS" \
+  "$RESULTS" "$STAT" anysource,specific | tee "$RESULTS/report.txt"
 status=${PIPESTATUS[0]}
 set -e
+bench_plot "$RESULTS/pingpong.tsv" "$RESULTS/pingpong.png" --logy \
+  --ylabel "us, half round trip ($STAT of $REPEATS)" \
+  --title "pingpong latency, ANY_SOURCE against specific source ($MPI, $NP ranks)"
+bench_plots_done anysource
 if [ "$BENCH_FAILED" -eq 1 ] && [ "$status" -lt 3 ]; then status=3; fi
 exit "$status"

@@ -76,6 +76,8 @@ command -v python3 >/dev/null || die "python3 is needed for the report (scripts/
 # --- the three MPIs -----------------------------------------------------------
 # shellcheck source=bench/mpi-common.sh
 . "$BENCH/mpi-common.sh"
+# shellcheck source=bench/plot-common.sh
+. "$BENCH/plot-common.sh"
 
 MPIS=()
 if [ "$BASELINES_ONLY" -eq 0 ]; then
@@ -149,14 +151,11 @@ python3 "$BENCH/compare_report.py" --goal mpi --series "$RESULTS" "$RESULTS" "$S
 status=${PIPESTATUS[0]}
 unset IFS
 set -e
-# the two tables as plots beside them (bench/plot.py; skipped without matplotlib)
-if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  /usr/bin/python3 "$BENCH/plot.py" "$RESULTS/pingpong.tsv" "$RESULTS/pingpong.png" --logy \
-    --ylabel "us, half round trip ($STAT of $REPEATS)" --title "pingpong latency, $NP ranks" &&
-  /usr/bin/python3 "$BENCH/plot.py" "$RESULTS/bandwidth.tsv" "$RESULTS/bandwidth.png" --logy \
-    --ylabel "MB/s ($STAT of $REPEATS)" --title "streaming bandwidth, $NP ranks" &&
-  echo "compare-mpi: plots $RESULTS/pingpong.png, $RESULTS/bandwidth.png" ||
-  echo "compare-mpi: the plots failed (the tables above stand)" >&2
-fi
+# the two tables as plots beside them
+bench_plot "$RESULTS/pingpong.tsv" "$RESULTS/pingpong.png" --logy \
+  --ylabel "us, half round trip ($STAT of $REPEATS)" --title "pingpong latency, $NP ranks"
+bench_plot "$RESULTS/bandwidth.tsv" "$RESULTS/bandwidth.png" --logy \
+  --ylabel "MB/s ($STAT of $REPEATS)" --title "streaming bandwidth, $NP ranks"
+bench_plots_done compare-mpi
 if [ "$BENCH_FAILED" -eq 1 ] && [ "$status" -lt 3 ]; then status=3; fi
 exit "$status"

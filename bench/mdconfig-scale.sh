@@ -19,7 +19,10 @@
 # route lines as written: a line may cover a range of peers, and the route
 # intervals they stand for, one per peer and size range) and, from one size
 # to the next, how time grows (N doubling: x4 = quadratic), then the time
-# of --node for the middle node (median wall, its CPU time).
+# of --node for the middle node (median wall, its CPU time).  The table is
+# also drawn against N, each plot beside its series in OUT: time.png (wall
+# and CPU time of all files, wall time of --node; time.tsv) and memory.png
+# (peak RSS; memory.tsv).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,6 +45,12 @@ fi
 jobs=${THREADS:+-j $THREADS}
 
 mkdir -p "$out"
+# shellcheck disable=SC2034 # read by plot-common.sh
+BENCH=$here
+# shellcheck source=bench/plot-common.sh
+. "$here/plot-common.sh"
+: >"$out/time.tsv"
+: >"$out/memory.tsv"
 echo "mdconfig: $mdconfig; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%6s %9s %9s %9s %10s %10s %9s %11s %12s %8s %9s %9s\n" N wall_s \
     user_s sys_s peak_MiB output_MiB dijkstra route_lines intervals growth \
@@ -95,6 +104,21 @@ for n in $sizes; do
         "$wall" "$user" "$sys" "$(echo "$rss" | awk '{ print $1 / 1024 }')" \
         "$(echo "$bytes" | awk '{ print $1 / 1048576 }')" "${runs:-?}" \
         "$lines" "${intervals:-?}" "$growth" $node
+    node_wall=${node%% *}
+    {
+        printf "all files, wall\t%s\t%s\n" "$n" "$wall"
+        printf "all files, CPU (user + sys)\t%s\t%s\n" "$n" \
+            "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')"
+        [ "$node_wall" = - ] ||
+            printf "one node's file (--node), wall\t%s\t%s\n" "$n" "$node_wall"
+    } >>"$out/time.tsv"
+    printf "peak RSS, all files\t%s\t%s\n" "$n" \
+        "$(echo "$rss" | awk '{ print $1 / 1024 }')" >>"$out/memory.tsv"
     prev=$wall
 done
 echo "growth: wall time relative to the previous N (N doubles: x4 = quadratic)"
+bench_plot "$out/time.tsv" "$out/time.png" --linx --xlabel "nodes (N)" --ylabel "seconds" \
+    --title "mdconfig: time to write the node files"
+bench_plot "$out/memory.tsv" "$out/memory.png" --linx --xlabel "nodes (N)" \
+    --ylabel "MiB" --title "mdconfig: peak memory, all files"
+bench_plots_done mdconfig-scale

@@ -2,20 +2,22 @@
 """bench/plot.py - one plot of benchmark series over message size.
 
     bench/plot.py DATA.tsv OUT.png [--title T] [--ylabel Y] [--logy]
-                  [--marks MARKS.tsv] [--xlabel X]
+                  [--marks MARKS.tsv] [--xlabel X] [--linx]
 
 DATA.tsv: one line per point, tab-separated: series, size in bytes, value
 (e.g. "sci<TAB>16384<TAB>61.2"); lines starting with '#' and blank lines
 are skipped, and so are sizes of 0 (no place on a log axis).  Each series becomes one line, in the order it first appears.
-The x axis (size) is logarithmic, base 2, labelled in B / KB / MB.
+The x axis (size) is logarithmic, base 2, labelled in B / KB / MB; with
+--linx it is linear and labelled with plain numbers (e.g. node counts:
+bench/mdconfig-scale.sh).
 
 MARKS.tsv (optional): points to mark, e.g. a paper's stated figures:
 label, size in bytes, value (tab-separated); a size of 0 draws a
 horizontal line at value across the plot, a value of "-" a vertical line
 at size.
 
-Used by bench/reproduce.sh; any other benchmark script may call it the
-same way.  Needs matplotlib (Debian: python3-matplotlib, run by
+The bench/*.sh scripts call it through bench_plot (bench/plot-common.sh),
+bench/reproduce.sh directly.  Needs matplotlib (Debian: python3-matplotlib, run by
 /usr/bin/python3; scripts/setup-deps.sh installs it).
 """
 import argparse
@@ -51,21 +53,23 @@ def read_rows(path, ncols=3):
     return rows
 
 
-def read_series(path):
+def read_series(path, linx=False):
     series = {}
     for name, size, value in read_rows(path):
         try:
             pt = (float(size), float(value))
         except ValueError:
             sys.exit(f"plot.py: {path}: not a number in {name!r} {size!r} {value!r}")
-        if pt[0] > 0:   # a log axis has no 0 B (e.g. pingpong's first size)
+        if pt[0] > 0 or linx:   # a log axis has no 0 B (e.g. pingpong's first size)
             series.setdefault(name, []).append(pt)
     return series
 
 
 def right_half(ax, x):
-    """Is x in the right half of the (log) x axis as the series drew it?"""
+    """Is x in the right half of the x axis as the series drew it?"""
     lo, hi = ax.get_xlim()
+    if ax.get_xscale() == "linear":
+        return x > (lo + hi) / 2
     return hi > lo > 0 and math.log(x / lo) > math.log(hi / lo) / 2
 
 
@@ -99,28 +103,33 @@ def main():
     ap.add_argument("--ylabel", default="")
     ap.add_argument("--logy", action="store_true")
     ap.add_argument("--marks")
+    ap.add_argument("--linx", action="store_true",
+                    help="linear x axis of plain numbers (e.g. node counts), not sizes")
     a = ap.parse_args()
 
-    series = read_series(a.data)
+    series = read_series(a.data, a.linx)
     if not series:
         sys.exit(f"plot.py: no points in {a.data}")
     fig, ax = plt.subplots(figsize=(7, 4.5), dpi=110)
     for name, pts in series.items():
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=name)
-    ax.set_xscale("log", base=2)
+    if not a.linx:
+        ax.set_xscale("log", base=2)
     if a.marks:
         draw_marks(ax, a.marks)
     if a.logy:
         ax.set_yscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(size_label))
+    if not a.linx:
+        ax.xaxis.set_major_formatter(FuncFormatter(size_label))
     ax.set_xlabel(a.xlabel)
     ax.set_ylabel(a.ylabel)
     ax.set_title(a.title, fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    for lab in ax.get_xticklabels():
-        lab.set_rotation(45)
+    if not a.linx:
+        for lab in ax.get_xticklabels():
+            lab.set_rotation(45)
     fig.tight_layout()
     fig.savefig(a.out)
     return 0

@@ -75,6 +75,8 @@ A=${BASH_REMATCH[1]} B=${BASH_REMATCH[2]} C=${BASH_REMATCH[3]}
 
 # shellcheck source=bench/mpi-common.sh
 . "$BENCH/mpi-common.sh"
+# shellcheck source=bench/plot-common.sh
+. "$BENCH/plot-common.sh"
 bench_mpi_available "$MPI" ||
   die "MPI '$MPI' is not available (ours: build _install; others: scripts/setup-deps.sh)"
 bench_build "$MPI" "$WORK/$MPI" || die "building the benchmarks with $MPI failed"
@@ -106,9 +108,16 @@ done
 echo
 set +e
 python3 "$BENCH/compare_report.py" --goal route ${FORWARD_US:+--forward-us "$FORWARD_US"} \
-  "$RESULTS" "$STAT" AC,AB,BC |
+  --series "$RESULTS" "$RESULTS" "$STAT" AC,AB,BC |
   tee "$RESULTS/report.txt"
 status=${PIPESTATUS[0]}
 set -e
+bench_plot "$RESULTS/pingpong.tsv" "$RESULTS/pingpong.png" --logy \
+  --ylabel "us, half round trip ($STAT of $REPEATS)" \
+  --title "pingpong latency, forwarded A-C ($A->$B->$C) against its hops A-B, B-C"
+bench_plot "$RESULTS/bandwidth.tsv" "$RESULTS/bandwidth.png" --logy \
+  --ylabel "MB/s ($STAT of $REPEATS)" \
+  --title "streaming bandwidth, forwarded A->C ($A->$B->$C) against its hops A->B, B->C"
+bench_plots_done route
 if [ "$BENCH_FAILED" -eq 1 ] && [ "$status" -lt 3 ]; then status=3; fi
 exit "$status"

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Several networks at once (issue 22 §2): a 4 MiB stream between two
-# emulated nodes joined by myri, sci and via, with the timing models on so
-# that each rail is bound by its modelled link (myri hplam, sci d310, via
-# clan), over each network alone and striped over all three (mdconfig's
-# rails line), interleaved and repeated.  Prints each one's MB/s, the sum of
-# the three single rails, and the striped stream's ratio to that sum (goal:
-# at least 0.85).  Then the cut: a checked striped stream (bandwidth
-# --check: every byte of every message verified) during which the firmware
-# of one rail (--cut NET; default the rail of the largest weight that does
-# not carry the small messages' route) is killed on the sending node; the
-# stream must finish on the other rails, with no error and every byte right.
+# Several networks at once (issue 22 §2): a stream between two emulated
+# nodes joined by myri, sci and via, with the timing models on so that each
+# rail is bound by its modelled link (myri hplam, sci d310, via clan), over
+# each network alone and striped over all three (mdconfig's rails line), at
+# a few message sizes (--sizes; the rails carry messages of 64 KiB and
+# more, smaller ones take one network), interleaved and repeated.  Prints
+# each one's MB/s per size, the sum of the three single rails and the
+# striped stream's ratio to that sum (goal, at the largest size: at least
+# 0.85), and draws them against size: RESULTS/bandwidth.png beside its
+# series bandwidth.tsv (RESULTS: BENCH_WORK/stripe/results).  Then the cut:
+# a checked striped stream (bandwidth --check: every byte of every message
+# verified) during which the firmware of one rail (--cut NET; default the
+# rail of the largest weight that does not carry the small messages' route)
+# is killed on the sending node; the stream must finish on the other rails,
+# with no error and every byte right.
 #
-#   bench/stripe.sh [--repeats N] [--iters N (scaled by 64 KiB / 4 MiB: 1280 is 20 windows)] [--no-cut] [--cut-only] [--cut NET]
+#   bench/stripe.sh [--repeats N] [--sizes LIST (default 16k,64k,256k,1m,4m)]
+#                   [--iters N (above 8 KiB scaled by 8 KiB / size: 1280 is
+#                   two windows of 4 x 4 MiB)] [--no-cut] [--cut-only] [--cut NET]
 #
 # Needs scripts/build.sh first (MPICH under _install).  See doc/benchmarks.md.
 set -euo pipefail
@@ -20,20 +26,28 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${BENCH_WORK:-$ROOT/_work/bench}/stripe
-REPEATS=3 ITERS=1280 WINDOW=4 TIMEOUT=120 CUT=1 SPEED=1 cut_dev=
+REPEATS=3 ITERS=1280 WINDOW=4 TIMEOUT=120 CUT=1 SPEED=1 SIZES=16k,64k,256k,1m,4m cut_dev=
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeats) REPEATS=${2:?}; shift ;;
     --iters) ITERS=${2:?}; shift ;;
+    --sizes) SIZES=${2:?}; shift ;;
     --no-cut) CUT=0 ;;
     --cut-only) SPEED=0 ;;
     --cut) cut_dev=${2:?}; shift ;;
-    -h|--help) sed -n "2,16p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,23p" "$0"; exit 0 ;;
     *) echo "stripe.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
+IFS=, read -r -a size_list <<<"$SIZES"
+for sz in "${size_list[@]}"; do
+  [[ "$sz" =~ ^[1-9][0-9]*[kKmM]?$ ]] ||
+    { echo "stripe.sh: --sizes wants sizes like 64k,1m,4m, not '$sz'" >&2; exit 2; }
+done
 . "$BENCH/mpi-common.sh"
+# shellcheck source=bench/plot-common.sh
+. "$BENCH/plot-common.sh"
 bench_mpi_available ours && [ -x "$PREFIX/bin/mdconfig" ] ||
   { echo "stripe.sh: build first (scripts/build.sh)" >&2; exit 2; }
 
@@ -46,6 +60,7 @@ job_pid=
 cleanup() {
   [ -z "$job_pid" ] || kill "$job_pid" 2>/dev/null || true
   rm -rf "$rundir"
+  bench_plots_done stripe
 }
 trap cleanup EXIT
 
@@ -85,31 +100,77 @@ launch_cmd() {
      "$ROOT/test/mpi/launch-nodes.sh" 2)
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
-
 if [ "$SPEED" = 1 ]; then
   bench_check_idle
   for ((r = 1; r <= REPEATS; r++)); do
-    for s in "${SETUPS[@]}"; do
-      launch_cmd "$s"
-      bench_run "$s" bandwidth "$r" "${L[@]}" "$WORK/build/bandwidth" --size 4m \
-        --iters "$ITERS" --warmup 1 --window "$WINDOW"
+    for sz in "${size_list[@]}"; do
+      for s in "${SETUPS[@]}"; do
+        launch_cmd "$s"
+        bench_run "$s" "bandwidth-$sz" "$r" "${L[@]}" "$WORK/build/bandwidth" --size "$sz" \
+          --iters "$ITERS" --warmup 1 --window "$WINDOW"
+      done
+      printf '.'
     done
   done
-  declare -A mbs
-  for s in "${SETUPS[@]}"; do
-    mbs[$s]=$(cat "$RESULTS/$s".bandwidth.*.txt 2>/dev/null | awk '!/^#/ && NF == 2 { print $2 }' | median)
-  done
-  sum=$(awk -v a="${mbs[myri]}" -v b="${mbs[sci]}" -v c="${mbs[via]}" 'BEGIN { printf "%.1f", a + b + c }')
   echo
-  echo "4 MiB stream a->b, timing models on (myri hplam, sci d310, via clan), median of $REPEATS, MB/s:"
-  printf '  %-22s %8s\n' "myri alone" "${mbs[myri]}" "sci alone" "${mbs[sci]}" "via alone" "${mbs[via]}" \
-    "sum of the three" "$sum" "striped over all three" "${mbs[rails]}"
-  awk -v r="${mbs[rails]}" -v s="$sum" 'BEGIN {
-    ratio = s > 0 ? r / s : 0
-    verdict = (ratio >= 0.85) ? "met" : "NOT met"
-    printf "  striped / sum = %.3f (goal >= 0.85): %s\n", ratio, verdict }'
+  # the median per setup and size ("setup size MB/s"), then the table and
+  # its series (bench/plot.py: label, size, MB/s) with the sum of the three
+  for s in "${SETUPS[@]}"; do
+    for f in "$RESULTS/$s".bandwidth-*.txt; do
+      if [ -e "$f" ]; then awk -v s="$s" '!/^#/ && NF == 2 { print s, $1, $2 }' "$f"; fi
+    done
+  done | sort -k1,1 -k2,2n -k3,3g |
+    awk '{ k = $1 " " $2; if (k != last && last != "") { print last, v[int((n + 1) / 2)]; n = 0 }
+           last = k; v[++n] = $3 }
+         END { if (last != "") print last, v[int((n + 1) / 2)] }' >"$RESULTS/medians.txt"
+  echo "stream a->b, timing models on (myri hplam, sci d310, via clan), median of $REPEATS, MB/s:"
+  status=0
+  awk -v tsv="$RESULTS/bandwidth.tsv" '
+    function size_str(b) { return b >= 1048576 ? b / 1048576 " MiB" : b / 1024 " KiB" }
+    { mbs[$1, $2] = $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++ns] = $2 } }
+    END {
+      split("myri sci via sum rails", rows, " ")
+      name["myri"] = "myri alone"; name["sci"] = "sci alone"; name["via"] = "via alone"
+      name["sum"] = "sum of the three"; name["rails"] = "striped over all three"
+      for (i = 1; i <= ns; i++) {
+        z = sizes[i]
+        if ((("myri", z) in mbs) && (("sci", z) in mbs) && (("via", z) in mbs))
+          mbs["sum", z] = mbs["myri", z] + mbs["sci", z] + mbs["via", z]
+      }
+      printf "  %-24s", ""
+      for (i = 1; i <= ns; i++) printf " %9s", size_str(sizes[i])
+      printf "\n"
+      for (j = 1; j <= 5; j++) {
+        printf "  %-24s", name[rows[j]]
+        for (i = 1; i <= ns; i++) {
+          z = sizes[i]
+          if ((rows[j], z) in mbs) {
+            printf " %9.1f", mbs[rows[j], z]
+            printf "%s\t%d\t%.2f\n", name[rows[j]], z, mbs[rows[j], z] > tsv
+          } else printf " %9s", "-"
+        }
+        printf "\n"
+      }
+      printf "  %-24s", "striped / sum"
+      for (i = 1; i <= ns; i++) {
+        z = sizes[i]
+        if ((("rails", z) in mbs) && mbs["sum", z] > 0) printf " %9.3f", mbs["rails", z] / mbs["sum", z]
+        else printf " %9s", "-"
+      }
+      printf "\n"
+      z = sizes[ns]
+      if (ns == 0 || !(("rails", z) in mbs) || !(mbs["sum", z] > 0)) {
+        print "  striped / sum: MISSING DATA"; exit 3
+      }
+      ratio = mbs["rails", z] / mbs["sum", z]
+      printf "  at %s: striped / sum = %.3f (goal >= 0.85): %s\n", size_str(z), ratio,
+             (ratio >= 0.85) ? "met" : "NOT met"
+    }' "$RESULTS/medians.txt" || status=$?
   echo "  rails line: $(grep '^rails b ' "$WORK/rails.conf/a.conf")"
+  bench_plot "$RESULTS/bandwidth.tsv" "$RESULTS/bandwidth.png" \
+    --ylabel "MB/s (median of $REPEATS)" \
+    --title "stripe: a->b over each network alone, their sum, and striped (timing models on)"
+  [ "$status" -ne 3 ] || BENCH_FAILED=1
 fi
 
 [ "$CUT" = 1 ] || exit "${BENCH_FAILED:-0}"

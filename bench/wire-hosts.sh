@@ -123,6 +123,8 @@ for v in "$TIMEOUT" "$LOSS_TIMEOUT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || die "time
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces, nftables)"
 # shellcheck source=bench/mpi-common.sh
 . "$BENCH/mpi-common.sh"
+# shellcheck source=bench/plot-common.sh
+. "$BENCH/plot-common.sh"
 for f in mpicc mpiexec mdconfig; do
   [ -x "$PREFIX/bin/$f" ] || die "build first (scripts/build.sh): no $f in $PREFIX/bin"
 done
@@ -305,19 +307,23 @@ speed() {
   echo
   python3 -B "$BENCH/wire_hosts_report.py" speed "$dir" "$STAT" "$(IFS=,; echo "${labels[*]}")" "$mtu"
   report_status $?
-  plot_speed "$dir/pingpong.tsv" "$mtu"
+  plot_speed "$dir" "$mtu"
 }
 
-# The speed table as a plot (bench/plot.py) that outlives the work
-# directory: _work/wire-hosts-plots/mtuN.png (skipped without matplotlib).
+# The speed table as plots that outlive the work directory, each beside its
+# series: _work/wire-hosts-plots/mtuN.png (half round trip) and
+# mtuN-bandwidth.png (size / half round trip).
 plot_speed() {
-  local tsv=$1 mtu=$2 dir=${MULTIDEV_WORK_DIR:-$ROOT/_work}/wire-hosts-plots
-  [ -s "$tsv" ] && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || return 0
-  mkdir -p "$dir" && cp "$tsv" "$dir/mtu$mtu.tsv" &&
-    /usr/bin/python3 "$BENCH/plot.py" "$tsv" "$dir/mtu$mtu.png" --logy \
-      --ylabel "us, half round trip ($STAT of $REPEATS)" \
-      --title "two hosts, link MTU $mtu: ours (per network) against Debian's MPIs over TCP" &&
-    echo "  plot: $dir/mtu$mtu.png" || echo "wire-hosts: the plot failed (the table stands)" >&2
+  local from=$1 mtu=$2 dir=${MULTIDEV_WORK_DIR:-$ROOT/_work}/wire-hosts-plots
+  local title="two hosts, link MTU $mtu: ours (per network) against Debian's MPIs over TCP"
+  [ -s "$from/pingpong.tsv" ] || return 0
+  mkdir -p "$dir" && cp "$from/pingpong.tsv" "$dir/mtu$mtu.tsv" &&
+    cp "$from/bandwidth.tsv" "$dir/mtu$mtu-bandwidth.tsv" ||
+    { echo "wire-hosts: cannot copy the series into $dir (the table stands)" >&2; return 0; }
+  bench_plot "$dir/mtu$mtu.tsv" "$dir/mtu$mtu.png" --logy \
+    --ylabel "us, half round trip ($STAT of $REPEATS)" --title "$title"
+  bench_plot "$dir/mtu$mtu-bandwidth.tsv" "$dir/mtu$mtu-bandwidth.png" --logy \
+    --ylabel "MB/s = size / half round trip ($STAT of $REPEATS)" --title "$title"
 }
 
 # ---------------------------------------------------------------- loss
@@ -376,4 +382,5 @@ if [ "$FAILED_RUNS" -gt 0 ]; then
   echo "wire-hosts: $FAILED_RUNS speed run(s) failed or did not finish (see above)"
   report_status 3
 fi
+bench_plots_done wire-hosts
 exit "$STATUS"

@@ -7,7 +7,8 @@ usage: wire_hosts_report.py speed DIR STAT LABELS MTU
 speed: DIR holds <label>.pingpong.<round>.txt (bench/pingpong's output:
 "size latency_us" lines) and <same>.wire (bytes h2 received on wire0 during
 the run).  Also writes the table's values to DIR/pingpong.tsv (label, size,
-us) for bench/plot.py.  LABELS: the emulated networks, then mpich (then openmpi).  Prints
+us) and the bandwidth they give (size / half round trip, MB/s) to
+DIR/bandwidth.tsv, for bench/plot.py.  LABELS: the emulated networks, then mpich (then openmpi).  Prints
 the half round trip per size and label (STAT over the rounds: median, or
 best = lowest), the ratios ours / mpich, and the goals: 8 B latency <= 1.2x
 Debian's MPICH, 4 MiB bandwidth (size / half round trip) >= 0.8x.
@@ -71,11 +72,15 @@ def speed(d, stat, labels, mtu):
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     for r in rows:
         print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)))
-    # the table's values as bench/plot.py's series, beside the raw outputs
-    with open(os.path.join(d, "pingpong.tsv"), "w") as f:
+    # the table's values as bench/plot.py's series, beside the raw outputs:
+    # the half round trip, and the bandwidth it gives (size / half round trip)
+    with open(os.path.join(d, "pingpong.tsv"), "w") as f, \
+         open(os.path.join(d, "bandwidth.tsv"), "w") as fb:
         for l in labels:
             for s_, v in sorted(val[l].items()):
                 f.write("%s\t%d\t%g\n" % (l, s_, v))
+                if s_ > 0 and v:
+                    fb.write("%s\t%d\t%g\n" % (l, s_, s_ / v))
 
     # what crossed the link: a run whose bytes did not go over wire0 is no measurement
     for l in labels:
