@@ -2,7 +2,9 @@
 # Several networks at once (issue 22 §2): a stream between two emulated
 # nodes joined by myri, sci and via, with the timing models on so that each
 # rail is bound by its modelled link (myri hplam, sci d310, via clan), over
-# each network alone and striped over all three (mdconfig's rails line), at
+# each network alone and striped over all three (mdconfig's rails line:
+# once with the weights of the networks' paper bandwidths, once with the
+# bandwidths each network alone delivered in a calibration run), at
 # a few message sizes (--sizes; the rails carry messages of 64 KiB and
 # more, smaller ones take one network), interleaved and repeated.  Prints
 # each one's MB/s per size, the sum of the three single rails and the
@@ -16,8 +18,8 @@
 # with no error and every byte right.
 #
 #   bench/stripe.sh [--repeats N] [--sizes LIST (default 16k,64k,256k,1m,4m)]
-#                   [--iters N (above 8 KiB scaled by 8 KiB / size: 1280 is
-#                   two windows of 4 x 4 MiB)] [--no-cut] [--cut-only] [--cut NET]
+#                   [--mib N (each run moves N MiB, default 256)]
+#                   [--no-cut] [--cut-only] [--cut NET]
 #
 # Needs scripts/build.sh first (MPICH under _install).  See doc/benchmarks.md.
 set -euo pipefail
@@ -26,21 +28,22 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
 WORK=${BENCH_WORK:-$ROOT/_work/bench}/stripe
-REPEATS=3 ITERS=1280 WINDOW=4 TIMEOUT=120 CUT=1 SPEED=1 SIZES=16k,64k,256k,1m,4m cut_dev=
+REPEATS=3 MIB=256 WINDOW=4 TIMEOUT=120 CUT=1 SPEED=1 SIZES=16k,64k,256k,1m,4m cut_dev=
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeats) REPEATS=${2:?}; shift ;;
-    --iters) ITERS=${2:?}; shift ;;
+    --mib) MIB=${2:?}; shift ;;
     --sizes) SIZES=${2:?}; shift ;;
     --no-cut) CUT=0 ;;
     --cut-only) SPEED=0 ;;
     --cut) cut_dev=${2:?}; shift ;;
-    -h|--help) sed -n "2,23p" "$0"; exit 0 ;;
+    -h|--help) sed -n "2,26p" "$0"; exit 0 ;;
     *) echo "stripe.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 IFS=, read -r -a size_list <<<"$SIZES"
+[[ "$MIB" =~ ^[1-9][0-9]*$ ]] || { echo "stripe.sh: --mib wants a count of MiB, not '$MIB'" >&2; exit 2; }
 for sz in "${size_list[@]}"; do
   [[ "$sz" =~ ^[1-9][0-9]*[kKmM]?$ ]] ||
     { echo "stripe.sh: --sizes wants sizes like 64k,1m,4m, not '$sz'" >&2; exit 2; }
@@ -76,21 +79,27 @@ net_line() {
 }
 
 # configure NAME NETS...: a description of nodes a and b joined by NETS,
-# and mdconfig's files for it in $WORK/NAME.conf.
+# and mdconfig's files for it in $WORK/NAME.conf.  A network's bandwidth is
+# its paper's (net_line), or MBS[net] where that is set.
+declare -A MBS=()
 configure() {
   local name=$1 desc="$WORK/$1.net" n
   shift
   { echo "multidev-network 1"; echo "node a b slots=1"
-    for n in "$@"; do net_line "$n"; echo "link ${n}0 a b"; done; } >"$desc"
+    for n in "$@"; do
+      if [ -n "${MBS[$n]:-}" ]; then net_line "$n" | sed "s/bandwidth=[^ ]*/bandwidth=${MBS[$n]}MB\/s/"
+      else net_line "$n"; fi
+      echo "link ${n}0 a b"
+    done; } >"$desc"
   rm -rf "$WORK/$name.conf"
   "$PREFIX/bin/mdconfig" -o "$WORK/$name.conf" "$desc" >/dev/null
+  [ "$#" -lt 2 ] || grep -q '^rails b ' "$WORK/$name.conf/a.conf" ||
+    { echo "stripe.sh: mdconfig wrote no rails line for a-b ($WORK/$name.conf/a.conf)" >&2; exit 2; }
 }
 
 SETUPS=(myri sci via rails)
 for s in myri sci via; do configure "$s" "$s"; done
 configure rails myri sci via
-grep -q '^rails b ' "$WORK/rails.conf/a.conf" ||
-  { echo "stripe.sh: mdconfig wrote no rails line for a-b ($WORK/rails.conf/a.conf)" >&2; exit 2; }
 
 # launch_cmd CONF: sets L to the command that runs a program as two ranks,
 # on emulated nodes a and b, with CONF's node files and the timing models on.
@@ -100,15 +109,56 @@ launch_cmd() {
      "$ROOT/test/mpi/launch-nodes.sh" 2)
 }
 
+# bytes SIZE: SIZE (64k, 4m, 100) in bytes.
+bytes() {
+  case "$1" in
+    *[kK]) echo $(( ${1%?} * 1024 )) ;;
+    *[mM]) echo $(( ${1%?} * 1048576 )) ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# iters_for SIZE: bandwidth's --iters for windows that move MIB MiB at
+# SIZE.  bandwidth scales --iters by 8 KiB / size above 8 KiB with a floor
+# of iters / 10 windows (bench_scale_iters), so past 80 KiB the floor
+# counts: 10 x the windows wanted.
+iters_for() {
+  local b windows
+  b=$(bytes "$1")
+  windows=$(( MIB * 1048576 / (WINDOW * b) ))
+  [ "$windows" -ge 4 ] || windows=4
+  if [ "$b" -le 8192 ]; then echo "$windows"
+  elif [ "$b" -le 81920 ]; then echo $(( windows * b / 8192 ))
+  else echo $(( windows * 10 )); fi
+}
+
+# stream SETUP SIZE REPEAT: one run of the stream; its MB/s in RESULTS.
+stream() {
+  launch_cmd "$1"
+  bench_run "$1" "bandwidth-$2" "$3" "${L[@]}" "$WORK/build/bandwidth" --size "$2" \
+    --iters "$(iters_for "$2")" --warmup 1 --window "$WINDOW"
+}
+
 if [ "$SPEED" = 1 ]; then
   bench_check_idle
+  # Calibration: each network alone once at the largest size; what it
+  # delivers becomes its bandwidth in a second rails description
+  # ("rails-cal"), whose weights are then what the rails deliver rather
+  # than their papers' link rates.
+  big=${size_list[$((${#size_list[@]} - 1))]}
+  for s in myri sci via; do
+    stream "$s" "$big" cal
+    MBS[$s]=$(awk '!/^#/ && NF == 2 { printf "%.0f", $2 }' "$RESULTS/$s.bandwidth-$big.cal.txt" 2>/dev/null || true)
+    [ -n "${MBS[$s]}" ] && [ "${MBS[$s]}" -gt 0 ] ||
+      { echo "stripe.sh: the calibration run of $s gave no bandwidth" >&2; exit 3; }
+    rm -f "$RESULTS/$s.bandwidth-$big.cal.txt"
+  done
+  configure rails-cal myri sci via
+  SETUPS+=(rails-cal)
+  echo "calibration at $big: myri ${MBS[myri]}, sci ${MBS[sci]}, via ${MBS[via]} MB/s alone"
   for ((r = 1; r <= REPEATS; r++)); do
     for sz in "${size_list[@]}"; do
-      for s in "${SETUPS[@]}"; do
-        launch_cmd "$s"
-        bench_run "$s" "bandwidth-$sz" "$r" "${L[@]}" "$WORK/build/bandwidth" --size "$sz" \
-          --iters "$ITERS" --warmup 1 --window "$WINDOW"
-      done
+      for s in "${SETUPS[@]}"; do stream "$s" "$sz" "$r"; done
       printf '.'
     done
   done
@@ -129,9 +179,10 @@ if [ "$SPEED" = 1 ]; then
     function size_str(b) { return b >= 1048576 ? b / 1048576 " MiB" : b / 1024 " KiB" }
     { mbs[$1, $2] = $3; if (!($2 in seen)) { seen[$2] = 1; sizes[++ns] = $2 } }
     END {
-      split("myri sci via sum rails", rows, " ")
+      nrows = split("myri sci via sum rails rails-cal", rows, " ")
       name["myri"] = "myri alone"; name["sci"] = "sci alone"; name["via"] = "via alone"
-      name["sum"] = "sum of the three"; name["rails"] = "striped over all three"
+      name["sum"] = "sum of the three"; name["rails"] = "striped, paper weights"
+      name["rails-cal"] = "striped, measured weights"
       for (i = 1; i <= ns; i++) {
         z = sizes[i]
         if ((("myri", z) in mbs) && (("sci", z) in mbs) && (("via", z) in mbs))
@@ -140,7 +191,7 @@ if [ "$SPEED" = 1 ]; then
       printf "  %-24s", ""
       for (i = 1; i <= ns; i++) printf " %9s", size_str(sizes[i])
       printf "\n"
-      for (j = 1; j <= 5; j++) {
+      for (j = 1; j <= nrows; j++) {
         printf "  %-24s", name[rows[j]]
         for (i = 1; i <= ns; i++) {
           z = sizes[i]
@@ -151,22 +202,26 @@ if [ "$SPEED" = 1 ]; then
         }
         printf "\n"
       }
-      printf "  %-24s", "striped / sum"
-      for (i = 1; i <= ns; i++) {
-        z = sizes[i]
-        if ((("rails", z) in mbs) && mbs["sum", z] > 0) printf " %9.3f", mbs["rails", z] / mbs["sum", z]
-        else printf " %9s", "-"
+      for (k = 5; k <= nrows; k++) {
+        printf "  %-24s", rows[k] == "rails" ? "  paper / sum" : "  measured / sum"
+        for (i = 1; i <= ns; i++) {
+          z = sizes[i]
+          if (((rows[k], z) in mbs) && mbs["sum", z] > 0) printf " %9.3f", mbs[rows[k], z] / mbs["sum", z]
+          else printf " %9s", "-"
+        }
+        printf "\n"
       }
-      printf "\n"
       z = sizes[ns]
-      if (ns == 0 || !(("rails", z) in mbs) || !(mbs["sum", z] > 0)) {
-        print "  striped / sum: MISSING DATA"; exit 3
+      if (ns == 0 || !(mbs["sum", z] > 0)) { print "  striped / sum: MISSING DATA"; exit 3 }
+      for (k = 5; k <= nrows; k++) {
+        if (!((rows[k], z) in mbs)) { print "  striped / sum: MISSING DATA"; exit 3 }
+        ratio = mbs[rows[k], z] / mbs["sum", z]
+        printf "  at %s, %s: striped / sum = %.3f (goal >= 0.85): %s\n", size_str(z),
+               name[rows[k]], ratio, (ratio >= 0.85) ? "met" : "NOT met"
       }
-      ratio = mbs["rails", z] / mbs["sum", z]
-      printf "  at %s: striped / sum = %.3f (goal >= 0.85): %s\n", size_str(z), ratio,
-             (ratio >= 0.85) ? "met" : "NOT met"
     }' "$RESULTS/medians.txt" || status=$?
-  echo "  rails line: $(grep '^rails b ' "$WORK/rails.conf/a.conf")"
+  echo "  rails line, paper weights:    $(grep '^rails b ' "$WORK/rails.conf/a.conf")"
+  echo "  rails line, measured weights: $(grep '^rails b ' "$WORK/rails-cal.conf/a.conf")"
   bench_plot "$RESULTS/bandwidth.tsv" "$RESULTS/bandwidth.png" \
     --ylabel "MB/s (median of $REPEATS)" \
     --title "stripe: a->b over each network alone, their sum, and striped (timing models on)"
@@ -192,7 +247,7 @@ echo "cut: a checked striped stream (4 MiB messages, every byte verified); ${cut
 t0=$(date +%s.%N)
 launch_cmd rails
 # the firmwares in processes of their own (nicd), so that one can be killed
-MULTIDEV_NIC_FIRMWARE=nicd MULTIDEV_LOG_LEVEL=info "${L[@]}" "$WORK/build/bandwidth" --check --size 4m --iters 80 --warmup 0 --window "$WINDOW" \
+MULTIDEV_NIC_FIRMWARE=nicd MULTIDEV_LOG_LEVEL=info "${L[@]}" "$WORK/build/bandwidth" --check --size 4m --iters "$(MIB=320 iters_for 4m)" --warmup 0 --window "$WINDOW" \
   >"$out" 2>"$err" </dev/null &
 job_pid=$!
 fw=

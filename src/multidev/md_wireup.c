@@ -43,7 +43,9 @@ int md_agree(md_t *md, const md_bootstrap_t *bs, int local_rc, const char *what)
 }
 
 /* The ranks a subdevice carries traffic to or from (P1's GetDeviceNodeList):
- * peers it reaches directly or receives from, and the relay ranks of
+ * peers it reaches directly or receives from, the peers it is a rail to
+ * (it may carry no route to them: a rail slower than the others at every
+ * size still takes its share of striped messages), and the relay ranks of
  * routes whose first hop it is, not their final destinations. */
 void md_wireup_serves(const md_t *md, int index, uint8_t *serves)
 {
@@ -53,6 +55,9 @@ void md_wireup_serves(const md_t *md, int index, uint8_t *serves)
 
         if ((route->arrive_mask >> index) & 1u)
             serves[r] = 1;
+        for (int32_t k = 0; k < route->num_rails; k++)
+            if (route->rails[k].subdev == index)
+                serves[r] = 1;
         for (int32_t c = 0; c < route->num_classes; c++) {
             const md_route_class_t *cl = &route->classes[c];
             if (cl->subdev != index)

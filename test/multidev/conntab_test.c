@@ -160,6 +160,36 @@ Test(conntab, a_subdevice_serves_relays_not_the_ranks_behind_them)
     free_job(md);
 }
 
+/* A rail that carries no route (slower than the others at every size) is
+ * still a way to the peer: its subdevice serves it, or striped chunks over
+ * it fail with "does not serve" (bench/stripe.sh with measured weights). */
+Test(conntab, a_subdevice_serves_the_peers_it_is_a_rail_to)
+{
+    static const char conf[] = "multidev-node-config 1\nnode n1\ndevice shm\n"
+                               "device sci\ndevice myri\n"
+                               "route n2 0 inf sci -\nroute n3 0 inf sci -\n"
+                               "rails n2 65536 sci=60 myri=30\n";
+    static const char *const four[] = { "shm", "sci", "myri", "fwd" };
+    uint8_t serves[5];
+
+    for (int off = 0; off < 2; off++) {
+        md_t *md = fake_job(conf, four, 4);
+
+        md->fwd_index = 3;      /* striped messages arrive through it */
+        if (off)
+            setenv("MULTIDEV_RAILS", "off", 1);
+        cr_assert_eq(md_conntab_build(md), MD_OK);
+        unsetenv("MULTIDEV_RAILS");
+        md_wireup_serves(md, 2, serves);    /* myri: a rail to n2, no route */
+        if (off)
+            cr_assert_eq(serves[2] | serves[3], 0, "rails off: myri serves nobody");
+        else
+            cr_assert_eq(serves[2] & serves[3], 1, "myri is a rail to n2's ranks");
+        cr_assert_eq(serves[0] | serves[1] | serves[4], 0, "and to nothing else");
+        free_job(md);
+    }
+}
+
 /* shm says MD_CAP_LOCAL_ONLY when it loads: a node file that sends to
  * another node over it, directly or to a relay, is refused at init. */
 Test(conntab, a_local_only_subdevice_carries_no_route_to_another_node)
