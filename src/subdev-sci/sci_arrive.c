@@ -164,7 +164,7 @@ int sci_arrivals(sci_ctx_t *ctx, int32_t peer)
 {
     sci_peer_t *p = &ctx->peers[peer];
     const sci_layout_t *l = &ctx->lay;
-    const uint8_t *rx = sci_mem(ctx, sci_rx_block(l, peer));
+    const uint8_t *rx = sci_peer_rx(ctx, peer);
     int n = 0;
 
     while (n < SCI_ARRIVAL_BUDGET && !p->drained) {

@@ -49,6 +49,8 @@
 #include "core/nic_host.h"
 #include "sci/sci_host.h"
 #include "sci_layout.h"
+#include "sci_size.h"
+#include "sci_slots.h"
 
 /* An arrived message nobody has matched yet, or one held back by
  * arrival_ok(); eager and inline data copied into data[]. */
@@ -148,6 +150,11 @@ typedef struct sci_ctx {
     sci_seg_t            seg;
     uint32_t             tag;
     sci_layout_t         lay;
+    uint8_t             *map;        /* the peers with a block here (sci_slots.h) */
+    int32_t             *slot;       /* [world_size] each peer's block here, -1: none */
+    sci_size_job_t       job;        /* what the default sizes were sized for */
+    uint32_t             node_ranks; /* ranks on this node */
+    size_t               given[8];   /* the sizes given (sci_params.c), 0: not given */
     int32_t             *served;     /* the peers, as a list */
     int32_t              nserved;
     sci_peer_t          *peers;      /* [world_size] */
@@ -175,6 +182,22 @@ static inline uint8_t *sci_mem(sci_ctx_t *ctx, uint64_t off)
     return (uint8_t *)ctx->mr.addr + off;
 }
 
+/* The block of peer in this rank's segment: what it writes as a sender
+ * (rx part) and as the receiver of this rank's messages (tx part). */
+static inline uint8_t *sci_peer_rx(sci_ctx_t *ctx, int32_t peer)
+{
+    return sci_mem(ctx, sci_rx_block(&ctx->lay, ctx->slot[peer]));
+}
+
+static inline uint8_t *sci_peer_tx(sci_ctx_t *ctx, int32_t peer)
+{
+    return sci_mem(ctx, sci_tx_block(&ctx->lay, ctx->slot[peer]));
+}
+
+/* sci_params.c: the sizes (pp) from the parameters and the job; then the
+ * segment's layout, a block per served peer, checked against the ATT. */
+int  sci_sizes(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_params_t *pp);
+int  sci_segment(sci_ctx_t *ctx, const md_subdev_init_args_t *args, const sci_params_t *pp);
 /* sci_init.c */
 int  sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, size_t *card_len);
 int  sci_connect(md_subdev_t *sd, const md_card_table_t *cards);

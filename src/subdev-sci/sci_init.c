@@ -7,64 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "md_card.h"
 #include "md_drain.h"
 #include "md_firmware.h"
 #include "sci/sci_timing.h"
 #include "sci_impl.h"
 
 /* Ranges, defaults and docs of the parameters: src/tunables/md_tun_table.c;
- * what depends on two of them is checked here. */
+ * what depends on two of them is checked here, for the sizes of the
+ * segment in sci_params.c. */
 static int sci_params(sci_ctx_t *ctx, const md_subdev_init_args_t *args, sci_params_t *pp)
 {
-    size_t inl, eager, ring, nmsg, nrdv, chunk, nchunk, nstage;
     int rc;
 
-    if ((rc = md_param_value(args, "sci", "transport", &ctx->tp_mode)) < 0)
-        return rc;
-
-    if ((rc = md_param_value(args, "sci", "inline_max", &inl)) < 0 ||
-        (rc = md_param_value(args, "sci", "eager_limit", &eager)) < 0 ||
-        (rc = md_param_value(args, "sci", "ring_size", &ring)) < 0 ||
-        (rc = md_param_value(args, "sci", "nmsg", &nmsg)) < 0 ||
-        (rc = md_param_value(args, "sci", "nrdv", &nrdv)) < 0 ||
-        (rc = md_param_value(args, "sci", "dma_chunk", &chunk)) < 0 ||
-        (rc = md_param_value(args, "sci", "dma_chunks", &nchunk)) < 0 ||
-        (rc = md_param_value(args, "sci", "stage_chunks", &nstage)) < 0 ||
+    if ((rc = md_param_value(args, "sci", "transport", &ctx->tp_mode)) < 0 ||
         (rc = md_param_value(args, "sci", "sq", &ctx->sq_entries)) < 0 ||
         (rc = md_param_value(args, "sci", "cq", &ctx->cq_entries)) < 0 ||
         (rc = md_param_value(args, "sci", "peer_check_ms", &ctx->check_ms)) < 0 ||
         (rc = md_param_text(args, "sci", "nic", ctx->nic_name, sizeof(ctx->nic_name))) < 0 ||
-        (rc = md_param_text(args, "sci", "timing", ctx->timing, sizeof(ctx->timing))) < 0)
+        (rc = md_param_text(args, "sci", "timing", ctx->timing, sizeof(ctx->timing))) < 0 ||
+        (rc = sci_sizes(ctx, args, pp)) != MD_OK)
         return rc;
-    if (inl > eager || eager > ring) {
-        SCI_LOG(ctx, MD_LOG_ERROR, "need inline_max (%zu) <= eager_limit (%zu) <= ring_size (%zu)",
-                inl, eager, ring);
-        return MD_ERR_CONFIG;
-    }
     if ((ctx->sq_entries & (ctx->sq_entries - 1)) != 0 ||
-        ctx->sq_entries < 2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)eager) ||
+        ctx->sq_entries < 2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)ctx->eager_limit) ||
         ctx->sq_entries > 65536) {
         SCI_LOG(ctx, MD_LOG_ERROR, "sq=%zu must be a power of two <= 65536 holding one eager "
                 "message (%u entries)", ctx->sq_entries,
-                2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)eager));
+                2 + sci_sqe_slots(SCI_OP_STORE, (uint32_t)ctx->eager_limit));
         return MD_ERR_CONFIG;
     }
-    if ((ctx->cq_entries & (ctx->cq_entries - 1)) != 0 || ctx->cq_entries < 2 * nstage + 8 ||
-        ctx->cq_entries > 65536) {
+    if ((ctx->cq_entries & (ctx->cq_entries - 1)) != 0 ||
+        ctx->cq_entries < 2 * (size_t)pp->nstage + 8 || ctx->cq_entries > 65536) {
         SCI_LOG(ctx, MD_LOG_ERROR, "cq=%zu must be a power of two, >= 2 x stage_chunks + 8",
                 ctx->cq_entries);
         return MD_ERR_CONFIG;
     }
-    ctx->eager_limit = eager;
-    pp->inline_max = (uint32_t)inl;
-    pp->ring_size = (uint32_t)ring;
-    pp->nmsg = (uint32_t)nmsg;
-    pp->nrdv = (uint32_t)nrdv;
-    pp->chunk = (uint32_t)chunk;
-    pp->nchunk = (uint32_t)nchunk;
-    pp->nstage = (uint32_t)nstage;
-    pp->world_size = (uint32_t)args->world_size;
     if ((ctx->fw_thread = md_param_firmware(args, "sci")) < 0)
         return ctx->fw_thread;
     return md_nic_addr_choose(ctx->base.sd, args, "sci", &ctx->addr);
@@ -103,8 +79,10 @@ static int sci_open_bridge(sci_ctx_t *ctx, const md_subdev_init_args_t *args)
         (rc = sci_set_dma_tag(ctx->dev, ctx->tag)) != NIC_OK ||
         (rc = sci_export_range(ctx->dev, &ctx->mr, 0, ctx->lay.size, ctx->tag,
                                SCI_EXP_REMOTE | SCI_EXP_DMA, &ctx->seg)) != NIC_OK) {
-        SCI_LOG(ctx, MD_LOG_ERROR, "exporting %llu bytes through the bridge of node %s failed: %s",
-                (unsigned long long)ctx->lay.size, args->node_name, md_status_string(rc));
+        SCI_LOG(ctx, MD_LOG_ERROR, "exporting %llu bytes through the bridge of node %s failed: "
+                "%s%s", (unsigned long long)ctx->lay.size, args->node_name, md_status_string(rc),
+                rc == NIC_ERR_NO_RESOURCE ? " (its upstream ATT is full: MULTIDEV_SCI_UP_ATT of "
+                "the bridge firmware is smaller than this rank's, or other segments use it)" : "");
         return rc;
     }
     return MD_OK;
@@ -122,13 +100,9 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     memset(&pp, 0, sizeof(pp));
     if ((rc = md_sdbase_init(&ctx->base, sd, args)) != MD_OK ||
         (rc = sci_params(ctx, args, &pp)) != MD_OK ||
-        (rc = md_firmware_job_key_check(sd, args)) != MD_OK)
+        (rc = md_firmware_job_key_check(sd, args)) != MD_OK ||
+        (rc = sci_segment(ctx, args, &pp)) != MD_OK)
         goto err;
-    if ((rc = sci_layout_make(&pp, &ctx->lay)) != MD_OK) {
-        SCI_LOG(ctx, MD_LOG_ERROR,
-                "nmsg, nrdv, dma_chunk, dma_chunks or stage_chunks out of range");
-        goto err;
-    }
     ctx->served = malloc(sizeof(int32_t) * (size_t)args->world_size);
     ctx->peers = calloc((size_t)args->world_size, sizeof(*ctx->peers));
     if (ctx->served == NULL || ctx->peers == NULL) {
@@ -146,7 +120,8 @@ int sci_init(md_subdev_t *sd, const md_subdev_init_args_t *args, void *card, siz
     c->seg_size = ctx->seg.size;
     c->p = pp;
     memcpy(card, c, sizeof(*c));
-    *card_len = sizeof(*c);
+    memcpy((uint8_t *)card + sizeof(*c), ctx->map, c->map_len);
+    *card_len = sizeof(*c) + c->map_len;
 
     sd->attr.eager_limit = ctx->eager_limit;
     return MD_OK;
@@ -155,16 +130,37 @@ err:
     return rc;
 }
 
-static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
+/* A card (len bytes, any alignment) into *c if it is one of ours; where
+ * rank me's block is in that rank's segment into *slot (-1: none). */
+static int sci_card_read(const uint8_t *card, size_t len, int32_t world, int32_t me,
+                         sci_card_t *c, int32_t *slot)
+{
+    if (card == NULL || len < sizeof(*c))
+        return 0;
+    memcpy(c, card, sizeof(*c));
+    if (c->magic != SCI_CARD_MAGIC || (c->map_len != 0 && c->map_len != sci_slots_map_len(world)) ||
+        len != sizeof(*c) + c->map_len)
+        return 0;
+    *slot = c->map_len == 0 ? me : sci_slot_of(card + sizeof(*c), me);
+    return 1;
+}
+
+static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c, int32_t slot)
 {
     sci_peer_t *p = &ctx->peers[q];
     const sci_layout_t *l = &ctx->lay;
     sci_node_t node = { c->ip, c->port };
     int rc;
 
-    if (c->magic != SCI_CARD_MAGIC || memcmp(&c->p, &ctx->card.p, sizeof(c->p)) != 0) {
+    if (memcmp(&c->p, &ctx->card.p, sizeof(c->p)) != 0) {
         SCI_LOG(ctx, MD_LOG_ERROR, "rank %d runs other SCI parameters (inline_max, eager_limit, "
-                "ring_size, nmsg, nrdv, dma_chunk, dma_chunks, stage_chunks must agree)", q);
+                "ring_size, nmsg, nrdv, dma_chunk, dma_chunks, stage_chunks must agree, and "
+                "MULTIDEV_SCI_UP_ATT, which sizes those not given)", q);
+        return MD_ERR_CONFIG;
+    }
+    if (slot < 0) {
+        SCI_LOG(ctx, MD_LOG_ERROR, "rank %d keeps no SCI block for rank %d (its routes do not "
+                "serve it)", q, ctx->base.me);
         return MD_ERR_CONFIG;
     }
     p->node = sci_node_pack(node);
@@ -172,14 +168,14 @@ static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
     p->rdv_req = calloc(l->p.nrdv, sizeof(*p->rdv_req));
     if (p->ring_end == NULL || p->rdv_req == NULL)
         return MD_ERR_NO_MEMORY;
-    if ((rc = sci_import(ctx->dev, node, c->seg_off + sci_rx_block(l, ctx->base.me), l->rx_block,
-                         ctx->tag, &p->rx_win)) != NIC_OK ||
-        (rc = sci_import(ctx->dev, node, c->seg_off + sci_tx_block(l, ctx->base.me), l->tx_block,
-                         ctx->tag, &p->tx_win)) != NIC_OK) {
+    /* one window on my block there: its rx and tx parts */
+    if ((rc = sci_import(ctx->dev, node, c->seg_off + sci_rx_block(l, slot), l->block, ctx->tag,
+                         &p->rx_win)) != NIC_OK) {
         SCI_LOG(ctx, MD_LOG_ERROR, "importing the segment of rank %d failed: %s", q,
                 md_status_string(rc));
         return rc;
     }
+    p->tx_win = (sci_win_t){ p->rx_win.addr + l->tx_part, l->tx_len };
     p->next_id = p->oldest_id = p->rx_next = 1;
     p->connected = 1;
     return MD_OK;
@@ -187,7 +183,11 @@ static int sci_connect_peer(sci_ctx_t *ctx, int32_t q, const sci_card_t *c)
 
 static md_nic_endpoint_t sci_card_addr(const md_card_table_t *cards, int32_t r)
 {
-    const sci_card_t *c = md_card_find(cards, r, sizeof(sci_card_t), SCI_CARD_MAGIC);
+    sci_card_t card;
+    int32_t slot;
+    const sci_card_t *c = r >= 0 && r < cards->world_size &&
+                          sci_card_read(cards->card[r], cards->len[r], cards->world_size, 0,
+                                        &card, &slot) ? &card : NULL;
     return (md_nic_endpoint_t){ c != NULL ? c->ip : 0, c != NULL ? c->port : 0 };
 }
 
@@ -222,14 +222,17 @@ int sci_connect(md_subdev_t *sd, const md_card_table_t *cards)
 
     for (int32_t q = 0; q < ctx->base.world_size; q++) {
         sci_card_t c;
+        int32_t slot;
+
         if (q == ctx->base.me || !ctx->base.serves[q])
             continue;
-        if (q >= cards->world_size || cards->len[q] != sizeof(c)) {
+        if (q >= cards->world_size || cards->world_size != ctx->base.world_size ||
+            !sci_card_read(cards->card[q], cards->len[q], cards->world_size, ctx->base.me, &c,
+                           &slot)) {
             SCI_LOG(ctx, MD_LOG_ERROR, "rank %d published no SCI card", q);
             return MD_ERR_CONFIG;
         }
-        memcpy(&c, cards->card[q], sizeof(c));
-        if ((rc = sci_connect_peer(ctx, q, &c)) != MD_OK)
+        if ((rc = sci_connect_peer(ctx, q, &c, slot)) != MD_OK)
             return rc;
         ctx->served[ctx->nserved++] = q;
     }
@@ -294,6 +297,8 @@ int sci_finalize(md_subdev_t *sd)
     }
     free(ctx->served);
     free(ctx->peers);
+    free(ctx->map);
+    free(ctx->slot);
     md_sdbase_fini(&ctx->base);
     free(ctx);
     sd->priv = NULL;

@@ -4,19 +4,26 @@
  *
  * One segment per rank, one region behind it:
  *
- *   rx block of sender s (for every world rank s), written by s only:
- *     used[nmsg]     u64: message id once slot id % nmsg is filled
- *     tp_filled      u64: transport chunks s has stored (free-running)
- *     info[nmsg]     message info structs (64 bytes) + inline data
- *     ring           eager data, ring_size bytes
- *     staging        nchunk transport chunks of chunk bytes (DMA target)
- *   tx block of receiver d (for every world rank d), written by d only:
- *     ready[nmsg]    u64: message id once d has taken slot id % nmsg
- *     done[nrdv]     u64: message id once the synchronous or transport
- *                    message holding rendezvous handle h is finished
- *     tp_ctl         the transport d serves now: id, bytes, first chunk
- *     tp_grant       chunks s may store (free-running)
+ *   page 0           unused (a liveness probe's answer lands there)
  *   stage            nstage chunks: this rank's DMA source (not remote)
+ *   a block per peer the rank serves (its slot: sci_slots.h), all written
+ *   by that peer q only:
+ *     rx part, what q writes as a sender:
+ *       used[nmsg]     u64: message id once slot id % nmsg is filled
+ *       tp_filled      u64: transport chunks q has stored (free-running)
+ *       info[nmsg]     message info structs (64 bytes) + inline data
+ *     tx part, what q writes as the receiver of this rank's messages:
+ *       ready[nmsg]    u64: message id once q has taken slot id % nmsg
+ *       done[nrdv]     u64: message id once the synchronous or transport
+ *                      message holding rendezvous handle h is finished
+ *       tp_ctl         the transport q serves now: id, bytes, first chunk
+ *       tp_grant       chunks this rank may store (free-running)
+ *     rx part again:
+ *       ring           eager data, ring_size bytes
+ *       staging        nchunk transport chunks of chunk bytes (DMA target)
+ *
+ * Only the peers a rank serves have a block, so a segment grows with the
+ * peers the SCI routes reach, not with the world.
  *
  * So every cross-node access is a remote write and every read is local
  * (P4 §5.2, footnote 10): the sender writes info, used, data and
@@ -29,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SCI_CARD_MAGIC 0x53434931u    /* "SCI1" */
+#define SCI_CARD_MAGIC 0x53434932u    /* "SCI2": blocks per served peer, the slot map */
 #define SCI_INFO_HDR   64u
 
 enum sci_proto { SCI_P_INLINE = 1, SCI_P_EAGER = 2, SCI_P_TRANSPORT = 3 };
@@ -66,13 +73,16 @@ typedef struct sci_params {
     uint32_t world_size;
 } sci_params_t;
 
-/* Offsets derived from the parameters. */
+/* Offsets derived from the parameters and the number of blocks.  rx_*
+ * and tx_part are offsets in a block, tx_* in its tx part. */
 typedef struct sci_layout {
     sci_params_t p;
+    uint32_t nblocks;
     uint64_t info_size;                      /* one info slot */
-    uint64_t rx_used, rx_filled, rx_info, rx_ring, rx_staging, rx_block;
-    uint64_t tx_ready, tx_done, tx_ctl, tx_grant, tx_block;
-    uint64_t rx_base, tx_base, stage_base, size;
+    uint64_t rx_used, rx_filled, rx_info, rx_ring, rx_staging;
+    uint64_t tx_part, tx_len, tx_ready, tx_done, tx_ctl, tx_grant;
+    uint64_t block;                          /* bytes of one peer's block */
+    uint64_t stage_base, block_base, size;
 } sci_layout_t;
 
 /* What a rank publishes. */
@@ -81,22 +91,25 @@ typedef struct sci_card {
     uint32_t     ip;         /* its bridge, network order */
     uint16_t     port;
     uint16_t     pad;
-    uint32_t     pad2;
+    uint32_t     map_len;    /* bytes of the slot map after the card; 0: a
+                                block for every rank, at its rank (sci_slots.h) */
     uint64_t     seg_off;    /* its segment's remote offset */
     uint64_t     seg_size;
     sci_params_t p;
 } sci_card_t;
 
-int sci_layout_make(const sci_params_t *p, sci_layout_t *l);
+/* MD_OK, or MD_ERR_CONFIG for parameters out of range. */
+int sci_layout_make(const sci_params_t *p, uint32_t nblocks, sci_layout_t *l);
 
-static inline uint64_t sci_rx_block(const sci_layout_t *l, int32_t sender)
+/* The block in slot slot (its rx part), and its tx part. */
+static inline uint64_t sci_rx_block(const sci_layout_t *l, int32_t slot)
 {
-    return l->rx_base + (uint64_t)sender * l->rx_block;
+    return l->block_base + (uint64_t)slot * l->block;
 }
 
-static inline uint64_t sci_tx_block(const sci_layout_t *l, int32_t receiver)
+static inline uint64_t sci_tx_block(const sci_layout_t *l, int32_t slot)
 {
-    return l->tx_base + (uint64_t)receiver * l->tx_block;
+    return sci_rx_block(l, slot) + l->tx_part;
 }
 
 #endif /* SCI_LAYOUT_H */

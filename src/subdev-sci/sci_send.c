@@ -19,7 +19,7 @@ static int reclaim(sci_ctx_t *ctx, int32_t peer)
 {
     sci_peer_t *p = &ctx->peers[peer];
     const sci_layout_t *l = &ctx->lay;
-    const uint8_t *tx = sci_mem(ctx, sci_tx_block(l, peer));
+    const uint8_t *tx = sci_peer_tx(ctx, peer);
     int n = 0;
 
     while (p->oldest_id < p->next_id) {

@@ -65,7 +65,7 @@ int sci_tp_send_progress(sci_ctx_t *ctx, int32_t peer)
 {
     sci_peer_t *p = &ctx->peers[peer];
     const sci_layout_t *l = &ctx->lay;
-    const uint8_t *tx = sci_mem(ctx, sci_tx_block(l, peer));
+    const uint8_t *tx = sci_peer_tx(ctx, peer);
     uint64_t grant = load_acq(tx + l->tx_grant);
     md_request_t *req = p->tp_active;
     int n = 0;
@@ -190,7 +190,7 @@ int sci_tp_recv_progress(sci_ctx_t *ctx, int32_t peer)
 {
     sci_peer_t *p = &ctx->peers[peer];
     const sci_layout_t *l = &ctx->lay;
-    const uint8_t *rx = sci_mem(ctx, sci_rx_block(l, peer));
+    const uint8_t *rx = sci_peer_rx(ctx, peer);
     sci_tp_recv_t *t = p->tp_head;
     uint64_t filled;
     int n = 0;

@@ -290,18 +290,26 @@ static const md_tun_t md_tun_table[] = {
 
     /* ---- sci ---- */
     { .name = "MULTIDEV_SCI_INLINE_MAX", .section = "sci", .key = "inline_max",
-      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30, .def = "560",
+      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30,
+      .def_doc = "560, at most `eager_limit`",
       .doc = "*job*: largest message carried inside its message info struct (ScaMPI's "
              "in-line mode); at most `eager_limit`" },
     { .name = "MULTIDEV_SCI_EAGER_LIMIT", .section = "sci", .key = "eager_limit",
-      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30, .def = "128k",
+      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30,
+      .def_doc = "half of `ring_size`, at most 128k",
       .doc = "largest message sent through the receiver's ring (eager); larger ones use the "
              "transport protocol. At most `ring_size`" },
     { .name = "MULTIDEV_SCI_RING_SIZE", .section = "sci", .key = "ring_size",
-      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30, .def = "256k",
-      .doc = "*job*: bytes of each sender's eager ring at each receiver" },
+      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 30,
+      .def_doc = "256k while the segments of the fullest node, with a block for every other "
+                 "rank, take at most 3/4 of the bridge's upstream ATT (`MULTIDEV_SCI_UP_ATT`); "
+                 "else halved (with `dma_chunk`, and `nmsg` below 32k) until they do, at least "
+                 "4k; at least a given `eager_limit`",
+      .doc = "*job*: bytes of each sender's eager ring at each receiver (only senders the SCI "
+             "routes serve have one)" },
     { .name = "MULTIDEV_SCI_NMSG", .section = "sci", .key = "nmsg", .type = MD_TUN_COUNT,
-      .min = 1, .max = 65536, .def = "64",
+      .min = 1, .max = 65536,
+      .def_doc = "64; 32, 16, 8 with an automatic `ring_size` of 32k, 16k, 8k or less",
       .doc = "*job*: message info slots per sender at each receiver (messages in flight "
              "toward one rank)" },
     { .name = "MULTIDEV_SCI_NRDV", .section = "sci", .key = "nrdv", .type = MD_TUN_COUNT,
@@ -309,8 +317,10 @@ static const md_tun_t md_tun_table[] = {
       .doc = "*job*: synchronous and transport messages toward one rank still waiting for "
              "their receiver" },
     { .name = "MULTIDEV_SCI_DMA_CHUNK", .section = "sci", .key = "dma_chunk",
-      .type = MD_TUN_SIZE, .min = 1, .max = 64LL << 20, .def = "128k",
-      .doc = "*job*: transport chunk (one DMA descriptor)" },
+      .type = MD_TUN_SIZE, .min = 1, .max = 64LL << 20,
+      .def_doc = "128k, halved with an automatic `ring_size` (half of it), at least 4k",
+      .doc = "*job*: transport chunk (one DMA descriptor); each sender has `dma_chunks` of "
+             "them at each receiver" },
     { .name = "MULTIDEV_SCI_DMA_CHUNKS", .section = "sci", .key = "dma_chunks",
       .type = MD_TUN_COUNT, .min = 1, .max = 1024, .def = "2",
       .doc = "*job*: staging chunks per sender at each receiver (transport credits)" },
@@ -344,7 +354,9 @@ static const md_tun_t md_tun_table[] = {
              "descriptor); see `nic/sci/sci_timing.c`" },
     { .name = "MULTIDEV_SCI_UP_ATT", .section = "sci", .type = MD_TUN_COUNT, .min = 16,
       .max = 4194304, .def = "65536",
-      .doc = "firmware: upstream ATT entries (4 kB pages of exported memory per node)" },
+      .doc = "firmware: upstream ATT entries (4 kB pages of exported memory per node); the "
+             "ranks read it too, to size the SCI defaults (`MULTIDEV_SCI_RING_SIZE`) and to "
+             "refuse sizes whose segments the node's bridge cannot map" },
     { .name = "MULTIDEV_SCI_TIMEOUT_MS", .section = "sci", .type = MD_TUN_TIME, .unit = "ms",
       .min = 1, .max = 86400000, .def = "10000",
       .doc = "firmware: a remote read or store barrier that no bridge answers this long "

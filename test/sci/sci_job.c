@@ -141,7 +141,7 @@ static int rank_main(sj_job_t *job, int rank, int (*body)(sj_rank_t *r))
     r.sd = (md_subdev_t){ .ops = &r.ops, .host = &r.host, .host_ctx = &r, .index = 2 };
     snprintf(r.sd.name, sizeof(r.sd.name), "sci");
     for (int i = 0; i < job->n; i++)
-        serves[i] = i != rank;
+        serves[i] = i != rank && (job->serves == NULL || job->serves(job, rank, i));
     snprintf(node, sizeof(node), "node%d", (int)job->node[rank]);
     md_subdev_init_args_t a = {
         .world_rank = rank, .world_size = job->n, .node_of_rank = job->node,

@@ -26,6 +26,9 @@ typedef struct sj_job {
     md_param_t  params[8];               /* device-line parameters */
     size_t      nparams;
     int         timeout_s;               /* the whole job; default 60 */
+    /* whether rank me's SCI serves peer (its routes reach it); NULL:
+     * every other rank */
+    int       (*serves)(const struct sj_job *job, int me, int peer);
 } sj_job_t;
 
 typedef struct sj_rank {

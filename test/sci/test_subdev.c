@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sci_impl.h"
 #include "sci_job.h"
 
 #define RUN(job, fn) cr_assert_eq(sj_run(&(job), fn), 0, "a rank failed")
@@ -87,37 +89,44 @@ Test(subdev, pingpong_every_protocol_transport_by_pio, .timeout = 60)
 
 /* ------------------------------------------------------------------ */
 
-/* Two ranks on each of two nodes (ranks of a node share its bridge): every
- * rank sends to every other one, in all three protocols, at once. */
+/* Every rank sends to every peer its SCI serves (sj_job_t.serves), in all
+ * three protocols, at once; with two ranks on each of two nodes (ranks of a
+ * node share its bridge), and with twelve on three. */
+static int served(const sj_rank_t *r, int p)
+{
+    return p != r->rank && (r->job->serves == NULL || r->job->serves(r->job, r->rank, p));
+}
+
 static int rank_alltoall(sj_rank_t *r)
 {
-    static const size_t lens[] = { 100, 20000, 200000 };
-    enum { N = 4 };
-    uint8_t *out[N], *in[N];
-    md_request_t sreq[N], rreq[N];
+    static const size_t lens[] = { 100, 4000, 20000, 200000 };
+    uint8_t *out[SJ_MAX_RANKS], *in[SJ_MAX_RANKS];
+    md_request_t sreq[SJ_MAX_RANKS], rreq[SJ_MAX_RANKS];
+    int np = r->job->n;
 
-    for (size_t l = 0; l < 3; l++) {
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
         size_t n = lens[l];
-        for (int p = 0; p < N; p++) {
+        for (int p = 0; p < np; p++) {
             out[p] = malloc(n);
             in[p] = calloc(1, n);
-            sj_fill(out[p], n, (unsigned)(r->rank * 10 + p + l * 100));
+            sj_fill(out[p], n, (unsigned)(r->rank * 100 + p + l * 10000));
         }
-        for (int p = 0; p < N; p++)
-            if (p != r->rank && sj_recv(r, &rreq[p], p, 3, in[p], n) != MD_OK)
+        for (int p = 0; p < np; p++)
+            if (served(r, p) && sj_recv(r, &rreq[p], p, 3, in[p], n) != MD_OK)
                 return 1;
-        for (int p = 0; p < N; p++)
-            if (p != r->rank && sj_send(r, &sreq[p], p, 3, out[p], n, 0) != MD_OK)
+        for (int p = 0; p < np; p++)
+            if (served(r, p) && sj_send(r, &sreq[p], p, 3, out[p], n, 0) != MD_OK)
                 return 2;
-        for (int p = 0; p < N; p++) {
-            if (p == r->rank)
+        for (int p = 0; p < np; p++) {
+            if (!served(r, p))
                 continue;
-            if (sj_wait(r, &sreq[p], 10000) != MD_OK || sj_wait(r, &rreq[p], 10000) != MD_OK)
+            if (sj_wait(r, &sreq[p], 20000) != MD_OK || sj_wait(r, &rreq[p], 20000) != MD_OK)
                 return 3;
-            if (rreq[p].status.size != n || !sj_check(in[p], n, (unsigned)(p * 10 + r->rank + l * 100)))
+            if (rreq[p].status.size != n ||
+                !sj_check(in[p], n, (unsigned)(p * 100 + r->rank + l * 10000)))
                 return 4;
         }
-        for (int p = 0; p < N; p++) {
+        for (int p = 0; p < np; p++) {
             free(out[p]);
             free(in[p]);
         }
@@ -130,4 +139,45 @@ Test(subdev, alltoall_two_ranks_per_node, .timeout = 60)
 {
     sj_job_t j = { .n = 4, .node = { 0, 0, 1, 1 }, .timeout_s = 50 };
     RUN(j, rank_alltoall);
+}
+
+/* Three nodes in a line, as MPICH's suite runs them forwarded: the bridge
+ * of node 1 reaches nodes 0 and 2, which reach only node 1. */
+static int line_serves(const sj_job_t *j, int me, int peer)
+{
+    return abs(j->node[me] - j->node[peer]) == 1;
+}
+
+/* Blocks only for the served peers, and the defaults sized for a 4 MiB
+ * ATT (sci_size.h: 4 ranks a node, 11 others, step 4). */
+static int rank_served_blocks(sj_rank_t *r)
+{
+    const sci_ctx_t *ctx = r->sd.priv;
+    const sci_params_t *p = &ctx->lay.p;
+    uint32_t want = 0;
+
+    for (int q = 0; q < r->job->n; q++)
+        want += served(r, q) ? 1u : 0u;
+    if (ctx->lay.nblocks != want) {
+        fprintf(stderr, "rank %d: %u blocks for %u served peers\n", r->rank, ctx->lay.nblocks, want);
+        return 20;
+    }
+    if (p->ring_size != 16384 || ctx->eager_limit != 8192 || p->chunk != 8192 || p->nmsg != 16) {
+        fprintf(stderr, "rank %d: ring %u eager %llu chunk %u nmsg %u\n", r->rank, p->ring_size,
+                (unsigned long long)ctx->eager_limit, p->chunk, p->nmsg);
+        return 21;
+    }
+    return rank_alltoall(r);
+}
+
+Test(subdev, alltoall_twelve_ranks_blocks_for_served_peers_only, .timeout = 150)
+{
+    sj_job_t j = { .n = 12, .timeout_s = 130, .serves = line_serves,
+                   .params = { { "peer_check_ms", "0" } }, .nparams = 1 };
+
+    for (int i = 0; i < j.n; i++)
+        j.node[i] = i % 3;                        /* cyclic, as the suite maps them */
+    setenv("MULTIDEV_SCI_UP_ATT", "1024", 1);     /* the bridges' ATT too */
+    RUN(j, rank_served_blocks);
+    unsetenv("MULTIDEV_SCI_UP_ATT");
 }
