@@ -59,7 +59,7 @@ typedef struct md_fwd_stripe {
     size_t   next;                      /* the first chunk never sent */
     size_t   again;                     /* chunks below next to send again */
     int      want_pump;                 /* room was made or chunks wait */
-    int      waiting;                   /* the rail whose turn it is has no room */
+    int      waiting;                   /* its rail has no room, or all stall */
     uint64_t chunks_sent;               /* sends begun, chunks sent again included */
     uint8_t *rail_of;                   /* [nchunks] rail of the chunk's last send */
 } md_fwd_stripe_t;
@@ -161,7 +161,10 @@ static int md_stripe_stalled(const md_node_route_t *r, int k, uint64_t now)
 
 /* The rail whose turn it is: the one that would finish len more bytes
  * first by the weights, among those that live and do not stall; -1 if it
- * has no room (the flow waits for it) or there is none. */
+ * has no room or every live rail stalls: the flow waits (looked at again
+ * at every progress; a completion wakes only its own flow, so a flow that
+ * stopped without waiting, begun while the rails stalled under another
+ * flow's chunks, was never pumped again: the stream hung). */
 static int md_stripe_pick(const md_t *md, const md_node_route_t *r,
                           md_fwd_stripe_t *s, size_t len)
 {
@@ -179,7 +182,7 @@ static int md_stripe_pick(const md_t *md, const md_node_route_t *r,
             best_t = t;
         }
     }
-    s->waiting = best >= 0 && r->rail_inflight[best] >= md_stripe_budget(md, r, best);
+    s->waiting = best < 0 || r->rail_inflight[best] >= md_stripe_budget(md, r, best);
     return s->waiting ? -1 : best;
 }
 

@@ -19,14 +19,15 @@
 #define CTX 9
 #define FROM 65536
 
-/* TNETB, TNET: parameters of those two devices (a cut, or nothing) */
-#define CONF(SELF, PEER, TNETB, TNET)                                        \
-    "multidev-node-config 1\nnode " SELF "\ndevice shm\ndevice tneta\n"    \
-    "device tnetb" TNETB "\ndevice tnet" TNET "\n"                          \
+/* TNETA, TNETB, TNET: parameters of those devices (a cut, a hold, or nothing) */
+#define CONF3(SELF, PEER, TNETA, TNETB, TNET)                               \
+    "multidev-node-config 1\nnode " SELF "\ndevice shm\ndevice tneta" TNETA \
+    "\ndevice tnetb" TNETB "\ndevice tnet" TNET "\n"                        \
     "route " SELF " 0 inf shm -\n"                                           \
     "route " PEER " 0 4095 tneta -\nroute " PEER " 4096 inf tnetb -\n"       \
     "arrive " PEER " tneta tnetb\n"                                          \
     "rails " PEER " 65536 tneta=100 tnetb=50 tnet=50\n"
+#define CONF(SELF, PEER, TNETB, TNET) CONF3(SELF, PEER, "", TNETB, TNET)
 
 static const char *const nodes[] = { "a", "b" };
 static const char *const confs[][2] = {
@@ -39,6 +40,12 @@ static const char *const cut_confs[][2] = {
 /* a's tnetb link (also the route of 4 KiB and up) is cut after 5 chunks */
 static const char *const cut_route_confs[][2] = {
     { "a", CONF("a", "b", " cut_after=5", "") }, { "b", CONF("b", "a", "", "") }, { NULL, NULL },
+};
+
+/* every rail of a holds each system message 200 ms before it leaves */
+#define HOLD " hold_ms=200"
+static const char *const hold_confs[][2] = {
+    { "a", CONF3("a", "b", HOLD, HOLD, HOLD) }, { "b", CONF("b", "a", "", "") }, { NULL, NULL },
 };
 
 static uint8_t pattern(size_t i, int seed)
@@ -306,6 +313,52 @@ static int cut_route_rail(md_t *md, int rank, int size, forkjob_shared_t *sh, vo
 Test(stripe, a_rail_that_carries_a_route_cut_mid_stream, .timeout = 120)
 {
     cr_assert_eq(forkjob_run(2, nodes, cut_route_confs, cut_route_rail, NULL, 100), 0);
+}
+
+/* A message sent while every rail stalls under another's chunks (each has
+ * chunks out and no completion for over 50 ms): it waits for the rails,
+ * and goes once they move.  (It used to stop for good: only a flow's own
+ * completions woke it, and it had none.) */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int begun_while_stalled(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    enum { LEN = 1u << 20 };
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        uint8_t *b1 = filled(LEN, 1), *b2 = filled(LEN, 2);
+        md_request_t s1 = { 0 }, s2 = { 0 };
+        uint64_t until = now_ns() + 120000000u;
+
+        rc = b1 == NULL || b2 == NULL || md_isend(md, &s1, b1, LEN, 1, 0, 4, CTX, 0) != MD_OK;
+        while (rc == 0 && now_ns() < until)     /* every rail stalls: 120 > 50 ms */
+            md_progress(md);
+        if (rc == 0 && md_isend(md, &s2, b2, LEN, 1, 0, 4, CTX, 0) != MD_OK)
+            rc = 2;
+        if (rc == 0)
+            rc = forkjob_wait(md, &s1) || forkjob_wait(md, &s2) ||
+                 s1.status.error != MD_OK || s2.status.error != MD_OK ? 3 : 0;
+        free(b1);
+        free(b2);
+    } else {
+        rc = recv_check(md, LEN, LEN, 0, 4, 1) ? 10 : recv_check(md, LEN, LEN, 0, 4, 2) ? 11 : 0;
+    }
+    forkjob_finish(sh);
+    forkjob_serve(md, sh, size);
+    return rc;
+}
+
+Test(stripe, a_message_begun_while_every_rail_stalls_goes_when_they_move, .timeout = 60)
+{
+    cr_assert_eq(forkjob_run(2, nodes, hold_confs, begun_while_stalled, NULL, 30), 0);
 }
 
 /* MULTIDEV_RAILS=off: the node file's rails are ignored, nothing is striped. */

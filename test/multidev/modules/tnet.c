@@ -14,7 +14,10 @@
  * link under this rank once it has sent N system messages: its socket is
  * closed, so the next one, and everything for another rank after it, fails
  * as if every peer were gone, and the peers find it gone at their next send
- * to it (a rail cut in the middle of a striped stream).
+ * to it (a rail cut in the middle of a striped stream).  Parameter
+ * hold_ms=M keeps every system message in the send queue for M ms before
+ * it leaves (a slow rail whose sends complete late: striping passes over a
+ * rail with chunks out and no completion for 50 ms).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "md_kit.h"
@@ -56,6 +60,7 @@ typedef struct tnet_out {       /* a send in progress */
     md_request_t    *req;
     size_t           sent;
     int              started;
+    uint64_t         ready_ns;  /* hold_ms: not before then */
     struct tnet_out *next;
 } tnet_out_t;
 
@@ -71,6 +76,7 @@ typedef struct tnet {
                                    next one overtakes */
     int           reorder;
     long          cut_after;    /* 0: never */
+    uint64_t      hold_ns;      /* system messages wait this long; 0: none */
     long          sys_sent;
     uint8_t      *rx;
     uint8_t      *failed;       /* [size] its socket is gone */
@@ -107,6 +113,8 @@ static int tnet_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
                  atoi(md_param_get(args, "reorder")) > 0;
     t->cut_after = md_param_get(args, "cut_after") != NULL
                        ? atol(md_param_get(args, "cut_after")) : 0;
+    t->hold_ns = md_param_get(args, "hold_ms") != NULL
+                     ? (uint64_t)atol(md_param_get(args, "hold_ms")) * 1000000u : 0;
     t->rx = malloc(sizeof(tnet_frag_hdr_t) + TNET_FRAG);
     t->failed = calloc((size_t)t->size, 1);
     t->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -237,6 +245,14 @@ static int tnet_cut(md_subdev_t *sd)
     return 1;
 }
 
+static uint64_t tnet_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Pushes queued sends out until the socket is full.  Sends leave in posting
  * order, whole, so a receiver sees each sender's fragments in sequence. */
 static int tnet_push(md_subdev_t *sd)
@@ -250,6 +266,8 @@ static int tnet_push(md_subdev_t *sd)
         struct sockaddr_un a;
         socklen_t alen = tnet_addr(t, req->peer_world, &a);
 
+        if (o->ready_ns != 0 && tnet_now_ns() < o->ready_ns)
+            return events;                       /* hold_ms: not yet */
         if (t->cut_after > 0 && req->env.tag < 0 && !o->started &&
             ++t->sys_sent > t->cut_after)
             return events + tnet_cut(sd);        /* fails req too */
@@ -305,6 +323,8 @@ static int tnet_isend(md_subdev_t *sd, md_request_t *req)
         return MD_ERR_PEER_FAILED;
     }
     o->req = req;
+    if (t->hold_ns > 0 && req->env.tag < 0)
+        o->ready_ns = tnet_now_ns() + t->hold_ns;
     if (t->out_tail != NULL)
         t->out_tail->next = o;
     else
