@@ -68,9 +68,19 @@ wait_for() {
 }
 
 # nicd_pid RUNDIR NODE: the pid of NODE's myri firmware.
+# Asked again for up to 5 s: under load one status request came back
+# empty (run-tests.sh, load 4-5, 2026-11-28); what nicctl says the last
+# time goes to stderr, into the job's report.
 nicd_pid() {
-  MULTIDEV_NIC_RUNDIR=$1 "$PREFIX/bin/nicctl" status --node "$2" --nic myri0 2>/dev/null |
-    awk '$1 == "node" && $7 == "pid" { print $8; exit }'
+  local p t
+  for ((t = 0; t < 20; t++)); do
+    p=$(MULTIDEV_NIC_RUNDIR=$1 "$PREFIX/bin/nicctl" status --node "$2" --nic myri0 2>/dev/null |
+          awk '$1 == "node" && $7 == "pid" { print $8; exit }')
+    [ -n "$p" ] && { echo "$p"; return 0; }
+    sleep 0.25
+  done
+  MULTIDEV_NIC_RUNDIR=$1 "$PREFIX/bin/nicctl" status --node "$2" --nic myri0 >&2
+  return 1
 }
 
 # relay_pid OUT: the pid of b's rank (rank 2), from its first line.
