@@ -42,7 +42,6 @@ typedef struct mdc_routes {
 } mdc_routes_t;
 
 #define MDC_ROOT_CACHE 16
-#define MDC_MAX_HUBS   8            /**< more: the node's own trees */
 
 /* What a node's routes from hubs depend on, besides the hubs' trees:
  * nodes with the same one (on the same switches, rings and buses, at the
@@ -79,6 +78,7 @@ typedef struct mdc_router {
     int                prev_valid;
     int                tie_used;
     int                no_reuse;    /**< tests: always compute afresh */
+    struct mdc_hubtree *hubtree;    /* routes on the hub graph (g->hubs) */
 } mdc_router_t;
 
 mdc_router_t *mdc_router_new(const mdc_graph_t *g);
