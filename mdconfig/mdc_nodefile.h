@@ -13,10 +13,14 @@
 
 /* The order of a file's peers, the same in every file: node indices
  * sorted by name (byte order), and for each whether its name follows the
- * previous one's (md_names_follows: the two may share a range). */
+ * previous one's (md_names_follows: the two may share a range); stride:
+ * how many peers from this one on have consecutive indices and names that
+ * follow each other (a run of alike nodes, mdc_prun_t, is then written a
+ * stretch at a time). */
 typedef struct mdc_peer_order {
     uint32_t *node;
     uint8_t  *follows;
+    uint32_t *stride;
 } mdc_peer_order_t;
 
 /* 0, or -1 on out of memory. */

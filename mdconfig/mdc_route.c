@@ -37,6 +37,8 @@ void mdc_routes_fini(mdc_routes_t *routes)
 {
     free(routes->first);
     free(routes->seg);
+    free(routes->run);
+    free(routes->rseg);
     memset(routes, 0, sizeof(*routes));
 }
 
@@ -80,6 +82,8 @@ static int begin(const mdc_graph_t *g, mdc_routes_t *out, uint32_t src)
 {
     out->src = src;
     out->num_seg = 0;
+    out->full = 1;
+    mdc_routes_clear_runs(out);
     out->dijkstra_runs = 0;
     out->copied = 0;
     if (out->first == NULL &&
@@ -321,6 +325,8 @@ static int from_hubs(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
             goto out;
     }
     out->first[g->num_hosts] = (uint32_t)out->num_seg;
+    if (r->compact && mdc_routes_make_runs(out, g->num_hosts) != 0)
+        goto out;
     rc = mdc_route_keep(r, out, nb, hop);
 out:
     free(hop);
@@ -342,12 +348,18 @@ static int use_hubs(const mdc_graph_t *g, uint32_t src)
 
 int mdc_route_source(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
 {
+    int rc;
+
     if (begin(r->g, out, src) != 0)
         return -1;
     if (use_hubs(r->g, src))
-        return r->g->hubs != NULL ? mdc_route_from_hubgraph(r, src, out)
-                                  : from_hubs(r, src, out);
-    return from_own_trees(r, src, out);
+        rc = r->g->hubs != NULL ? mdc_route_from_hubgraph(r, src, out)
+                                : from_hubs(r, src, out);
+    else
+        rc = from_own_trees(r, src, out);
+    if (rc == 0 && out->full && out->num_runs == 0)
+        rc = mdc_routes_make_runs(out, r->g->num_hosts);
+    return rc;
 }
 
 const mdc_rseg_t *mdc_routes_find(const mdc_routes_t *routes, uint32_t d,

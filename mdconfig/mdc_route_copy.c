@@ -73,6 +73,18 @@ int mdc_route_keep(mdc_router_t *r, const mdc_routes_t *out, size_t nb,
     r->prev_valid = 0;
     if (r->no_reuse || r->tie_used)
         return 0;
+    p->src = out->src;
+    if (r->compact) {
+        /* copies will be made from the runs only */
+        mdc_routes_clear_runs(p);
+        for (size_t k = 0; k < out->num_runs; k++) {
+            const mdc_prun_t *x = &out->run[k];
+            if (mdc_routes_push_run(p, x->lo, x->hi, &out->rseg[x->seg],
+                                    x->num) != 0)
+                return -1;
+        }
+        goto sig;
+    }
     if (p->first == NULL &&
         (p->first = malloc((g->num_hosts + 1) * sizeof(*p->first))) == NULL)
         return -1;
@@ -87,7 +99,7 @@ int mdc_route_keep(mdc_router_t *r, const mdc_routes_t *out, size_t nb,
     if (out->num_seg > 0)   /* a node with no routes: p->seg may be NULL */
         memcpy(p->seg, out->seg, out->num_seg * sizeof(*p->seg));
     p->num_seg = out->num_seg;
-    p->src = out->src;
+sig:
     if (make_sig(&r->prev_sig, g, out->src, nb, hop) != 0)
         return -1;
     r->prev_valid = 1;
@@ -123,6 +135,40 @@ static int copy_block(mdc_routes_t *out, const mdc_routes_t *p, uint32_t d0,
     return 0;
 }
 
+/* The same from the kept runs (compact mode): the run holding src is cut
+ * around it, and the kept node's own run gets its computed route. */
+static int copy_runs(mdc_router_t *r, uint32_t src, mdc_routes_t *out,
+                     mdc_route_to_fn to_prev, void *ctx)
+{
+    const mdc_routes_t *p = &r->prev;
+
+    out->full = 0;
+    mdc_routes_clear_runs(out);
+    for (size_t k = 0; k < p->num_runs; k++) {
+        const mdc_prun_t *x = &p->run[k];
+        const mdc_rseg_t *seg = &p->rseg[x->seg];
+        int rc = 0;
+        if (x->lo == p->src) {
+            out->num_seg = 0;
+            out->first[p->src] = 0;
+            rc = to_prev(ctx, out, p->src) != 0 ||
+                 mdc_routes_push_run(out, p->src, p->src, out->seg,
+                                     out->num_seg) != 0;
+        } else if (src < x->lo || src > x->hi) {
+            rc = mdc_routes_push_run(out, x->lo, x->hi, seg, x->num);
+        } else {
+            rc = (src > x->lo &&
+                  mdc_routes_push_run(out, x->lo, src - 1, seg, x->num)) ||
+                 mdc_routes_push_run(out, src, src, NULL, 0) != 0 ||
+                 (src < x->hi &&
+                  mdc_routes_push_run(out, src + 1, x->hi, seg, x->num));
+        }
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int mdc_route_copy_prev(mdc_router_t *r, uint32_t src, mdc_routes_t *out,
                         mdc_route_to_fn to_prev, void *ctx)
 {
@@ -131,8 +177,10 @@ int mdc_route_copy_prev(mdc_router_t *r, uint32_t src, mdc_routes_t *out,
     uint64_t shift[MDC_MAX_HUBS];
     uint32_t a = src < p->src ? src : p->src, b = src < p->src ? p->src : src;
 
-    mdc_route_key_shift(r, src, shift);
     out->copied = 1;
+    if (r->compact)
+        return copy_runs(r, src, out, to_prev, ctx);
+    mdc_route_key_shift(r, src, shift);
     if (copy_block(out, p, 0, a, shift) != 0)
         return -1;
     for (int pass = 0; pass < 2; pass++) {

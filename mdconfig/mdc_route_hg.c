@@ -128,6 +128,8 @@ int mdc_route_from_hubgraph(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
             goto out;
     }
     out->first[g->num_hosts] = (uint32_t)out->num_seg;
+    if (r->compact && mdc_routes_make_runs(out, g->num_hosts) != 0)
+        goto out;
     rc = mdc_route_keep(r, out, nb, hops);
 out:
     if (hops != hop)

@@ -14,6 +14,14 @@ int mdc_route_add_seg(mdc_routes_t *out, size_t node_first, size_t lo,
 /* Room for n more segments. */
 int mdc_route_reserve(mdc_routes_t *out, size_t n);
 
+/* ---- runs of alike nodes (mdc_route_runs.c) */
+void mdc_routes_clear_runs(mdc_routes_t *out);
+/* Appends the run lo..hi with the num segments seg (copied). */
+int mdc_routes_push_run(mdc_routes_t *out, uint32_t lo, uint32_t hi,
+                        const mdc_rseg_t *seg, size_t num);
+/* The runs of out's per-node routes. */
+int mdc_routes_make_runs(mdc_routes_t *out, uint32_t num_hosts);
+
 /* ---- copying the routes of the previous node on the same hubs
  * (mdc_route_copy.c).  hop[i * nb + j]: the cost line of src's i-th hop
  * over the j-th of the nb size ranges the router cut the sizes into. */

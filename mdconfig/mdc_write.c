@@ -116,8 +116,8 @@ static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
         return -1;
     }
     int rc = only >= 0
-        ? mdc_for_one_source(g, (uint32_t)only, write_one, &w, problems)
-        : mdc_for_each_source(g, threads, write_one, &w, problems);
+        ? mdc_for_one_source(g, (uint32_t)only, MDC_ROUTES_RUNS, write_one, &w, problems)
+        : mdc_for_each_source(g, threads, MDC_ROUTES_RUNS, write_one, &w, problems);
     mdc_peer_order_fini(&w.order);
     mdc_rails_free(w.rails);
     if (rc != 0) {
