@@ -199,17 +199,17 @@ static int arrive_list(const peer_lines_t *routes, peer_lines_t *out)
     return 0;
 }
 
-/* The rails line to peer (none: no lines). */
+/* The rails line sets[set - 1] (none: no lines). */
 static int rails_lines(const mdc_desc_t *d, const mdc_src_rails_t *sr,
-                       uint32_t peer, peer_lines_t *out)
+                       uint32_t set, peer_lines_t *out)
 {
     out->num = 0;
-    if (sr == NULL || sr->set_of[peer] == 0)
+    if (sr == NULL || set == 0)
         return 0;
-    const mdc_rail_set_t *set = &sr->sets[sr->set_of[peer] - 1];
-    for (size_t i = 0; i < set->num; i++)
-        if (push_line(out, (line_t){ set->weight[i], set->from,
-                                     net_subdev(d, set->net[i]), -1 }) != 0)
+    const mdc_rail_set_t *rs = &sr->sets[set - 1];
+    for (size_t i = 0; i < rs->num; i++)
+        if (push_line(out, (line_t){ rs->weight[i], rs->from,
+                                     net_subdev(d, rs->net[i]), -1 }) != 0)
             return -1;
     return 0;
 }
@@ -266,10 +266,10 @@ static void emit(md_nodeconf_out_t *o, const mdc_desc_t *d, const run_t *run,
                               : d->nodes[pl->line[i].hop].name);
 }
 
-/* The lines of one kind to peer (of run pr) into out (scratch: room for
- * work). */
+/* The lines of one kind to the peers of run pr (routes) or with rails
+ * line set, into out (scratch: room for work). */
 static int lines_of(kind_t kind, const mdc_graph_t *g, const mdc_routes_t *r,
-                    const mdc_src_rails_t *sr, uint32_t peer,
+                    const mdc_src_rails_t *sr, uint32_t set,
                     const mdc_prun_t *pr, peer_lines_t *scratch,
                     peer_lines_t *out)
 {
@@ -280,7 +280,7 @@ static int lines_of(kind_t kind, const mdc_graph_t *g, const mdc_routes_t *r,
         return route_lines(g, r, pr, scratch) != 0 ||
                arrive_list(scratch, out) != 0 ? -1 : 0;
     case RAILS:
-        return rails_lines(g->desc, sr, peer, out);
+        return rails_lines(g->desc, sr, set, out);
     }
     return -1;
 }
@@ -308,22 +308,26 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
         uint32_t p = order->node[i];
         const char *name = d->nodes[p].name;
         const mdc_prun_t *pr = NULL;
-        len = 1;
+        uint32_t alike_end;            /* the last index alike to p */
         if (kind == RAILS) {
-            if ((set = sr->set_of[p]) == 0)
-                continue;              /* no rails to p */
+            const mdc_rail_run_t *rr = mdc_src_rails_run_of(sr, p);
+            set = rr->set;
+            alike_end = rr->hi;
         } else {
             pr = mdc_routes_run_of(r, p);
-            len = order->stride[i] < pr->hi - p + 1 ? order->stride[i]
-                                                    : pr->hi - p + 1;
+            alike_end = pr->hi;
         }
+        len = order->stride[i] < alike_end - p + 1 ? order->stride[i]
+                                                   : alike_end - p + 1;
+        if (kind == RAILS && set == 0)
+            continue;                  /* no rails to these peers */
         int joins = run.count > 0 && run.count < MD_NODECONF_RANGE_MAX &&
                     (run_end == i ? order->follows[i]
                                   : md_names_follows(run.last, name));
         /* a peer with the run's lines: known the same unbuilt */
         int same = joins && (kind == RAILS ? set == run_set : pr == run_pr);
         if (!same) {
-            if (lines_of(kind, g, r, sr, p, pr, &routes, &cur) != 0) {
+            if (lines_of(kind, g, r, sr, set, pr, &routes, &cur) != 0) {
                 rc = -1;
                 break;
             }
@@ -377,11 +381,16 @@ static void used_networks(const mdc_desc_t *d, const mdc_routes_t *r,
 {
     for (uint32_t i = 0; i < r->num_rseg; i++)
         used[r->rseg[i].dec.first_net] = 1;
-    for (size_t i = 0; sr != NULL && i < sr->num_sets; i++)
-        for (size_t k = 0; k < sr->sets[i].num; k++)
-            if (!used[sr->sets[i].net[k]] &&
-                !subdev_used(d, used, sr->sets[i].net[k]))
-                used[sr->sets[i].net[k]] = 1;
+    /* the lines in the order of their first peer: which of two networks of
+     * one subdevice gets the device line depends on it */
+    for (size_t i = 0; sr != NULL && i < sr->num_runs; i++) {
+        if (sr->run[i].set == 0)
+            continue;
+        const mdc_rail_set_t *set = &sr->sets[sr->run[i].set - 1];
+        for (size_t k = 0; k < set->num; k++)
+            if (!used[set->net[k]] && !subdev_used(d, used, set->net[k]))
+                used[set->net[k]] = 1;
+    }
 }
 
 /* The comment line naming the description and the node. */
@@ -403,32 +412,31 @@ static int write_comment(FILE *f, const mdc_desc_t *d, uint32_t node)
 }
 
 int mdc_nodefile_write(FILE *f, const mdc_graph_t *g, const mdc_routes_t *r,
-                       const mdc_peer_order_t *order, const mdc_rails_t *rails)
+                       const mdc_peer_order_t *order, const mdc_rails_t *rails,
+                       mdc_src_rails_t *sr)
 {
     const mdc_desc_t *d = g->desc;
     md_nodeconf_t *conf = md_nodeconf_new(d->nodes[r->src].name);
     uint8_t *used = calloc(d->num_networks + 1, 1);
     md_nodeconf_out_t *o = NULL;
-    mdc_src_rails_t sr = { 0 };
     int rc = -1;
 
     if (conf == NULL || used == NULL ||
-        (rails != NULL && mdc_rails_of_source(rails, r->src, &sr) != 0))
+        (rails != NULL && mdc_rails_of_source(rails, r->src, sr) != 0))
         goto out;
-    used_networks(d, r, rails != NULL ? &sr : NULL, used);
+    used_networks(d, r, rails != NULL ? sr : NULL, used);
     if (add_devices(conf, d, r->src, used) != 0 || write_comment(f, d, r->src) != 0 ||
         (o = md_nodeconf_out_new(f)) == NULL)
         goto out;
     md_nodeconf_out_head(o, conf);
     rc = write_peers(o, g, r, order, NULL, ROUTES) != 0 ||
          write_peers(o, g, r, order, NULL, ARRIVES) != 0 ||
-         (rails != NULL && write_peers(o, g, r, order, &sr, RAILS) != 0)
+         (rails != NULL && write_peers(o, g, r, order, sr, RAILS) != 0)
          ? -1 : 0;
 out:
     if (o != NULL && md_nodeconf_out_finish(o) != 0)
         rc = -1;
     md_nodeconf_free(conf);
-    mdc_src_rails_fini(&sr);
     free(used);
     return rc;
 }
