@@ -31,10 +31,16 @@ typedef struct mdc_env_cand {
 typedef int (*mdc_env_piece_fn)(void *ctx, size_t lo, size_t hi,
                                 size_t best);
 
-/* Walks [lo, hi] over the n >= 1 candidates.  *tie_used is set when the
- * tie hashes had to decide between candidates of different groups. */
+/* What the tie hashes decided: between candidates of different groups
+ * (groups), between any two (any). */
+typedef struct mdc_env_ties {
+    int groups, any;
+} mdc_env_ties_t;
+
+/* Walks [lo, hi] over the n >= 1 candidates, noting in *ties where the
+ * tie hashes had to decide. */
 int mdc_envelope_walk(const mdc_env_cand_t *c, size_t n, size_t lo,
-                      size_t hi, int *tie_used, mdc_env_piece_fn fn,
+                      size_t hi, mdc_env_ties_t *ties, mdc_env_piece_fn fn,
                       void *ctx);
 
 #endif /* MDC_ENVELOPE_H */

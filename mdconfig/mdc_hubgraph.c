@@ -176,6 +176,30 @@ static int fill(const mdc_graph_t *g, mdc_hubgraph_t *hg, const relay_t *r,
     return 0;
 }
 
+static int same_hubs(const mdc_graph_t *g, uint32_t x, uint32_t y)
+{
+    uint32_t n = g->first[x + 1] - g->first[x];
+
+    if (g->first[y + 1] - g->first[y] != n)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (g->edges[g->first[x] + i].to != g->edges[g->first[y] + i].to)
+            return 0;
+    return 1;
+}
+
+static int find_same_hubs(const mdc_graph_t *g, mdc_hubgraph_t *hg)
+{
+    hg->same_hubs_until = malloc((g->num_hosts + 1) *
+                                 sizeof(*hg->same_hubs_until));
+    if (hg->same_hubs_until == NULL)
+        return -1;
+    for (uint32_t x = g->num_hosts; x-- > 0;)
+        hg->same_hubs_until[x] = x + 1 < g->num_hosts && same_hubs(g, x, x + 1)
+                                 ? hg->same_hubs_until[x + 1] : x;
+    return 0;
+}
+
 int mdc_hubgraph_build(const mdc_graph_t *g, mdc_hubgraph_t **out)
 {
     size_t nr = 0;
@@ -192,7 +216,7 @@ int mdc_hubgraph_build(const mdc_graph_t *g, mdc_hubgraph_t **out)
     }
     hg->num_hubs = g->num_vertices - g->num_hosts;
     nr = drop_dominated(g, r, nr);
-    int rc = fill(g, hg, r, nr);
+    int rc = fill(g, hg, r, nr) != 0 || find_same_hubs(g, hg) != 0 ? -1 : 0;
     free(r);
     if (rc != 0) {
         mdc_hubgraph_free(hg);
@@ -209,5 +233,6 @@ void mdc_hubgraph_free(mdc_hubgraph_t *hg)
     free(hg->first);
     free(hg->edge);
     free(hg->line);
+    free(hg->same_hubs_until);
     free(hg);
 }

@@ -41,6 +41,9 @@ typedef struct mdc_hubgraph {
     mdc_line_t    *line;            /**< [class * num_edges + edge]: the
                                          forwarding cost plus the second
                                          hop, or the trunk's latency */
+    uint32_t      *same_hubs_until; /**< [node]: the last of the nodes
+                                         from this one on that are on the
+                                         same hubs (in the same order) */
 } mdc_hubgraph_t;
 
 /* Builds g's hub graph into *out, or sets it NULL when some node has a

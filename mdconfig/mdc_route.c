@@ -258,7 +258,10 @@ static int envelope(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
     }
     if (n == 0)
         return 1;                      /* unreachable */
-    return mdc_envelope_walk(l, n, lo, hi, &r->tie_used, hub_piece, &w);
+    mdc_env_ties_t ties = { 0, 0 };
+    int rc = mdc_envelope_walk(l, n, lo, hi, &ties, hub_piece, &w);
+    r->tie_used |= ties.groups;
+    return rc;
 }
 
 /* The routes to d from the candidates: 0, or -1 on out of memory. */

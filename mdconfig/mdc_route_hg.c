@@ -39,7 +39,7 @@ static int hg_piece(void *ctx, size_t lo, size_t hi, size_t best)
 /* Appends the route to d (none if unreachable); -1 on out of memory. */
 static int route_to(const mdc_hubtree_t *t, mdc_routes_t *out, uint32_t d,
                     const uint64_t *tie_shift, const uint64_t *key_shift,
-                    int *tie_used)
+                    mdc_env_ties_t *ties)
 {
     const mdc_graph_t *g = t->g;
     hg_walk_t w = { .t = t, .out = out, .d = d, .key_shift = key_shift };
@@ -63,7 +63,7 @@ static int route_to(const mdc_hubtree_t *t, mdc_routes_t *out, uint32_t d,
         }
         if (n == 0)
             return 0;                  /* unreachable (at every size) */
-        if (mdc_envelope_walk(c, n, t->lo[iv], t->hi[iv], tie_used, hg_piece,
+        if (mdc_envelope_walk(c, n, t->lo[iv], t->hi[iv], ties, hg_piece,
                               &w) != 0)
             return -1;
     }
@@ -85,13 +85,88 @@ static int route_to_kept(void *ctx, mdc_routes_t *out, uint32_t q)
     to_kept_t *x = ctx;
     const mdc_graph_t *g = x->r->g;
     uint64_t tie_shift[MDC_MAX_HUBS], key_shift[MDC_MAX_HUBS];
+    mdc_env_ties_t ties = { 0, 0 };
 
     mdc_route_key_shift(x->r, x->src, key_shift);
     for (uint32_t i = 0; i < g->first[q + 1] - g->first[q]; i++)
         tie_shift[i] = g->edges[g->first[x->src] + i].tie -
                        g->edges[g->first[q] + i].tie;
-    return route_to(x->r->hubtree, out, q, tie_shift, key_shift,
-                    &x->r->tie_used);
+    return route_to(x->r->hubtree, out, q, tie_shift, key_shift, &ties);
+}
+
+/* Every node's route, segment by segment. */
+static int all_routes(mdc_router_t *r, const mdc_hubtree_t *t,
+                      mdc_routes_t *out)
+{
+    const mdc_graph_t *g = r->g;
+    mdc_env_ties_t ties = { 0, 0 };
+
+    for (uint32_t d = 0; d < g->num_hosts; d++) {
+        out->first[d] = (uint32_t)out->num_seg;
+        if (d != t->src &&
+            route_to(t, out, d, no_shift, no_shift, &ties) != 0)
+            return -1;
+    }
+    out->first[g->num_hosts] = (uint32_t)out->num_seg;
+    r->tie_used |= ties.groups;
+    return 0;
+}
+
+/* The route to d alone, as a run (out->seg: scratch). */
+static int run_to(const mdc_hubtree_t *t, mdc_routes_t *out, uint32_t d,
+                  mdc_env_ties_t *ties)
+{
+    out->num_seg = 0;
+    out->first[d] = 0;
+    if (d != t->src && route_to(t, out, d, no_shift, no_shift, ties) != 0)
+        return -1;
+    return mdc_routes_push_run(out, d, d, out->seg, out->num_seg);
+}
+
+/* Every node's route as runs only (compact mode).  The nodes of a block
+ * on the same hubs have the same candidates but for the tie hash and key
+ * of their own last hop, so unless a tie hash decided, the route of the
+ * block's first node (or second, if the first is the source) is the
+ * route of them all: one computation per block, not per node. */
+static int all_runs(mdc_router_t *r, const mdc_hubtree_t *t,
+                    mdc_routes_t *out)
+{
+    const mdc_graph_t *g = r->g;
+    mdc_env_ties_t ties = { 0, 0 };
+
+    for (uint32_t d = 0, end; d < g->num_hosts; d = end + 1) {
+        end = g->hubs->same_hubs_until[d];
+        uint32_t rep = d == t->src && d < end ? d + 1 : d;
+        mdc_env_ties_t mine = { 0, 0 };
+        if ((rep != d && mdc_routes_push_run(out, d, d, NULL, 0) != 0) ||
+            run_to(t, out, rep, &mine) != 0)
+            return -1;
+        ties.groups |= mine.groups;
+        if (rep == end)
+            continue;                  /* a block of one node (and src) */
+        if (mine.any) {                /* the members may differ */
+            for (uint32_t x = rep + 1; x <= end; x++)
+                if (run_to(t, out, x, &ties) != 0)
+                    return -1;
+            continue;
+        }
+        /* out->seg still holds rep's route */
+        if (t->src > rep && t->src <= end) {
+            if ((t->src > rep + 1 &&
+                 mdc_routes_push_run(out, rep + 1, t->src - 1, out->seg,
+                                     out->num_seg) != 0) ||
+                mdc_routes_push_run(out, t->src, t->src, NULL, 0) != 0 ||
+                (t->src < end &&
+                 mdc_routes_push_run(out, t->src + 1, end, out->seg,
+                                     out->num_seg) != 0))
+                return -1;
+        } else if (mdc_routes_push_run(out, rep + 1, end, out->seg,
+                                       out->num_seg) != 0) {
+            return -1;
+        }
+    }
+    r->tie_used |= ties.groups;
+    return 0;
 }
 
 int mdc_route_from_hubgraph(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
@@ -121,15 +196,13 @@ int mdc_route_from_hubgraph(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
         goto out;
     out->dijkstra_runs += t->dijkstra_runs;
     r->tie_used = t->tie_used;
-    for (uint32_t d = 0; d < g->num_hosts; d++) {
-        out->first[d] = (uint32_t)out->num_seg;
-        if (d != src &&
-            route_to(t, out, d, no_shift, no_shift, &r->tie_used) != 0)
+    if (r->compact) {
+        out->full = 0;
+        if (all_runs(r, t, out) != 0)
             goto out;
-    }
-    out->first[g->num_hosts] = (uint32_t)out->num_seg;
-    if (r->compact && mdc_routes_make_runs(out, g->num_hosts) != 0)
+    } else if (all_routes(r, t, out) != 0) {
         goto out;
+    }
     rc = mdc_route_keep(r, out, nb, hops);
 out:
     if (hops != hop)

@@ -16,7 +16,8 @@ int mdc_route_reserve(mdc_routes_t *out, size_t n);
 
 /* ---- runs of alike nodes (mdc_route_runs.c) */
 void mdc_routes_clear_runs(mdc_routes_t *out);
-/* Appends the run lo..hi with the num segments seg (copied). */
+/* Appends the run lo..hi with the num segments seg (copied), or extends
+ * the last run if it ends at lo - 1 and is alike. */
 int mdc_routes_push_run(mdc_routes_t *out, uint32_t lo, uint32_t hi,
                         const mdc_rseg_t *seg, size_t num);
 /* The runs of out's per-node routes. */

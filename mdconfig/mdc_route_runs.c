@@ -42,6 +42,16 @@ void mdc_routes_clear_runs(mdc_routes_t *out)
 int mdc_routes_push_run(mdc_routes_t *out, uint32_t lo, uint32_t hi,
                         const mdc_rseg_t *seg, size_t num)
 {
+    mdc_prun_t *last = out->num_runs > 0 ? &out->run[out->num_runs - 1]
+                                         : NULL;
+
+    /* the source's own run stands alone: its file line is another one */
+    if (last != NULL && last->hi + 1 == lo && lo != out->src &&
+        last->lo != out->src &&
+        alike(&out->rseg[last->seg], last->num, seg, num)) {
+        last->hi = hi;
+        return 0;
+    }
     if (out->num_runs == out->cap_runs) {
         size_t cap = out->cap_runs ? 2 * out->cap_runs : 64;
         mdc_prun_t *r = realloc(out->run, cap * sizeof(*r));
@@ -72,19 +82,10 @@ int mdc_routes_push_run(mdc_routes_t *out, uint32_t lo, uint32_t hi,
 int mdc_routes_make_runs(mdc_routes_t *out, uint32_t num_hosts)
 {
     mdc_routes_clear_runs(out);
-    for (uint32_t d = 0; d < num_hosts; d++) {
-        const mdc_rseg_t *seg = &out->seg[out->first[d]];
-        size_t n = out->first[d + 1] - out->first[d];
-        mdc_prun_t *last = out->num_runs > 0 ? &out->run[out->num_runs - 1]
-                                             : NULL;
-        if (last != NULL && d != out->src && last->lo != out->src &&
-            alike(&out->rseg[last->seg], last->num, seg, n)) {
-            last->hi = d;
-            continue;
-        }
-        if (mdc_routes_push_run(out, d, d, seg, n) != 0)
+    for (uint32_t d = 0; d < num_hosts; d++)
+        if (mdc_routes_push_run(out, d, d, &out->seg[out->first[d]],
+                                out->first[d + 1] - out->first[d]) != 0)
             return -1;
-    }
     return 0;
 }
 
