@@ -115,7 +115,7 @@ static void relax_all(mdc_tree_t *t, uint32_t u, int first_net,
         t->label[v] = nl;
         t->pred[v] = u;
         t->pred_edge[v] = (int32_t)ei;
-        mdc_heap_raise(heap, v, !t->reached[v]);
+        mdc_heap_raise(heap, v, &nl, !t->reached[v]);
         t->reached[v] = 1;
     }
 }
@@ -190,7 +190,7 @@ void mdc_dijkstra(mdc_tree_t *t, uint32_t src, size_t size, int first_net)
 {
     const mdc_graph_t *g = t->g;
     uint32_t n = g->num_vertices;
-    mdc_heap_t heap = { t->heap, t->heap_pos, 0, t->label };
+    mdc_heap_t heap = { t->heap, t->heap_pos, 0 };
     size_t nn = g->desc->num_networks;
 
     t->src = src;
@@ -210,7 +210,7 @@ void mdc_dijkstra(mdc_tree_t *t, uint32_t src, size_t size, int first_net)
     t->first_host[src] = -1;
     t->nosys[src] = 0;
     t->reached[src] = 1;
-    mdc_heap_raise(&heap, src, 1);
+    mdc_heap_raise(&heap, src, &t->label[src], 1);
     while (heap.n > 0) {
         uint32_t u = mdc_heap_pop(&heap);
         t->done[u] = 1;

@@ -40,7 +40,7 @@ typedef struct mdc_tree {
     uint8_t     *nosys;             /**< [vertex] a hop lacks system msgs */
     uint8_t     *reached;           /**< [vertex] */
     /* workspace */
-    uint32_t    *heap;
+    struct mdc_heap_entry *heap;
     uint32_t    *heap_pos;
     uint8_t     *done;
     uint32_t    *order;             /**< vertices in the order settled */

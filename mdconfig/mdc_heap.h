@@ -14,40 +14,46 @@
 
 #include "mdc_dijkstra.h"
 
+/* Each entry carries a copy of its vertex's label, so that sifting reads
+ * the heap array only (the labels by vertex are scattered). */
+typedef struct mdc_heap_entry {
+    mdc_label_t label;
+    uint32_t    v;
+} mdc_heap_entry_t;
+
 typedef struct mdc_heap {
-    uint32_t          *item;        /**< [place] vertex */
-    uint32_t          *pos;         /**< [vertex] place */
-    uint32_t           n;
-    const mdc_label_t *label;       /**< [vertex] the order */
+    mdc_heap_entry_t *e;            /**< [place] */
+    uint32_t         *pos;          /**< [vertex] place */
+    uint32_t          n;
 } mdc_heap_t;
 
 #define MDC_HEAP_ARITY 4
 
-static inline void mdc_heap_set(mdc_heap_t *h, uint32_t i, uint32_t v)
+static inline void mdc_heap_set(mdc_heap_t *h, uint32_t i,
+                                const mdc_heap_entry_t *x)
 {
-    h->item[i] = v;
-    h->pos[v] = i;
+    h->e[i] = *x;
+    h->pos[x->v] = i;
 }
 
 static inline void mdc_heap_up(mdc_heap_t *h, uint32_t i)
 {
-    uint32_t v = h->item[i];
-    const mdc_label_t *lv = &h->label[v];
+    mdc_heap_entry_t x = h->e[i];
 
     while (i > 0) {
         uint32_t parent = (i - 1) / MDC_HEAP_ARITY;
-        if (!mdc_label_less(lv, &h->label[h->item[parent]]))
+        if (!mdc_label_less(&x.label, &h->e[parent].label))
             break;
-        mdc_heap_set(h, i, h->item[parent]);
+        mdc_heap_set(h, i, &h->e[parent]);
         i = parent;
     }
-    mdc_heap_set(h, i, v);
+    mdc_heap_set(h, i, &x);
 }
 
 static inline void mdc_heap_down(mdc_heap_t *h, uint32_t i)
 {
-    uint32_t v = h->item[i], n = h->n;
-    const mdc_label_t *lv = &h->label[v];
+    mdc_heap_entry_t x = h->e[i];
+    uint32_t n = h->n;
 
     for (;;) {
         uint32_t c = MDC_HEAP_ARITY * i + 1, m, end;
@@ -56,31 +62,35 @@ static inline void mdc_heap_down(mdc_heap_t *h, uint32_t i)
         m = c;
         end = c + MDC_HEAP_ARITY < n ? c + MDC_HEAP_ARITY : n;
         for (uint32_t k = c + 1; k < end; k++)
-            if (mdc_label_less(&h->label[h->item[k]], &h->label[h->item[m]]))
+            if (mdc_label_less(&h->e[k].label, &h->e[m].label))
                 m = k;
-        if (!mdc_label_less(&h->label[h->item[m]], lv))
+        if (!mdc_label_less(&h->e[m].label, &x.label))
             break;
-        mdc_heap_set(h, i, h->item[m]);
+        mdc_heap_set(h, i, &h->e[m]);
         i = m;
     }
-    mdc_heap_set(h, i, v);
+    mdc_heap_set(h, i, &x);
 }
 
-/* v's label was just lowered (is_new: v was not in the heap yet). */
-static inline void mdc_heap_raise(mdc_heap_t *h, uint32_t v, int is_new)
+/* v's label was just lowered to *l (is_new: v was not in the heap yet). */
+static inline void mdc_heap_raise(mdc_heap_t *h, uint32_t v,
+                                  const mdc_label_t *l, int is_new)
 {
-    if (is_new)
-        mdc_heap_set(h, h->n++, v);
+    if (is_new) {
+        h->pos[v] = h->n++;
+        h->e[h->pos[v]].v = v;
+    }
+    h->e[h->pos[v]].label = *l;
     mdc_heap_up(h, h->pos[v]);
 }
 
 /* Removes and returns the least vertex; the heap must not be empty. */
 static inline uint32_t mdc_heap_pop(mdc_heap_t *h)
 {
-    uint32_t u = h->item[0];
+    uint32_t u = h->e[0].v;
 
     if (--h->n > 0) {
-        mdc_heap_set(h, 0, h->item[h->n]);
+        mdc_heap_set(h, 0, &h->e[h->n]);
         mdc_heap_down(h, 0);
     }
     return u;

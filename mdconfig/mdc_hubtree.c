@@ -101,16 +101,24 @@ static mdc_line_t hub_line(const mdc_hubtree_t *t, uint32_t ei)
     return t->hg->line[t->cls * t->hg->num_edges + ei];
 }
 
-/* u's label followed by hub edge ei, at size. */
-static mdc_label_t hub_label(const mdc_hubtree_t *t, uint32_t u, uint32_t ei,
-                             size_t size)
+/* u's label followed by hub edge ei: the tie-break sums only (cost 0). */
+static mdc_label_t hub_rest(const mdc_hubtree_t *t, uint32_t u, uint32_t ei)
 {
     const mdc_hubedge_t *e = &t->hg->edge[ei];
     const mdc_label_t *b = &t->label[u];
 
-    return (mdc_label_t){ b->cost + mdc_line_at(hub_line(t, ei), size),
-                          b->relays + (e->relay >= 0), b->rank + e->rank,
+    return (mdc_label_t){ 0, b->relays + (e->relay >= 0), b->rank + e->rank,
                           b->tie + e->tie };
+}
+
+/* The same with the cost at size. */
+static mdc_label_t hub_label(const mdc_hubtree_t *t, uint32_t u, uint32_t ei,
+                             size_t size)
+{
+    mdc_label_t l = hub_rest(t, u, ei);
+
+    l.cost = t->label[u].cost + mdc_line_at(hub_line(t, ei), size);
+    return l;
 }
 
 /* Notes when only the tie hashes tell x from v's label, and x's path
@@ -140,7 +148,7 @@ static void offer(mdc_hubtree_t *t, mdc_heap_t *heap, uint32_t v,
     t->pred_edge[v] = pred_edge;
     t->pred[v] = pred;
     t->cand[v] = cand;
-    mdc_heap_raise(heap, v, !t->reached[v]);
+    mdc_heap_raise(heap, v, l, !t->reached[v]);
     t->reached[v] = 1;
 }
 
@@ -184,7 +192,7 @@ static void set_size(mdc_hubtree_t *t, size_t size)
 static void dijkstra(mdc_hubtree_t *t, size_t size)
 {
     const mdc_hubgraph_t *hg = t->hg;
-    mdc_heap_t heap = { t->heap, t->heap_pos, 0, t->label };
+    mdc_heap_t heap = { t->heap, t->heap_pos, 0 };
 
     set_size(t, size);
     memset(t->reached, 0, hg->num_hubs);
@@ -294,7 +302,7 @@ static size_t stable_until(mdc_hubtree_t *t, size_t from, size_t hi)
             if (t->pred_edge[v] == (int32_t)ei)
                 continue;
             mdc_line_t l = hub_line(t, ei);
-            mdc_label_t alt = hub_label(t, u, ei, 0);
+            mdc_label_t alt = hub_rest(t, u, ei);
             mdc_u128 s = takes_over(t, v, t->line_a[u] + l.a,
                                     t->line_b[u] + l.b, &alt, t->cand[u],
                                     from);

@@ -46,7 +46,8 @@ typedef struct mdc_hubtree {
     uint32_t     *pred;
     int32_t      *first_host;
     uint8_t      *cand, *nosys, *reached, *done;
-    uint32_t     *heap, *heap_pos, *order;
+    struct mdc_heap_entry *heap;
+    uint32_t     *heap_pos, *order;
     uint32_t      num_order;
     int           tie_used;
     size_t        dijkstra_runs;
