@@ -10,6 +10,7 @@
 
 #include "mdc_dijkstra.h"
 #include "mdc_heap.h"
+#include "mdc_mem.h"
 
 static inline mdc_u128 sat_add(mdc_u128 x, mdc_u128 y)
 {
@@ -18,34 +19,22 @@ static inline mdc_u128 sat_add(mdc_u128 x, mdc_u128 y)
     return s < x ? ~(mdc_u128)0 : s;
 }
 
+/* The tree's arrays, one entry per vertex. */
+#define TREE_ARRAYS(t) { MDC_TREE_ARRAYS(t),                              \
+    { (void **)&(t)->first_net, sizeof(*(t)->first_net) } }
+
 mdc_tree_t *mdc_tree_new(const mdc_graph_t *g)
 {
     mdc_tree_t *t = calloc(1, sizeof(*t));
-    size_t n = g->num_vertices + 1;
 
     if (t == NULL)
         return NULL;
     t->g = g;
-    t->label = malloc(n * sizeof(*t->label));
-    t->line_a = malloc(n * sizeof(*t->line_a));
-    t->line_b = malloc(n * sizeof(*t->line_b));
-    t->pathkey = malloc(n * sizeof(*t->pathkey));
-    t->pred_edge = malloc(n * sizeof(*t->pred_edge));
-    t->pred = malloc(n * sizeof(*t->pred));
-    t->first_net = malloc(n * sizeof(*t->first_net));
-    t->first_host = malloc(n * sizeof(*t->first_host));
-    t->nosys = malloc(n);
-    t->reached = malloc(n);
-    t->heap = malloc(n * sizeof(*t->heap));
-    t->heap_pos = malloc(n * sizeof(*t->heap_pos));
-    t->done = malloc(n);
-    t->order = malloc(n * sizeof(*t->order));
-    t->net_cost = malloc((g->desc->num_networks + 1) * sizeof(*t->net_cost));
-    if (t->label == NULL || t->line_a == NULL || t->line_b == NULL ||
-        t->pathkey == NULL || t->pred_edge == NULL || t->pred == NULL ||
-        t->first_net == NULL || t->first_host == NULL || t->nosys == NULL ||
-        t->reached == NULL || t->heap == NULL || t->heap_pos == NULL ||
-        t->done == NULL || t->order == NULL || t->net_cost == NULL) {
+    const mdc_array_t arrays[] = TREE_ARRAYS(t);
+    if (mdc_arrays_alloc(arrays, sizeof(arrays) / sizeof(arrays[0]),
+                         g->num_vertices + 1) != 0 ||
+        (t->net_cost = malloc((g->desc->num_networks + 1) *
+                              sizeof(*t->net_cost))) == NULL) {
         mdc_tree_free(t);
         return NULL;
     }
@@ -56,20 +45,8 @@ void mdc_tree_free(mdc_tree_t *t)
 {
     if (t == NULL)
         return;
-    free(t->label);
-    free(t->line_a);
-    free(t->line_b);
-    free(t->pathkey);
-    free(t->pred_edge);
-    free(t->pred);
-    free(t->first_net);
-    free(t->first_host);
-    free(t->nosys);
-    free(t->reached);
-    free(t->heap);
-    free(t->heap_pos);
-    free(t->done);
-    free(t->order);
+    const mdc_array_t arrays[] = TREE_ARRAYS(t);
+    mdc_arrays_free(arrays, sizeof(arrays) / sizeof(arrays[0]));
     free(t->net_cost);
     free(t);
 }

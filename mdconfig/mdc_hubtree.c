@@ -4,38 +4,26 @@
 
 #include "mdc_heap.h"
 #include "mdc_hubtree.h"
+#include "mdc_mem.h"
 
 #define NEVER ((mdc_u128)1 << 64)     /* beyond every size */
+
+/* The tree's arrays, one entry per hub. */
+#define TREE_ARRAYS(t) { MDC_TREE_ARRAYS(t),                              \
+    { (void **)&(t)->cand, 1 } }
 
 mdc_hubtree_t *mdc_hubtree_new(const mdc_graph_t *g)
 {
     mdc_hubtree_t *t = calloc(1, sizeof(*t));
-    size_t n = (g->hubs != NULL ? g->hubs->num_hubs : 0) + 1;
 
     if (t == NULL)
         return NULL;
     t->g = g;
     t->hg = g->hubs;
-    t->label = malloc(n * sizeof(*t->label));
-    t->line_a = malloc(n * sizeof(*t->line_a));
-    t->line_b = malloc(n * sizeof(*t->line_b));
-    t->pathkey = malloc(n * sizeof(*t->pathkey));
-    t->pred_edge = malloc(n * sizeof(*t->pred_edge));
-    t->pred = malloc(n * sizeof(*t->pred));
-    t->first_host = malloc(n * sizeof(*t->first_host));
-    t->cand = malloc(n);
-    t->nosys = malloc(n);
-    t->reached = malloc(n);
-    t->done = malloc(n);
-    t->heap = malloc(n * sizeof(*t->heap));
-    t->heap_pos = malloc(n * sizeof(*t->heap_pos));
-    t->order = malloc(n * sizeof(*t->order));
-    if (t->label == NULL || t->line_a == NULL || t->line_b == NULL ||
-        t->pathkey == NULL || t->pred_edge == NULL || t->pred == NULL ||
-        t->first_host == NULL || t->cand == NULL || t->nosys == NULL ||
-        t->reached == NULL || t->done == NULL || t->heap == NULL ||
-        t->heap_pos == NULL || t->order == NULL) {
-        mdc_hubtree_free(t);
+    const mdc_array_t arrays[] = TREE_ARRAYS(t);
+    if (mdc_arrays_alloc(arrays, sizeof(arrays) / sizeof(arrays[0]),
+                         g->hubs != NULL ? g->hubs->num_hubs : 0) != 0) {
+        free(t);
         return NULL;
     }
     return t;
@@ -45,22 +33,9 @@ void mdc_hubtree_free(mdc_hubtree_t *t)
 {
     if (t == NULL)
         return;
-    free(t->label);
-    free(t->line_a);
-    free(t->line_b);
-    free(t->pathkey);
-    free(t->pred_edge);
-    free(t->pred);
-    free(t->first_host);
-    free(t->cand);
-    free(t->nosys);
-    free(t->reached);
-    free(t->done);
-    free(t->heap);
-    free(t->heap_pos);
-    free(t->order);
-    free(t->lo);
-    free(t->hi);
+    const mdc_array_t arrays[] = TREE_ARRAYS(t);
+    mdc_arrays_free(arrays, sizeof(arrays) / sizeof(arrays[0]));
+    free(t->iv);
     free(t->rec);
     free(t);
 }
@@ -319,21 +294,11 @@ static int record(mdc_hubtree_t *t, size_t lo, size_t hi)
 {
     uint32_t H = t->hg->num_hubs;
 
-    if (t->num_iv == t->cap_iv) {
-        size_t cap = t->cap_iv ? 2 * t->cap_iv : 4;
-        size_t *l = realloc(t->lo, cap * sizeof(*l));
-        if (l != NULL)
-            t->lo = l;
-        size_t *h = realloc(t->hi, cap * sizeof(*h));
-        if (h != NULL)
-            t->hi = h;
-        mdc_hubrec_t *r = realloc(t->rec, cap * H * sizeof(*r) + 1);
-        if (r != NULL)
-            t->rec = r;
-        if (l == NULL || h == NULL || r == NULL)
-            return -1;
-        t->cap_iv = cap;
-    }
+    if (mdc_reserve((void **)&t->iv, &t->cap_iv, t->num_iv + 1,
+                    sizeof(*t->iv)) != 0 ||
+        mdc_reserve((void **)&t->rec, &t->cap_rec, (t->num_iv + 1) * H,
+                    sizeof(*t->rec)) != 0)
+        return -1;
     mdc_hubrec_t *r = &t->rec[t->num_iv * H];
     for (uint32_t v = 0; v < H; v++) {
         if (!t->reached[v]) {
@@ -345,8 +310,7 @@ static int record(mdc_hubtree_t *t, size_t lo, size_t hi)
                                t->label[v].rank, t->first_host[v],
                                t->cand[v], t->nosys[v], 1 };
     }
-    t->lo[t->num_iv] = lo;
-    t->hi[t->num_iv] = hi;
+    t->iv[t->num_iv] = (mdc_hubiv_t){ lo, hi };
     t->num_iv++;
     return 0;
 }

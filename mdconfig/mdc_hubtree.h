@@ -33,6 +33,11 @@ typedef struct mdc_hubrec {
     uint8_t  reached;
 } mdc_hubrec_t;
 
+/* An interval of sizes, inclusive. */
+typedef struct mdc_hubiv {
+    size_t lo, hi;
+} mdc_hubiv_t;
+
 typedef struct mdc_hubtree {
     const mdc_graph_t    *g;
     const mdc_hubgraph_t *hg;
@@ -53,8 +58,9 @@ typedef struct mdc_hubtree {
     size_t        dijkstra_runs;
     /* the result: intervals, and per interval every hub's record */
     size_t        num_iv, cap_iv;
-    size_t       *lo, *hi;          /**< inclusive */
+    mdc_hubiv_t  *iv;
     mdc_hubrec_t *rec;              /**< [iv * num_hubs + hub] */
+    size_t        cap_rec;
 } mdc_hubtree_t;
 
 mdc_hubtree_t *mdc_hubtree_new(const mdc_graph_t *g);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mdc_parse_int.h"               /* mdc_grow */
+#include "mdc_mem.h"
 #include "mdc_rails.h"
 
 /* A source's rail networks beyond this many are not considered (a node
@@ -351,14 +352,8 @@ static int push_run(mdc_rail_run_t **runs, size_t *num, size_t *cap,
         (*runs)[*num - 1].hi = hi;
         return 0;
     }
-    if (*num == *cap) {
-        size_t c = *cap ? 2 * *cap : 16;
-        mdc_rail_run_t *x = realloc(*runs, c * sizeof(*x));
-        if (x == NULL)
-            return -1;
-        *runs = x;
-        *cap = c;
-    }
+    if (mdc_reserve((void **)runs, cap, *num + 1, sizeof(**runs)) != 0)
+        return -1;
     (*runs)[(*num)++] = (mdc_rail_run_t){ lo, hi, set };
     return 0;
 }

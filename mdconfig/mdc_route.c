@@ -4,6 +4,7 @@
 
 #include "mdc_envelope.h"
 #include "mdc_hubtree.h"
+#include "mdc_mem.h"
 #include "mdc_route_int.h"
 
 mdc_router_t *mdc_router_new(const mdc_graph_t *g)
@@ -50,17 +51,8 @@ static int same_decision(const mdc_decision_t *x, const mdc_decision_t *y)
 
 int mdc_route_reserve(mdc_routes_t *out, size_t n)
 {
-    if (out->num_seg + n <= out->cap_seg)
-        return 0;
-    size_t cap = out->cap_seg ? 2 * out->cap_seg : 1024;
-    while (cap < out->num_seg + n)
-        cap *= 2;
-    mdc_rseg_t *s = realloc(out->seg, cap * sizeof(*s));
-    if (s == NULL)
-        return -1;
-    out->seg = s;
-    out->cap_seg = cap;
-    return 0;
+    return mdc_reserve((void **)&out->seg, &out->cap_seg, out->num_seg + n,
+                       sizeof(*out->seg));
 }
 
 int mdc_route_add_seg(mdc_routes_t *out, size_t node_first, size_t lo,

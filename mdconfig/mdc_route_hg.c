@@ -63,7 +63,7 @@ static int route_to(const mdc_hubtree_t *t, mdc_routes_t *out, uint32_t d,
         }
         if (n == 0)
             return 0;                  /* unreachable (at every size) */
-        if (mdc_envelope_walk(c, n, t->lo[iv], t->hi[iv], ties, hg_piece,
+        if (mdc_envelope_walk(c, n, t->iv[iv].lo, t->iv[iv].hi, ties, hg_piece,
                               &w) != 0)
             return -1;
     }

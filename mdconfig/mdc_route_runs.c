@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mdc_mem.h"
 #include "mdc_route_int.h"
 
 /* Equal as far as the files and the problem counts see (path keys aside). */
@@ -52,24 +53,11 @@ int mdc_routes_push_run(mdc_routes_t *out, uint32_t lo, uint32_t hi,
         last->hi = hi;
         return 0;
     }
-    if (out->num_runs == out->cap_runs) {
-        size_t cap = out->cap_runs ? 2 * out->cap_runs : 64;
-        mdc_prun_t *r = realloc(out->run, cap * sizeof(*r));
-        if (r == NULL)
-            return -1;
-        out->run = r;
-        out->cap_runs = cap;
-    }
-    if (out->num_rseg + num > out->cap_rseg) {
-        size_t cap = out->cap_rseg ? 2 * out->cap_rseg : 64;
-        while (cap < out->num_rseg + num)
-            cap *= 2;
-        mdc_rseg_t *s = realloc(out->rseg, cap * sizeof(*s));
-        if (s == NULL)
-            return -1;
-        out->rseg = s;
-        out->cap_rseg = cap;
-    }
+    if (mdc_reserve((void **)&out->run, &out->cap_runs, out->num_runs + 1,
+                    sizeof(*out->run)) != 0 ||
+        mdc_reserve((void **)&out->rseg, &out->cap_rseg, out->num_rseg + num,
+                    sizeof(*out->rseg)) != 0)
+        return -1;
     if (num > 0)
         memcpy(&out->rseg[out->num_rseg], seg, num * sizeof(*seg));
     out->run[out->num_runs++] = (mdc_prun_t){ lo, hi,

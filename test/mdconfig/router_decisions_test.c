@@ -181,36 +181,25 @@ Test(router_decisions, networks_without_subdevice_carry_nothing)
  * hub graph (mdc_hubgraph.h). */
 static const char *copies_text(int with_link)
 {
-    return with_link
-        ? "multidev-network 1\n"
-          "forward 20us\n"
-          "node n[00-23]\n"
-          "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
-          "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
-          "network via0 type=via latency=9us bandwidth=120MB/s\n"
-          "switch myri0 a n[00-11]\n"
-          "switch myri0 b n[12-23]\n"
-          "trunk myri0 a b latency=0.5us\n"
-          "ring sci0 r0 n[00-05]\n"
-          "ring sci0 r1 n[06-11]\n"
-          "ring sci0 r2 n[12-17]\n"
-          "ring sci0 r3 n[18-23]\n"
-          "switch via0 v0 n[00-23]\n"
-          "link via0 n03 n20\n"
-        : "multidev-network 1\n"
-          "forward 20us\n"
-          "node n[00-23]\n"
-          "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
-          "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
-          "network via0 type=via latency=9us bandwidth=120MB/s\n"
-          "switch myri0 a n[00-11]\n"
-          "switch myri0 b n[12-23]\n"
-          "trunk myri0 a b latency=0.5us\n"
-          "ring sci0 r0 n[00-05]\n"
-          "ring sci0 r1 n[06-11]\n"
-          "ring sci0 r2 n[12-17]\n"
-          "ring sci0 r3 n[18-23]\n"
-          "switch via0 v0 n[00-23]\n";
+    static char text[1024];
+
+    snprintf(text, sizeof(text),
+             "multidev-network 1\n"
+             "forward 20us\n"
+             "node n[00-23]\n"
+             "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
+             "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+             "network via0 type=via latency=9us bandwidth=120MB/s\n"
+             "switch myri0 a n[00-11]\n"
+             "switch myri0 b n[12-23]\n"
+             "trunk myri0 a b latency=0.5us\n"
+             "ring sci0 r0 n[00-05]\n"
+             "ring sci0 r1 n[06-11]\n"
+             "ring sci0 r2 n[12-17]\n"
+             "ring sci0 r3 n[18-23]\n"
+             "switch via0 v0 n[00-23]\n%s",
+             with_link ? "link via0 n03 n20\n" : "");
+    return text;
 }
 
 static void copies_equal_fresh(int with_link)
