@@ -173,6 +173,8 @@ int mdc_route_from_hubgraph(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
 {
     const mdc_graph_t *g = r->g;
     size_t nc = g->first[src + 1] - g->first[src], nb = g->num_classes;
+    /* src's hop costs per size class, what a copy depends on: on the
+     * stack for up to 64 classes */
     mdc_line_t hop[MDC_MAX_HUBS * 64];
     mdc_line_t *hops = nc * nb <= MDC_MAX_HUBS * 64
                        ? hop : malloc(nc * nb * sizeof(*hops));
