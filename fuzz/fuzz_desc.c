@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* The rails line from src to peer, or NULL. */
 static const mdc_rail_set_t *rails_to(const mdc_src_rails_t *sr, uint32_t peer)
 {
-    return sr->set_of[peer] != 0 ? &sr->sets[sr->set_of[peer] - 1] : NULL;
+    return mdc_src_rails_set_of(sr, peer);
 }
 
 static void check_rails(const mdc_graph_t *g)

@@ -294,7 +294,7 @@ int mdc_check(FILE *out, const mdc_graph_t *g, int threads)
         (c->pair_hash = calloc((size_t)g->num_hosts * g->num_hosts / 2 + 1,
                                sizeof(uint64_t))) == NULL)
         goto oom;
-    if (mdc_for_each_source(g, threads, visit, c, &prob) != 0)
+    if (mdc_for_each_source(g, threads, MDC_ROUTES_FULL, visit, c, &prob) != 0)
         goto oom;
     fprintf(out, "%s: %zu nodes, %zu networks, %zu size classes\n", d->source,
             d->num_nodes, d->num_networks, g->num_classes);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "mdc_dijkstra.h"
+#include "mdc_heap.h"
+#include "mdc_mem.h"
 
 static inline mdc_u128 sat_add(mdc_u128 x, mdc_u128 y)
 {
@@ -17,34 +19,22 @@ static inline mdc_u128 sat_add(mdc_u128 x, mdc_u128 y)
     return s < x ? ~(mdc_u128)0 : s;
 }
 
+/* The tree's arrays, one entry per vertex. */
+#define TREE_ARRAYS(t) { MDC_TREE_ARRAYS(t),                              \
+    { (void **)&(t)->first_net, sizeof(*(t)->first_net) } }
+
 mdc_tree_t *mdc_tree_new(const mdc_graph_t *g)
 {
     mdc_tree_t *t = calloc(1, sizeof(*t));
-    size_t n = g->num_vertices + 1;
 
     if (t == NULL)
         return NULL;
     t->g = g;
-    t->label = malloc(n * sizeof(*t->label));
-    t->line_a = malloc(n * sizeof(*t->line_a));
-    t->line_b = malloc(n * sizeof(*t->line_b));
-    t->pathkey = malloc(n * sizeof(*t->pathkey));
-    t->pred_edge = malloc(n * sizeof(*t->pred_edge));
-    t->pred = malloc(n * sizeof(*t->pred));
-    t->first_net = malloc(n * sizeof(*t->first_net));
-    t->first_host = malloc(n * sizeof(*t->first_host));
-    t->nosys = malloc(n);
-    t->reached = malloc(n);
-    t->heap = malloc(n * sizeof(*t->heap));
-    t->heap_pos = malloc(n * sizeof(*t->heap_pos));
-    t->done = malloc(n);
-    t->order = malloc(n * sizeof(*t->order));
-    t->net_cost = malloc((g->desc->num_networks + 1) * sizeof(*t->net_cost));
-    if (t->label == NULL || t->line_a == NULL || t->line_b == NULL ||
-        t->pathkey == NULL || t->pred_edge == NULL || t->pred == NULL ||
-        t->first_net == NULL || t->first_host == NULL || t->nosys == NULL ||
-        t->reached == NULL || t->heap == NULL || t->heap_pos == NULL ||
-        t->done == NULL || t->order == NULL || t->net_cost == NULL) {
+    const mdc_array_t arrays[] = TREE_ARRAYS(t);
+    if (mdc_arrays_alloc(arrays, sizeof(arrays) / sizeof(arrays[0]),
+                         g->num_vertices + 1) != 0 ||
+        (t->net_cost = malloc((g->desc->num_networks + 1) *
+                              sizeof(*t->net_cost))) == NULL) {
         mdc_tree_free(t);
         return NULL;
     }
@@ -55,71 +45,10 @@ void mdc_tree_free(mdc_tree_t *t)
 {
     if (t == NULL)
         return;
-    free(t->label);
-    free(t->line_a);
-    free(t->line_b);
-    free(t->pathkey);
-    free(t->pred_edge);
-    free(t->pred);
-    free(t->first_net);
-    free(t->first_host);
-    free(t->nosys);
-    free(t->reached);
-    free(t->heap);
-    free(t->heap_pos);
-    free(t->done);
-    free(t->order);
+    const mdc_array_t arrays[] = TREE_ARRAYS(t);
+    mdc_arrays_free(arrays, sizeof(arrays) / sizeof(arrays[0]));
     free(t->net_cost);
     free(t);
-}
-
-/* ---- an indexed heap over vertices, ordered by label */
-
-static inline void heap_set(mdc_tree_t *t, uint32_t i, uint32_t v)
-{
-    t->heap[i] = v;
-    t->heap_pos[v] = i;
-}
-
-/* A 4-ary heap: half the depth of a binary one, and the four children
- * of a node are adjacent in memory. */
-#define ARITY 4
-
-static void heap_up(mdc_tree_t *t, uint32_t i)
-{
-    uint32_t v = t->heap[i];
-    const mdc_label_t *lv = &t->label[v];
-
-    while (i > 0) {
-        uint32_t parent = (i - 1) / ARITY;
-        if (!mdc_label_less(lv, &t->label[t->heap[parent]]))
-            break;
-        heap_set(t, i, t->heap[parent]);
-        i = parent;
-    }
-    heap_set(t, i, v);
-}
-
-static void heap_down(mdc_tree_t *t, uint32_t i, uint32_t n)
-{
-    uint32_t v = t->heap[i];
-    const mdc_label_t *lv = &t->label[v];
-
-    for (;;) {
-        uint32_t c = ARITY * i + 1, m, end;
-        if (c >= n)
-            break;
-        m = c;
-        end = c + ARITY < n ? c + ARITY : n;
-        for (uint32_t k = c + 1; k < end; k++)
-            if (mdc_label_less(&t->label[t->heap[k]], &t->label[t->heap[m]]))
-                m = k;
-        if (!mdc_label_less(&t->label[t->heap[m]], lv))
-            break;
-        heap_set(t, i, t->heap[m]);
-        i = m;
-    }
-    heap_set(t, i, v);
 }
 
 static inline mdc_u128 edge_cost(const mdc_tree_t *t, const mdc_edge_t *e)
@@ -138,7 +67,7 @@ static inline mdc_line_t fwd_line(const mdc_tree_t *t, uint32_t u)
 }
 
 static void relax_all(mdc_tree_t *t, uint32_t u, int first_net,
-                      uint32_t *heap_n)
+                      mdc_heap_t *heap)
 {
     const mdc_graph_t *g = t->g;
     mdc_label_t base = t->label[u];
@@ -163,11 +92,8 @@ static void relax_all(mdc_tree_t *t, uint32_t u, int first_net,
         t->label[v] = nl;
         t->pred[v] = u;
         t->pred_edge[v] = (int32_t)ei;
-        if (!t->reached[v]) {
-            t->reached[v] = 1;
-            heap_set(t, (*heap_n)++, v);
-        }
-        heap_up(t, t->heap_pos[v]);
+        mdc_heap_raise(heap, v, &nl, !t->reached[v]);
+        t->reached[v] = 1;
     }
 }
 
@@ -240,7 +166,8 @@ int mdc_tree_still_best(mdc_tree_t *t, size_t size)
 void mdc_dijkstra(mdc_tree_t *t, uint32_t src, size_t size, int first_net)
 {
     const mdc_graph_t *g = t->g;
-    uint32_t n = g->num_vertices, heap_n = 0;
+    uint32_t n = g->num_vertices;
+    mdc_heap_t heap = { t->heap, t->heap_pos, 0 };
     size_t nn = g->desc->num_networks;
 
     t->src = src;
@@ -260,16 +187,12 @@ void mdc_dijkstra(mdc_tree_t *t, uint32_t src, size_t size, int first_net)
     t->first_host[src] = -1;
     t->nosys[src] = 0;
     t->reached[src] = 1;
-    heap_set(t, heap_n++, src);
-    while (heap_n > 0) {
-        uint32_t u = t->heap[0];
-        if (--heap_n > 0) {
-            heap_set(t, 0, t->heap[heap_n]);
-            heap_down(t, 0, heap_n);
-        }
+    mdc_heap_raise(&heap, src, &t->label[src], 1);
+    while (heap.n > 0) {
+        uint32_t u = mdc_heap_pop(&heap);
         t->done[u] = 1;
         t->order[t->num_order++] = u;
-        relax_all(t, u, first_net, &heap_n);
+        relax_all(t, u, first_net, &heap);
     }
     derive(t);
 }

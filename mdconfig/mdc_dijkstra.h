@@ -40,13 +40,30 @@ typedef struct mdc_tree {
     uint8_t     *nosys;             /**< [vertex] a hop lacks system msgs */
     uint8_t     *reached;           /**< [vertex] */
     /* workspace */
-    uint32_t    *heap;
+    struct mdc_heap_entry *heap;
     uint32_t    *heap_pos;
     uint8_t     *done;
     uint32_t    *order;             /**< vertices in the order settled */
     uint32_t     num_order;
     mdc_u128    *net_cost;          /**< [network] cost at the size */
 } mdc_tree_t;
+
+/* The per-vertex arrays both trees (mdc_tree_t and the hub graph's
+ * mdc_hubtree_t) have under these names, as mdc_array_t initializers
+ * (mdc_mem.h). */
+#define MDC_TREE_ARRAYS(t)                                                   \
+    { (void **)&(t)->label, sizeof(*(t)->label) },                          \
+    { (void **)&(t)->line_a, sizeof(*(t)->line_a) },                        \
+    { (void **)&(t)->line_b, sizeof(*(t)->line_b) },                        \
+    { (void **)&(t)->pathkey, sizeof(*(t)->pathkey) },                      \
+    { (void **)&(t)->pred_edge, sizeof(*(t)->pred_edge) },                  \
+    { (void **)&(t)->pred, sizeof(*(t)->pred) },                            \
+    { (void **)&(t)->first_host, sizeof(*(t)->first_host) },                \
+    { (void **)&(t)->nosys, 1 }, { (void **)&(t)->reached, 1 },             \
+    { (void **)&(t)->done, 1 },                                             \
+    { (void **)&(t)->heap, sizeof(*(t)->heap) },                            \
+    { (void **)&(t)->heap_pos, sizeof(*(t)->heap_pos) },                    \
+    { (void **)&(t)->order, sizeof(*(t)->order) }
 
 mdc_tree_t *mdc_tree_new(const mdc_graph_t *g);
 void mdc_tree_free(mdc_tree_t *t);

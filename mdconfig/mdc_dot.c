@@ -184,7 +184,7 @@ int mdc_dot(FILE *out, const mdc_graph_t *g, int all_sizes, size_t size,
     c.edge_used = calloc(g->first[g->num_vertices] + 1, 1);
     c.relay = calloc(g->num_hosts + 1, 1);
     if (c.edge_used == NULL || c.relay == NULL ||
-        mdc_for_each_source(g, threads, visit, &c, &prob) != 0) {
+        mdc_for_each_source(g, threads, MDC_ROUTES_FULL, visit, &c, &prob) != 0) {
         fprintf(stderr, "mdconfig: error: out of memory\n");
         goto out;
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "mdc_graph.h"
+#include "mdc_hubgraph.h"
 
 /* Ties break on a hash of names, so that they do not depend on the order
  * of lines; 40 bits leave room to add up a million of them in 64. */
@@ -255,6 +256,9 @@ mdc_graph_t *mdc_graph_build(const mdc_desc_t *desc)
     memcpy(b.count, g->first, g->num_vertices * sizeof(*b.count));
     all_edges(&b, fill_edge);
     free(b.count);
+    b.count = NULL;
+    if (mdc_hubgraph_build(g, &g->hubs) != 0)
+        goto fail;
     return g;
 fail:
     free(b.count);
@@ -275,6 +279,7 @@ void mdc_graph_free(mdc_graph_t *g)
     free(g->net_line);
     free(g->fwd_line);
     free(g->can_forward);
+    mdc_hubgraph_free(g->hubs);
     free(g);
 }
 

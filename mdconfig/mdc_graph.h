@@ -45,6 +45,11 @@ typedef struct mdc_edge {
     uint64_t tie;                   /**< tie-break hash (40 bits) */
 } mdc_edge_t;
 
+/* A node on more hubs than this is routed from its own trees. */
+#define MDC_MAX_HUBS   8
+
+struct mdc_hubgraph;
+
 typedef struct mdc_graph {
     const mdc_desc_t *desc;
     uint32_t    num_hosts;
@@ -61,6 +66,9 @@ typedef struct mdc_graph {
     mdc_line_t *net_line;           /**< [class * num_networks + network] */
     mdc_line_t *fwd_line;           /**< [class * num_hosts + node] */
     uint8_t    *can_forward;        /**< [node] */
+    struct mdc_hubgraph *hubs;      /**< the hubs joined through the nodes
+                                         (mdc_hubgraph.h); NULL if some
+                                         node has a link or too many hubs */
 } mdc_graph_t;
 
 /* Builds the graph; NULL on out of memory. */

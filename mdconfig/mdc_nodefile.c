@@ -22,7 +22,8 @@ int mdc_peer_order_init(mdc_peer_order_t *o, const mdc_desc_t *desc)
 {
     o->node = malloc((desc->num_nodes + 1) * sizeof(*o->node));
     o->follows = calloc(desc->num_nodes + 1, 1);
-    if (o->node == NULL || o->follows == NULL) {
+    o->stride = malloc((desc->num_nodes + 1) * sizeof(*o->stride));
+    if (o->node == NULL || o->follows == NULL || o->stride == NULL) {
         mdc_peer_order_fini(o);
         return -1;
     }
@@ -33,6 +34,10 @@ int mdc_peer_order_init(mdc_peer_order_t *o, const mdc_desc_t *desc)
     for (uint32_t i = 1; i < desc->num_nodes; i++)
         o->follows[i] = (uint8_t)md_names_follows(
             desc->nodes[o->node[i - 1]].name, desc->nodes[o->node[i]].name);
+    for (uint32_t i = (uint32_t)desc->num_nodes; i-- > 0;)
+        o->stride[i] = i + 1 < desc->num_nodes && o->follows[i + 1] &&
+                       o->node[i + 1] == o->node[i] + 1
+                       ? o->stride[i + 1] + 1 : 1;
     return 0;
 }
 
@@ -40,8 +45,10 @@ void mdc_peer_order_fini(mdc_peer_order_t *o)
 {
     free(o->node);
     free(o->follows);
+    free(o->stride);
     o->node = NULL;
     o->follows = NULL;
+    o->stride = NULL;
 }
 
 static const char *net_subdev(const mdc_desc_t *d, int net)
@@ -146,25 +153,26 @@ static inline int push_line(peer_lines_t *pl, line_t l)
     return 0;
 }
 
-/* The route lines to peer: adjacent segments with the same subdevice and
- * next hop become one line; to the node itself, its local subdevice. */
+/* The route lines to the peers of run pr: adjacent segments with the same
+ * subdevice and next hop become one line; to the node itself, its local
+ * subdevice. */
 static int route_lines(const mdc_graph_t *g, const mdc_routes_t *r,
-                       uint32_t peer, peer_lines_t *out)
+                       const mdc_prun_t *pr, peer_lines_t *out)
 {
     const mdc_desc_t *d = g->desc;
-    uint32_t end = r->first[peer + 1];
+    const mdc_rseg_t *seg = &r->rseg[pr->seg];
 
     out->num = 0;
-    if (peer == r->src)
+    if (pr->lo == r->src)
         return push_line(out, (line_t){ 0, MD_SIZE_INF,
-            d->types[d->nodes[peer].local_type].subdev, -1 });
-    for (uint32_t i = r->first[peer]; i < end;) {
-        const mdc_decision_t *x = &r->seg[i].dec;
+            d->types[d->nodes[r->src].local_type].subdev, -1 });
+    for (uint32_t i = 0; i < pr->num;) {
+        const mdc_decision_t *x = &seg[i].dec;
         uint32_t j = i + 1;
-        while (j < end && r->seg[j].dec.first_net == x->first_net &&
-               r->seg[j].dec.next_hop == x->next_hop)
+        while (j < pr->num && seg[j].dec.first_net == x->first_net &&
+               seg[j].dec.next_hop == x->next_hop)
             j++;
-        if (push_line(out, (line_t){ r->seg[i].lo, r->seg[j - 1].hi,
+        if (push_line(out, (line_t){ seg[i].lo, seg[j - 1].hi,
                                      net_subdev(d, x->first_net),
                                      x->next_hop }) != 0)
             return -1;
@@ -191,17 +199,17 @@ static int arrive_list(const peer_lines_t *routes, peer_lines_t *out)
     return 0;
 }
 
-/* The rails line to peer (none: no lines). */
+/* The rails line sets[set - 1] (none: no lines). */
 static int rails_lines(const mdc_desc_t *d, const mdc_src_rails_t *sr,
-                       uint32_t peer, peer_lines_t *out)
+                       uint32_t set, peer_lines_t *out)
 {
     out->num = 0;
-    if (sr == NULL || sr->set_of[peer] == 0)
+    if (sr == NULL || set == 0)
         return 0;
-    const mdc_rail_set_t *set = &sr->sets[sr->set_of[peer] - 1];
-    for (size_t i = 0; i < set->num; i++)
-        if (push_line(out, (line_t){ set->weight[i], set->from,
-                                     net_subdev(d, set->net[i]), -1 }) != 0)
+    const mdc_rail_set_t *rs = &sr->sets[set - 1];
+    for (size_t i = 0; i < rs->num; i++)
+        if (push_line(out, (line_t){ rs->weight[i], rs->from,
+                                     net_subdev(d, rs->net[i]), -1 }) != 0)
             return -1;
     return 0;
 }
@@ -258,19 +266,21 @@ static void emit(md_nodeconf_out_t *o, const mdc_desc_t *d, const run_t *run,
                               : d->nodes[pl->line[i].hop].name);
 }
 
-/* The lines of one kind to peer into out (scratch: room for work). */
+/* The lines of one kind to the peers of run pr (routes) or with rails
+ * line set, into out (scratch: room for work). */
 static int lines_of(kind_t kind, const mdc_graph_t *g, const mdc_routes_t *r,
-                    const mdc_src_rails_t *sr, uint32_t peer,
-                    peer_lines_t *scratch, peer_lines_t *out)
+                    const mdc_src_rails_t *sr, uint32_t set,
+                    const mdc_prun_t *pr, peer_lines_t *scratch,
+                    peer_lines_t *out)
 {
     switch (kind) {
     case ROUTES:
-        return route_lines(g, r, peer, out);
+        return route_lines(g, r, pr, out);
     case ARRIVES:
-        return route_lines(g, r, peer, scratch) != 0 ||
+        return route_lines(g, r, pr, scratch) != 0 ||
                arrive_list(scratch, out) != 0 ? -1 : 0;
     case RAILS:
-        return rails_lines(g->desc, sr, peer, out);
+        return rails_lines(g->desc, sr, set, out);
     }
     return -1;
 }
@@ -278,7 +288,10 @@ static int lines_of(kind_t kind, const mdc_graph_t *g, const mdc_routes_t *r,
 /* Every peer's lines of one kind, in name order, runs of peers with the
  * same lines as ranges: the same compaction as md_nodeconf_write's.  A
  * peer without lines (no rails) is left out, so a run may go on past it
- * when the names still follow each other. */
+ * when the names still follow each other.  Route and arrive lines are the
+ * same for all nodes of a run of alike nodes (mdc_prun_t), so those go a
+ * stretch at a time: the peers that are next to each other both by name
+ * and by index, within one run of alike nodes. */
 static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
                        const mdc_routes_t *r, const mdc_peer_order_t *order,
                        const mdc_src_rails_t *sr, kind_t kind)
@@ -287,21 +300,34 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
     peer_lines_t routes = { 0 }, cur = { 0 };
     run_t run = { 0 };
     uint32_t run_end = 0;             /* order index after the run's last */
-    uint32_t set, run_set = 0;        /* rails: the peer's line, the run's */
+    uint32_t set = 0, run_set = 0;    /* rails: the peer's line, the run's */
+    const mdc_prun_t *run_pr = NULL;  /* the alike nodes run.lines are of */
     int rc = 0;
 
-    for (uint32_t i = 0; i < d->num_nodes && rc == 0; i++) {
+    for (uint32_t i = 0, len; i < d->num_nodes && rc == 0; i += len) {
         uint32_t p = order->node[i];
         const char *name = d->nodes[p].name;
-        if ((set = kind == RAILS ? sr->set_of[p] : 0) == 0 && kind == RAILS)
-            continue;                  /* no rails to p */
+        const mdc_prun_t *pr = NULL;
+        uint32_t alike_end;            /* the last index alike to p */
+        if (kind == RAILS) {
+            const mdc_rail_run_t *rr = mdc_src_rails_run_of(sr, p);
+            set = rr->set;
+            alike_end = rr->hi;
+        } else {
+            pr = mdc_routes_run_of(r, p);
+            alike_end = pr->hi;
+        }
+        len = order->stride[i] < alike_end - p + 1 ? order->stride[i]
+                                                   : alike_end - p + 1;
+        if (kind == RAILS && set == 0)
+            continue;                  /* no rails to these peers */
         int joins = run.count > 0 && run.count < MD_NODECONF_RANGE_MAX &&
                     (run_end == i ? order->follows[i]
                                   : md_names_follows(run.last, name));
-        /* a peer with the run's rails line: known the same unbuilt */
-        int same = joins && kind == RAILS && set == run_set;
+        /* a peer with the run's lines: known the same unbuilt */
+        int same = joins && (kind == RAILS ? set == run_set : pr == run_pr);
         if (!same) {
-            if (lines_of(kind, g, r, sr, p, &routes, &cur) != 0) {
+            if (lines_of(kind, g, r, sr, set, pr, &routes, &cur) != 0) {
                 rc = -1;
                 break;
             }
@@ -310,19 +336,26 @@ static int write_peers(md_nodeconf_out_t *o, const mdc_graph_t *g,
             same = joins && same_lines(&run.lines, &cur);
         }
         if (same) {
-            run.last = name;
-            run.count++;
-            run_end = i + 1;
+            if (len > MD_NODECONF_RANGE_MAX - run.count)
+                len = (uint32_t)(MD_NODECONF_RANGE_MAX - run.count);
+            run.last = d->nodes[order->node[i + len - 1]].name;
+            run.count += len;
+            run_end = i + len;
+            run_pr = pr;
             continue;
         }
         emit(o, d, &run, kind);
         peer_lines_t t = run.lines;    /* cur becomes the run's lines */
         run.lines = cur;
         cur = t;
-        run.first = run.last = name;
-        run.count = 1;
-        run_end = i + 1;
+        if (len > MD_NODECONF_RANGE_MAX)
+            len = MD_NODECONF_RANGE_MAX;
+        run.first = name;
+        run.last = d->nodes[order->node[i + len - 1]].name;
+        run.count = len;
+        run_end = i + len;
         run_set = set;
+        run_pr = pr;
     }
     if (rc == 0)
         emit(o, d, &run, kind);
@@ -344,16 +377,20 @@ static int subdev_used(const mdc_desc_t *d, const uint8_t *used, int net)
 /* The networks some route to a peer starts on, and the rails' networks
  * whose subdevice no other one brings (a subdevice has one device line). */
 static void used_networks(const mdc_desc_t *d, const mdc_routes_t *r,
-                          uint32_t num_hosts, const mdc_src_rails_t *sr,
-                          uint8_t *used)
+                          const mdc_src_rails_t *sr, uint8_t *used)
 {
-    for (uint32_t i = r->first[0]; i < r->first[num_hosts]; i++)
-        used[r->seg[i].dec.first_net] = 1;
-    for (size_t i = 0; sr != NULL && i < sr->num_sets; i++)
-        for (size_t k = 0; k < sr->sets[i].num; k++)
-            if (!used[sr->sets[i].net[k]] &&
-                !subdev_used(d, used, sr->sets[i].net[k]))
-                used[sr->sets[i].net[k]] = 1;
+    for (uint32_t i = 0; i < r->num_rseg; i++)
+        used[r->rseg[i].dec.first_net] = 1;
+    /* the lines in the order of their first peer: which of two networks of
+     * one subdevice gets the device line depends on it */
+    for (size_t i = 0; sr != NULL && i < sr->num_runs; i++) {
+        if (sr->run[i].set == 0)
+            continue;
+        const mdc_rail_set_t *set = &sr->sets[sr->run[i].set - 1];
+        for (size_t k = 0; k < set->num; k++)
+            if (!used[set->net[k]] && !subdev_used(d, used, set->net[k]))
+                used[set->net[k]] = 1;
+    }
 }
 
 /* The comment line naming the description and the node. */
@@ -375,32 +412,31 @@ static int write_comment(FILE *f, const mdc_desc_t *d, uint32_t node)
 }
 
 int mdc_nodefile_write(FILE *f, const mdc_graph_t *g, const mdc_routes_t *r,
-                       const mdc_peer_order_t *order, const mdc_rails_t *rails)
+                       const mdc_peer_order_t *order, const mdc_rails_t *rails,
+                       mdc_src_rails_t *sr)
 {
     const mdc_desc_t *d = g->desc;
     md_nodeconf_t *conf = md_nodeconf_new(d->nodes[r->src].name);
     uint8_t *used = calloc(d->num_networks + 1, 1);
     md_nodeconf_out_t *o = NULL;
-    mdc_src_rails_t sr = { 0 };
     int rc = -1;
 
     if (conf == NULL || used == NULL ||
-        (rails != NULL && mdc_rails_of_source(rails, r->src, &sr) != 0))
+        (rails != NULL && mdc_rails_of_source(rails, r->src, sr) != 0))
         goto out;
-    used_networks(d, r, g->num_hosts, rails != NULL ? &sr : NULL, used);
+    used_networks(d, r, rails != NULL ? sr : NULL, used);
     if (add_devices(conf, d, r->src, used) != 0 || write_comment(f, d, r->src) != 0 ||
         (o = md_nodeconf_out_new(f)) == NULL)
         goto out;
     md_nodeconf_out_head(o, conf);
     rc = write_peers(o, g, r, order, NULL, ROUTES) != 0 ||
          write_peers(o, g, r, order, NULL, ARRIVES) != 0 ||
-         (rails != NULL && write_peers(o, g, r, order, &sr, RAILS) != 0)
+         (rails != NULL && write_peers(o, g, r, order, sr, RAILS) != 0)
          ? -1 : 0;
 out:
     if (o != NULL && md_nodeconf_out_finish(o) != 0)
         rc = -1;
     md_nodeconf_free(conf);
-    mdc_src_rails_fini(&sr);
     free(used);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mdc_parse_int.h"               /* mdc_grow */
+#include "mdc_mem.h"
 #include "mdc_rails.h"
 
 /* A source's rail networks beyond this many are not considered (a node
@@ -341,8 +342,45 @@ static int set_of_mask(const mdc_rails_t *r, const int *nets, uint64_t mask,
     return 0;
 }
 
-int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
-                        mdc_src_rails_t *out)
+/* Appends the run lo..hi of set to runs (merged with the last when the
+ * set is the same). */
+static int push_run(mdc_rail_run_t **runs, size_t *num, size_t *cap,
+                    uint32_t lo, uint32_t hi, uint32_t set)
+{
+    if (*num > 0 && (*runs)[*num - 1].set == set &&
+        (*runs)[*num - 1].hi + 1 == lo) {
+        (*runs)[*num - 1].hi = hi;
+        return 0;
+    }
+    if (mdc_reserve((void **)runs, cap, *num + 1, sizeof(**runs)) != 0)
+        return -1;
+    (*runs)[(*num)++] = (mdc_rail_run_t){ lo, hi, set };
+    return 0;
+}
+
+/* Are src's rails the base's but for src itself: the same (network,
+ * component) attachments, and no link on either side? */
+static int base_fits(const mdc_rails_t *r, uint32_t src,
+                     const mdc_src_rails_t *out)
+{
+    uint32_t b = out->base_src;
+
+    if (!out->base_valid || r->link_first[src] != r->link_first[src + 1] ||
+        r->link_first[b] != r->link_first[b + 1] ||
+        r->att_first[src + 1] - r->att_first[src] !=
+            r->att_first[b + 1] - r->att_first[b])
+        return 0;
+    for (uint32_t i = 0; i < r->att_first[src + 1] - r->att_first[src]; i++) {
+        const att_t *x = &r->att[r->att_first[src] + i];
+        const att_t *y = &r->att[r->att_first[b] + i];
+        if (x->net != y->net || x->comp != y->comp)
+            return 0;
+    }
+    return 1;
+}
+
+/* The base: src's rails to every node, itself included as if a peer. */
+static int make_base(const mdc_rails_t *r, uint32_t src, mdc_src_rails_t *out)
 {
     int nets[NETS_MAX];
     size_t n = source_nets(r, src, nets);
@@ -351,12 +389,10 @@ int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
     int rc = 0;
 
     out->num_sets = 0;
-    free(out->set_of);
-    out->set_of = calloc(r->n + 1, sizeof(*out->set_of));
-    if (mask == NULL || out->set_of == NULL) {
-        free(mask);
+    out->num_base = 0;
+    out->base_valid = 0;
+    if (mask == NULL)
         return -1;
-    }
     for (uint32_t i = r->att_first[src]; i < r->att_first[src + 1]; i++) {
         uint64_t b = bit_of(nets, n, r->att[i].net);
         uint32_t c = r->att[i].comp;
@@ -365,27 +401,84 @@ int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
     }
     for (uint32_t i = r->link_first[src]; i < r->link_first[src + 1]; i++)
         mask[r->link[i].peer] |= bit_of(nets, n, r->link[i].net);
-    mask[src] = 0;
     uint64_t last_mask = 0;
     uint32_t last_set = 0;
     for (uint32_t p = 0; p < r->n && rc == 0; p++) {
         uint64_t m = mask[p];
-        if ((m & (m - 1)) == 0)             /* fewer than two rails */
-            continue;
-        if (m != last_mask) {
-            rc = set_of_mask(r, nets, m, &mc, out, &last_set);
-            last_mask = m;
+        uint32_t set = 0;
+        if ((m & (m - 1)) != 0) {           /* two rails or more */
+            if (m != last_mask) {
+                rc = set_of_mask(r, nets, m, &mc, out, &last_set);
+                last_mask = m;
+            }
+            set = last_set;
         }
-        out->set_of[p] = last_set;
+        if (rc == 0)
+            rc = push_run(&out->base, &out->num_base, &out->cap_base, p, p,
+                          set);
     }
     free(mask);
     free(mc.e);
+    out->base_src = src;
+    out->base_valid = rc == 0;
     return rc;
+}
+
+int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
+                        mdc_src_rails_t *out)
+{
+    if (!base_fits(r, src, out) && make_base(r, src, out) != 0)
+        return -1;
+    out->num_runs = 0;
+    for (size_t k = 0; k < out->num_base; k++) {
+        const mdc_rail_run_t *x = &out->base[k];
+        int rc = 0;
+        if (src < x->lo || src > x->hi) {
+            rc = push_run(&out->run, &out->num_runs, &out->cap_runs, x->lo,
+                          x->hi, x->set);
+        } else {                            /* no rails to src itself */
+            rc = (src > x->lo &&
+                  push_run(&out->run, &out->num_runs, &out->cap_runs, x->lo,
+                           src - 1, x->set)) ||
+                 push_run(&out->run, &out->num_runs, &out->cap_runs, src, src,
+                          0) != 0 ||
+                 (src < x->hi &&
+                  push_run(&out->run, &out->num_runs, &out->cap_runs,
+                           src + 1, x->hi, x->set));
+        }
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+const mdc_rail_run_t *mdc_src_rails_run_of(const mdc_src_rails_t *sr,
+                                           uint32_t peer)
+{
+    size_t lo = 0, hi = sr->num_runs;
+
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sr->run[mid].lo <= peer)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &sr->run[lo];
+}
+
+const mdc_rail_set_t *mdc_src_rails_set_of(const mdc_src_rails_t *sr,
+                                           uint32_t peer)
+{
+    uint32_t set = mdc_src_rails_run_of(sr, peer)->set;
+
+    return set != 0 ? &sr->sets[set - 1] : NULL;
 }
 
 void mdc_src_rails_fini(mdc_src_rails_t *out)
 {
-    free(out->set_of);
+    free(out->run);
     free(out->sets);
+    free(out->base);
     memset(out, 0, sizeof(*out));
 }

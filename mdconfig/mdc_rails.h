@@ -43,17 +43,40 @@ typedef struct mdc_rails mdc_rails_t;
 mdc_rails_t *mdc_rails_new(const mdc_graph_t *g);
 void mdc_rails_free(mdc_rails_t *r);
 
-/* One source node's rails to every peer. */
+/* Peers lo..hi (by index) with the same rails line: sets[set - 1], or
+ * none (set 0). */
+typedef struct mdc_rail_run {
+    uint32_t lo, hi;
+    uint32_t set;
+} mdc_rail_run_t;
+
+/* One source node's rails to every peer, as runs.  Nodes on the same
+ * segments of the rail networks (and on no link) have the same rails but
+ * to themselves, so the runs of the last source are kept (base, with the
+ * source counted as a peer) and the next such source only cuts itself
+ * out of them. */
 typedef struct mdc_src_rails {
-    uint32_t       *set_of;         /**< [node]: 0 none, else sets[i - 1] */
-    mdc_rail_set_t *sets;           /**< distinct lines, first use first */
+    mdc_rail_run_t *run;            /**< by lo; they cover every node */
+    size_t          num_runs, cap_runs;
+    mdc_rail_set_t *sets;           /**< distinct lines */
     size_t          num_sets;
+    mdc_rail_run_t *base;
+    size_t          num_base, cap_base;
+    uint32_t        base_src;
+    int             base_valid;
 } mdc_src_rails_t;
 
 /* 0, or -1 on out of memory.  out is zeroed by the caller before the first
- * call and freed with mdc_src_rails_fini. */
+ * call, may be passed again for another source (that is when the runs of
+ * the previous one are reused), and is freed with mdc_src_rails_fini. */
 int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
                         mdc_src_rails_t *out);
 void mdc_src_rails_fini(mdc_src_rails_t *out);
+
+/* The run holding peer, and peer's rails line (NULL: none). */
+const mdc_rail_run_t *mdc_src_rails_run_of(const mdc_src_rails_t *sr,
+                                           uint32_t peer);
+const mdc_rail_set_t *mdc_src_rails_set_of(const mdc_src_rails_t *sr,
+                                           uint32_t peer);
 
 #endif /* MDC_RAILS_H */

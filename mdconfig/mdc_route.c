@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mdc_route.h"
+#include "mdc_envelope.h"
+#include "mdc_hubtree.h"
+#include "mdc_mem.h"
+#include "mdc_route_int.h"
 
 mdc_router_t *mdc_router_new(const mdc_graph_t *g)
 {
@@ -27,6 +30,7 @@ void mdc_router_free(mdc_router_t *r)
     free(r->iv_of);
     mdc_routes_fini(&r->prev);
     free(r->prev_sig.hop);
+    mdc_hubtree_free(r->hubtree);
     free(r);
 }
 
@@ -34,6 +38,8 @@ void mdc_routes_fini(mdc_routes_t *routes)
 {
     free(routes->first);
     free(routes->seg);
+    free(routes->run);
+    free(routes->rseg);
     memset(routes, 0, sizeof(*routes));
 }
 
@@ -43,10 +49,14 @@ static int same_decision(const mdc_decision_t *x, const mdc_decision_t *y)
            x->pathkey == y->pathkey;
 }
 
-/* Appends [lo, hi] to the current node's segments (merging with the
- * previous one when the route is the same). */
-static int add_seg(mdc_routes_t *out, size_t node_first, size_t lo, size_t hi,
-                   const mdc_decision_t *dec)
+int mdc_route_reserve(mdc_routes_t *out, size_t n)
+{
+    return mdc_reserve((void **)&out->seg, &out->cap_seg, out->num_seg + n,
+                       sizeof(*out->seg));
+}
+
+int mdc_route_add_seg(mdc_routes_t *out, size_t node_first, size_t lo,
+                      size_t hi, const mdc_decision_t *dec)
 {
     if (out->num_seg > node_first &&
         same_decision(&out->seg[out->num_seg - 1].dec, dec) &&
@@ -54,14 +64,8 @@ static int add_seg(mdc_routes_t *out, size_t node_first, size_t lo, size_t hi,
         out->seg[out->num_seg - 1].hi = hi;
         return 0;
     }
-    if (out->num_seg == out->cap_seg) {
-        size_t cap = out->cap_seg ? 2 * out->cap_seg : 1024;
-        mdc_rseg_t *s = realloc(out->seg, cap * sizeof(*s));
-        if (s == NULL)
-            return -1;
-        out->seg = s;
-        out->cap_seg = cap;
-    }
+    if (mdc_route_reserve(out, 1) != 0)
+        return -1;
     out->seg[out->num_seg++] = (mdc_rseg_t){ lo, hi, *dec };
     return 0;
 }
@@ -70,6 +74,8 @@ static int begin(const mdc_graph_t *g, mdc_routes_t *out, uint32_t src)
 {
     out->src = src;
     out->num_seg = 0;
+    out->full = 1;
+    mdc_routes_clear_runs(out);
     out->dijkstra_runs = 0;
     out->copied = 0;
     if (out->first == NULL &&
@@ -98,7 +104,8 @@ static int from_own_trees(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
             mdc_decision_t dec = {
                 e->first_net, e->first_host == (int32_t)d ? -1 : e->first_host,
                 e->pathkey, e->relays, e->nosys, 0 };
-            if (add_seg(out, out->first[d], res->lo[i], res->hi[i], &dec) != 0)
+            if (mdc_route_add_seg(out, out->first[d], res->lo[i], res->hi[i],
+                                  &dec) != 0)
                 return -1;
         }
     }
@@ -134,54 +141,6 @@ typedef struct cand {
     uint64_t             key;
     const mdc_rootres_t *res;
 } cand_t;
-
-/* A candidate route to one node: hop to the hub, then the hub's path.
- * The tie-break sums are only looked at on exact ties. */
-typedef struct line_label {
-    mdc_u128                a, b;
-    const mdc_edge_t       *hop;
-    const mdc_root_entry_t *e;
-    int                     ok;
-} line_label_t;
-
-/* *tie_used: the first hops' hashes decided (they differ between nodes
- * that otherwise share their routes). */
-static int sec_less(const line_label_t *x, const line_label_t *y,
-                    int *tie_used)
-{
-    if (x->e->relays != y->e->relays)
-        return x->e->relays < y->e->relays;
-    uint32_t rx = x->hop->rank + x->e->rank, ry = y->hop->rank + y->e->rank;
-    if (rx != ry)
-        return rx < ry;
-    *tie_used = 1;
-    return x->hop->tie + x->e->tie < y->hop->tie + y->e->tie;
-}
-
-/* Does candidate x beat y at size s? */
-static int beats(const line_label_t *x, const line_label_t *y, size_t s,
-                 int *tie_used)
-{
-    mdc_u128 cx = x->a + x->b * s, cy = y->a + y->b * s;
-
-    return cx != cy ? cx < cy : sec_less(x, y, tie_used);
-}
-
-#define NEVER ((mdc_u128)1 << 64)     /* beyond every size */
-
-/* First size >= from at which x beats the current best y, or NEVER. */
-static mdc_u128 overtakes(const line_label_t *x, const line_label_t *y,
-                          size_t from, int *tie_used)
-{
-    if (x->b >= y->b)
-        return NEVER;
-    if (x->a < y->a)
-        return from;
-    mdc_u128 m = y->b - x->b, da = x->a - y->a, s = da / m;
-    if (da % m != 0 || !sec_less(x, y, tie_used))
-        s++;
-    return s < from ? from : s;
-}
 
 /* The breakpoints where any hub's tree or any class changes. */
 static int combined_bounds(mdc_router_t *r, const cand_t *c, size_t nc,
@@ -237,66 +196,64 @@ static int combined_bounds(mdc_router_t *r, const cand_t *c, size_t nc,
     return 0;
 }
 
-static line_label_t candidate(const mdc_graph_t *g, const cand_t *c,
-                              size_t iv, uint32_t d, mdc_line_t hop)
-{
-    const mdc_root_line_t *rl = mdc_rootres_line(c->res, g, iv, d);
-    line_label_t l = { .ok = rl->a_hi != UINT64_MAX };
+/* The pieces of the route to d over one range of sizes, as the envelope
+ * walk finds them. */
+typedef struct hub_walk {
+    mdc_routes_t           *out;
+    const cand_t           *c;
+    uint32_t                d;
+    size_t                  idx[MDC_MAX_HUBS];  /* candidate -> hub */
+    const mdc_root_entry_t *e[MDC_MAX_HUBS];
+} hub_walk_t;
 
-    if (l.ok) {
-        l.a = hop.a + mdc_root_line_a(rl);
-        l.b = (mdc_u128)hop.b + rl->b;
-        l.hop = c->e;
-        l.e = mdc_rootres_entry(c->res, g, iv, d);
-    }
-    return l;
+static int hub_piece(void *ctx, size_t lo, size_t hi, size_t best)
+{
+    hub_walk_t *w = ctx;
+    const cand_t *c = &w->c[w->idx[best]];
+    const mdc_root_entry_t *e = w->e[best];
+    mdc_decision_t dec = { c->e->network,
+                           e->first_host == (int32_t)w->d ? -1 : e->first_host,
+                           c->key + e->pathkey, e->relays,
+                           (uint8_t)(e->nosys | !c->e->sysmsg),
+                           (uint8_t)w->idx[best] };
+
+    return mdc_route_add_seg(w->out, w->out->first[w->d], lo, hi, &dec);
 }
 
-/* The best candidate for d over [lo, hi]: the lower envelope of at most
- * nc lines, walked from lo. */
+/* The best candidate for d over piece j of the combined bounds: hop to
+ * the hub, then the hub's path; each hub a group of its own, so that any
+ * tie the hashes decide marks the routes as not to be copied. */
 static int envelope(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
                     size_t nc, size_t nb, size_t j, uint32_t d,
                     const mdc_line_t *hop)
 {
     const mdc_graph_t *g = r->g;
-    line_label_t l[MDC_MAX_HUBS];
+    mdc_env_cand_t l[MDC_MAX_HUBS];
+    hub_walk_t w = { .out = out, .c = c, .d = d };
     size_t lo = r->bounds[j], hi = j + 1 < nb ? r->bounds[j + 1] - 1
                                               : SIZE_MAX;
-    int any = 0;
+    size_t n = 0;
 
     for (size_t i = 0; i < nc; i++) {
-        l[i] = candidate(g, &c[i], r->iv_of[i * nb + j], d, hop[i * nb + j]);
-        any |= l[i].ok;
+        size_t iv = r->iv_of[i * nb + j];
+        const mdc_root_line_t *rl = mdc_rootres_line(c[i].res, g, iv, d);
+        if (rl->a_hi == UINT64_MAX)
+            continue;                  /* the hub does not reach d */
+        const mdc_root_entry_t *e = mdc_rootres_entry(c[i].res, g, iv, d);
+        mdc_line_t h = hop[i * nb + j];
+        l[n] = (mdc_env_cand_t){ h.a + mdc_root_line_a(rl),
+                                 (mdc_u128)h.b + rl->b, e->relays,
+                                 c[i].e->rank + e->rank, c[i].e->tie + e->tie,
+                                 (uint32_t)i };
+        w.idx[n] = i;
+        w.e[n++] = e;
     }
-    if (!any)
+    if (n == 0)
         return 1;                      /* unreachable */
-    for (size_t s = lo;;) {
-        size_t best = nc;
-        mdc_u128 next = NEVER;
-        for (size_t i = 0; i < nc; i++)
-            if (l[i].ok &&
-                (best == nc || beats(&l[i], &l[best], s, &r->tie_used)))
-                best = i;
-        for (size_t i = 0; i < nc; i++)
-            if (l[i].ok && i != best && s < SIZE_MAX) {
-                mdc_u128 o = overtakes(&l[i], &l[best], s + 1,
-                                       &r->tie_used);
-                if (o < next)
-                    next = o;
-            }
-        const mdc_root_entry_t *e = l[best].e;
-        mdc_decision_t dec = { c[best].e->network,
-                               e->first_host == (int32_t)d ? -1 : e->first_host,
-                               c[best].key + e->pathkey, e->relays,
-                               (uint8_t)(e->nosys | !c[best].e->sysmsg),
-                               (uint8_t)best };
-        size_t end = next - 1 >= hi ? hi : (size_t)(next - 1);
-        if (add_seg(out, out->first[d], s, end, &dec) != 0)
-            return -1;
-        if (end >= hi)
-            return 0;
-        s = end + 1;
-    }
+    mdc_env_ties_t ties = { 0, 0 };
+    int rc = mdc_envelope_walk(l, n, lo, hi, &ties, hub_piece, &w);
+    r->tie_used |= ties.groups;
+    return rc;
 }
 
 /* The routes to d from the candidates: 0, or -1 on out of memory. */
@@ -311,111 +268,19 @@ static int routes_to(mdc_router_t *r, mdc_routes_t *out, const cand_t *c,
     return 0;
 }
 
-/* The signature of src's candidates (hop: this source's hop lines). */
-static int make_sig(mdc_hub_sig_t *sig, const cand_t *c, size_t nc,
-                    size_t nb, const mdc_line_t *hop)
+/* The route to the kept node (mdc_route_copy_prev's to_prev). */
+typedef struct hubs_ctx {
+    mdc_router_t      *r;
+    const cand_t      *c;
+    size_t             nc, nb;
+    const mdc_line_t  *hop;
+} hubs_ctx_t;
+
+static int hubs_route_to(void *ctx, mdc_routes_t *out, uint32_t d)
 {
-    if (nc * nb > sig->cap_hop) {
-        mdc_line_t *h = realloc(sig->hop, nc * nb * sizeof(*h));
-        if (h == NULL)
-            return -1;
-        sig->hop = h;
-        sig->cap_hop = nc * nb;
-    }
-    sig->nc = nc;
-    sig->nb = nb;
-    for (size_t i = 0; i < nc; i++) {
-        sig->hub[i] = c[i].e->to;
-        sig->network[i] = c[i].e->network;
-        sig->sysmsg[i] = c[i].e->sysmsg;
-        sig->rank[i] = c[i].e->rank;
-        sig->key[i] = c[i].key;
-    }
-    if (nc * nb > 0)        /* memcpy may not take NULL, even for 0 bytes */
-        memcpy(sig->hop, hop, nc * nb * sizeof(*hop));
-    return 0;
-}
+    hubs_ctx_t *x = ctx;
 
-static int same_sig(const mdc_hub_sig_t *x, const cand_t *c, size_t nc,
-                    size_t nb, const mdc_line_t *hop)
-{
-    if (x->nc != nc || x->nb != nb)
-        return 0;
-    for (size_t i = 0; i < nc; i++)
-        if (x->hub[i] != c[i].e->to || x->network[i] != c[i].e->network ||
-            x->sysmsg[i] != c[i].e->sysmsg || x->rank[i] != c[i].e->rank)
-            return 0;
-    for (size_t k = 0; k < nc * nb; k++)
-        if (x->hop[k].a != hop[k].a || x->hop[k].b != hop[k].b)
-            return 0;
-    return 1;
-}
-
-/* Keeps out (computed afresh) for the next nodes with the same signature. */
-static int keep(mdc_router_t *r, const mdc_routes_t *out, const cand_t *c,
-                size_t nc, size_t nb, const mdc_line_t *hop)
-{
-    const mdc_graph_t *g = r->g;
-    mdc_routes_t *p = &r->prev;
-
-    r->prev_valid = 0;
-    if (r->no_reuse || r->tie_used)
-        return 0;
-    if (p->first == NULL &&
-        (p->first = malloc((g->num_hosts + 1) * sizeof(*p->first))) == NULL)
-        return -1;
-    if (out->num_seg > p->cap_seg) {
-        mdc_rseg_t *seg = realloc(p->seg, out->num_seg * sizeof(*seg));
-        if (seg == NULL)
-            return -1;
-        p->seg = seg;
-        p->cap_seg = out->num_seg;
-    }
-    memcpy(p->first, out->first, (g->num_hosts + 1) * sizeof(*p->first));
-    if (out->num_seg > 0)   /* a node with no routes: p->seg may be NULL */
-        memcpy(p->seg, out->seg, out->num_seg * sizeof(*p->seg));
-    p->num_seg = out->num_seg;
-    p->src = out->src;
-    if (make_sig(&r->prev_sig, c, nc, nb, hop) != 0)
-        return -1;
-    r->prev_valid = 1;
-    return 0;
-}
-
-/* src's routes from those of the last node with the same signature: the
- * same for every other node d (each is the best over the same hubs of the
- * same hop cost plus the hub's path to d, and no tie needed the first
- * hop's hash), their path keys shifted to src's own first hop; the route
- * to that node itself is computed, and none to src. */
-static int from_prev(mdc_router_t *r, uint32_t src, mdc_routes_t *out,
-                     const cand_t *c, size_t nc, size_t nb,
-                     const mdc_line_t *hop)
-{
-    const mdc_graph_t *g = r->g;
-    const mdc_routes_t *p = &r->prev;
-    uint64_t shift[MDC_MAX_HUBS];
-
-    for (size_t i = 0; i < nc; i++)
-        shift[i] = c[i].key - r->prev_sig.key[i];
-    for (uint32_t d = 0; d < g->num_hosts; d++) {
-        out->first[d] = (uint32_t)out->num_seg;
-        if (d == src)
-            continue;
-        if (d == p->src) {
-            if (routes_to(r, out, c, nc, nb, d, hop) != 0)
-                return -1;
-            continue;
-        }
-        for (uint32_t k = p->first[d]; k < p->first[d + 1]; k++) {
-            mdc_decision_t dec = p->seg[k].dec;
-            dec.pathkey += shift[dec.cand];
-            if (add_seg(out, out->first[d], p->seg[k].lo, p->seg[k].hi,
-                        &dec) != 0)
-                return -1;
-        }
-    }
-    out->first[g->num_hosts] = (uint32_t)out->num_seg;
-    return 0;
+    return routes_to(x->r, out, x->c, x->nc, x->nb, d, x->hop);
 }
 
 static int from_hubs(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
@@ -442,9 +307,9 @@ static int from_hubs(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
         for (size_t j = 0; j < nb; j++)
             hop[i * nb + j] = mdc_edge_line(g, c[i].e,
                                             c[i].res->cls[r->iv_of[i * nb + j]]);
-    if (r->prev_valid && !r->no_reuse && same_sig(&r->prev_sig, c, nc, nb, hop)) {
-        rc = from_prev(r, src, out, c, nc, nb, hop);
-        out->copied = 1;
+    if (mdc_route_can_copy(r, src, nb, hop)) {
+        hubs_ctx_t x = { r, c, nc, nb, hop };
+        rc = mdc_route_copy_prev(r, src, out, hubs_route_to, &x);
         free(hop);
         return rc;
     }
@@ -455,7 +320,9 @@ static int from_hubs(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
             goto out;
     }
     out->first[g->num_hosts] = (uint32_t)out->num_seg;
-    rc = keep(r, out, c, nc, nb, hop);
+    if (r->compact && mdc_routes_make_runs(out, g->num_hosts) != 0)
+        goto out;
+    rc = mdc_route_keep(r, out, nb, hop);
 out:
     free(hop);
     return rc;
@@ -476,11 +343,18 @@ static int use_hubs(const mdc_graph_t *g, uint32_t src)
 
 int mdc_route_source(mdc_router_t *r, uint32_t src, mdc_routes_t *out)
 {
+    int rc;
+
     if (begin(r->g, out, src) != 0)
         return -1;
     if (use_hubs(r->g, src))
-        return from_hubs(r, src, out);
-    return from_own_trees(r, src, out);
+        rc = r->g->hubs != NULL ? mdc_route_from_hubgraph(r, src, out)
+                                : from_hubs(r, src, out);
+    else
+        rc = from_own_trees(r, src, out);
+    if (rc == 0 && out->full && out->num_runs == 0)
+        rc = mdc_routes_make_runs(out, r->g->num_hosts);
+    return rc;
 }
 
 const mdc_rseg_t *mdc_routes_find(const mdc_routes_t *routes, uint32_t d,

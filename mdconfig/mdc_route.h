@@ -31,18 +31,35 @@ typedef struct mdc_rseg {
     mdc_decision_t dec;
 } mdc_rseg_t;
 
+/* Nodes lo..hi (by index) whose routes have the same segments, path keys
+ * aside: rseg[seg] .. rseg[seg + num - 1] (none: unreachable).  The source
+ * itself is always a run of its own. */
+typedef struct mdc_prun {
+    uint32_t lo, hi;
+    uint32_t seg, num;
+} mdc_prun_t;
+
+/* A node's routes in two forms: per node (first, seg: every segment, with
+ * its path key) and as runs of alike nodes (run, rseg: what the files and
+ * the problem counts need, a few entries per node instead of N).  The
+ * router fills both, except in compact mode (mdc_router_t.compact) where
+ * a node whose routes were copied gets the runs only (full = 0). */
 typedef struct mdc_routes {
     uint32_t    src;
     uint32_t   *first;              /**< [node]: its segments are
                                          seg[first[d]] .. seg[first[d+1]-1] */
     mdc_rseg_t *seg;
     size_t      num_seg, cap_seg;
+    int         full;               /**< first and seg are valid */
+    mdc_prun_t *run;                /**< by lo; they cover every node */
+    size_t      num_runs, cap_runs;
+    mdc_rseg_t *rseg;
+    size_t      num_rseg, cap_rseg;
     size_t      dijkstra_runs;      /**< done for this node (cache misses) */
     int         copied;             /**< from the previous node's routes */
 } mdc_routes_t;
 
 #define MDC_ROOT_CACHE 16
-#define MDC_MAX_HUBS   8            /**< more: the node's own trees */
 
 /* What a node's routes from hubs depend on, besides the hubs' trees:
  * nodes with the same one (on the same switches, rings and buses, at the
@@ -79,6 +96,8 @@ typedef struct mdc_router {
     int                prev_valid;
     int                tie_used;
     int                no_reuse;    /**< tests: always compute afresh */
+    int                compact;     /**< copied routes as runs only */
+    struct mdc_hubtree *hubtree;    /* routes on the hub graph (g->hubs) */
 } mdc_router_t;
 
 mdc_router_t *mdc_router_new(const mdc_graph_t *g);
@@ -87,6 +106,9 @@ void mdc_router_free(mdc_router_t *r);
 /* Computes out (reusing its memory); -1 on out of memory. */
 int mdc_route_source(mdc_router_t *r, uint32_t src, mdc_routes_t *out);
 void mdc_routes_fini(mdc_routes_t *routes);
+
+/* The run holding node d. */
+const mdc_prun_t *mdc_routes_run_of(const mdc_routes_t *routes, uint32_t d);
 
 /* The segment of the route to d holding size, or NULL (unreachable). */
 const mdc_rseg_t *mdc_routes_find(const mdc_routes_t *routes, uint32_t d,

@@ -19,6 +19,7 @@ typedef struct run {
     void              *ctx;
     const uint32_t    *order;        /* the sources, in the order taken */
     uint32_t           count;
+    mdc_routes_form_t  form;
     uint32_t           next;         /* atomic: next chunk start */
     int                failed;       /* atomic */
 } run_t;
@@ -61,29 +62,33 @@ static void note(uint32_t *src, uint32_t *dst, size_t count, uint32_t s,
     }
 }
 
-static void examine(mdc_problems_t *p, const mdc_graph_t *g,
-                    const mdc_routes_t *r)
+static void examine(mdc_problems_t *p, const mdc_routes_t *r)
 {
     p->dijkstra_runs += r->dijkstra_runs;
-    p->intervals += r->num_seg;
     p->copied += (size_t)r->copied;
-    for (uint32_t h = 0; h < g->num_hosts; h++) {
-        if (h == r->src)
+    for (size_t k = 0; k < r->num_runs; k++) {
+        const mdc_prun_t *x = &r->run[k];
+        const mdc_rseg_t *seg = &r->rseg[x->seg];
+        size_t len = (size_t)x->hi - x->lo + 1;
+        if (x->lo == r->src)
             continue;
-        if (r->first[h] == r->first[h + 1]) {
-            note(&p->unreach_src, &p->unreach_dst, p->unreachable, r->src, h);
-            p->unreachable++;
+        p->intervals += len * x->num;
+        /* the run's first node is its smallest: the example to note */
+        if (x->num == 0) {
+            note(&p->unreach_src, &p->unreach_dst, p->unreachable, r->src,
+                 x->lo);
+            p->unreachable += len;
             continue;
         }
-        for (uint32_t i = r->first[h]; i < r->first[h + 1]; i++) {
-            const mdc_decision_t *x = &r->seg[i].dec;
-            if (x->relays == 0 || !x->nosys)
+        for (uint32_t i = 0; i < x->num; i++) {
+            const mdc_decision_t *dec = &seg[i].dec;
+            if (dec->relays == 0 || !dec->nosys)
                 continue;
             if (p->nosys == 0 || r->src < p->nosys_src ||
-                (r->src == p->nosys_src && h < p->nosys_dst))
-                p->nosys_lo = r->seg[i].lo;
-            note(&p->nosys_src, &p->nosys_dst, p->nosys, r->src, h);
-            p->nosys++;
+                (r->src == p->nosys_src && x->lo < p->nosys_dst))
+                p->nosys_lo = seg[i].lo;
+            note(&p->nosys_src, &p->nosys_dst, p->nosys, r->src, x->lo);
+            p->nosys += len;
             break;
         }
     }
@@ -101,6 +106,7 @@ static void *work(void *arg)
         __atomic_store_n(&run->failed, 1, __ATOMIC_RELAXED);
         return NULL;
     }
+    router->compact = run->form == MDC_ROUTES_RUNS;
     for (;;) {
         uint32_t start = __atomic_fetch_add(&run->next, CHUNK,
                                             __ATOMIC_RELAXED);
@@ -109,7 +115,7 @@ static void *work(void *arg)
             break;
         for (uint32_t i = start; i < start + CHUNK && i < run->count; i++) {
             if (mdc_route_source(router, run->order[i], &routes) != 0 ||
-                (examine(&w->prob, run->g, &routes),
+                (examine(&w->prob, &routes),
                  run->fn != NULL && run->fn(run->ctx, w->id, &routes) != 0)) {
                 __atomic_store_n(&run->failed, 1, __ATOMIC_RELAXED);
                 break;
@@ -176,10 +182,10 @@ static uint32_t *hub_order(const mdc_graph_t *g)
 
 /* Routes order[0..count) on n threads (the caller is worker 0). */
 static int run_sources(const mdc_graph_t *g, const uint32_t *order,
-                       uint32_t count, int n, mdc_visit_fn fn, void *ctx,
-                       mdc_problems_t *problems)
+                       uint32_t count, int n, mdc_routes_form_t form,
+                       mdc_visit_fn fn, void *ctx, mdc_problems_t *problems)
 {
-    run_t run = { g, fn, ctx, order, count, 0, 0 };
+    run_t run = { g, fn, ctx, order, count, form, 0, 0 };
     worker_t *w;
 
     if ((uint32_t)n > count)
@@ -207,8 +213,9 @@ static int run_sources(const mdc_graph_t *g, const uint32_t *order,
     return run.failed ? -1 : 0;
 }
 
-int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
-                        void *ctx, mdc_problems_t *problems)
+int mdc_for_each_source(const mdc_graph_t *g, int threads,
+                        mdc_routes_form_t form, mdc_visit_fn fn, void *ctx,
+                        mdc_problems_t *problems)
 {
     int n = mdc_run_threads(threads);
 
@@ -217,15 +224,16 @@ int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
     uint32_t *order = hub_order(g);
     if (order == NULL)
         return -1;
-    int rc = run_sources(g, order, g->num_hosts, n, fn, ctx, problems);
+    int rc = run_sources(g, order, g->num_hosts, n, form, fn, ctx, problems);
     free(order);
     return rc;
 }
 
-int mdc_for_one_source(const mdc_graph_t *g, uint32_t src, mdc_visit_fn fn,
-                       void *ctx, mdc_problems_t *problems)
+int mdc_for_one_source(const mdc_graph_t *g, uint32_t src,
+                       mdc_routes_form_t form, mdc_visit_fn fn, void *ctx,
+                       mdc_problems_t *problems)
 {
-    return run_sources(g, &src, 1, 1, fn, ctx, problems);
+    return run_sources(g, &src, 1, 1, form, fn, ctx, problems);
 }
 
 int mdc_problems_report(FILE *f, const char *prefix, const mdc_desc_t *d,

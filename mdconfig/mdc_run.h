@@ -32,14 +32,22 @@ typedef int (*mdc_visit_fn)(void *ctx, int worker, const mdc_routes_t *r);
  * 256); -1 after an error line if the variable is malformed. */
 int mdc_run_threads(int threads);
 
+/* How the visitor gets the routes: every node's with every segment
+ * (MDC_ROUTES_FULL: the checks, the picture), or, where routes were
+ * copied, as runs of alike nodes only (MDC_ROUTES_RUNS: the files; see
+ * mdc_routes_t). */
+typedef enum mdc_routes_form { MDC_ROUTES_FULL, MDC_ROUTES_RUNS } mdc_routes_form_t;
+
 /* 0, or -1 if a visitor failed or memory ran out. */
-int mdc_for_each_source(const mdc_graph_t *g, int threads, mdc_visit_fn fn,
-                        void *ctx, mdc_problems_t *problems);
+int mdc_for_each_source(const mdc_graph_t *g, int threads,
+                        mdc_routes_form_t form, mdc_visit_fn fn, void *ctx,
+                        mdc_problems_t *problems);
 
 /* The same for the one source src (mdconfig --node): problems are those
  * of src's own routes. */
-int mdc_for_one_source(const mdc_graph_t *g, uint32_t src, mdc_visit_fn fn,
-                       void *ctx, mdc_problems_t *problems);
+int mdc_for_one_source(const mdc_graph_t *g, uint32_t src,
+                       mdc_routes_form_t form, mdc_visit_fn fn, void *ctx,
+                       mdc_problems_t *problems);
 
 /* Prints the problems to f, each line starting with prefix; returns how
  * many kinds were found. */

@@ -14,6 +14,7 @@ typedef struct writer {
     const char        *dir;
     mdc_peer_order_t   order;
     mdc_rails_t       *rails;        /* NULL: no rails lines */
+    mdc_src_rails_t    sr[256];      /* per worker (at most 256 threads) */
     int64_t            only;         /* the one node written, or -1: all */
     char               err[4200];    /* first error; guarded by failed */
     int                failed;       /* atomic */
@@ -33,12 +34,12 @@ static int write_one(void *ctx, int worker, const mdc_routes_t *r)
     static __thread char buf[1 << 16];
     int rc = -1;
 
-    (void)worker;
     file_name(path, sizeof(path), w->dir, d->nodes[r->src].name, 1);
     FILE *f = fopen(path, "w");
     if (f != NULL) {
         setvbuf(f, buf, _IOFBF, sizeof(buf));
-        rc = mdc_nodefile_write(f, w->g, r, &w->order, w->rails);
+        rc = mdc_nodefile_write(f, w->g, r, &w->order, w->rails,
+                                &w->sr[worker]);
         if (fclose(f) != 0)
             rc = -1;
     }
@@ -116,10 +117,12 @@ static int write_nodes(const mdc_graph_t *g, const char *outdir, int threads,
         return -1;
     }
     int rc = only >= 0
-        ? mdc_for_one_source(g, (uint32_t)only, write_one, &w, problems)
-        : mdc_for_each_source(g, threads, write_one, &w, problems);
+        ? mdc_for_one_source(g, (uint32_t)only, MDC_ROUTES_RUNS, write_one, &w, problems)
+        : mdc_for_each_source(g, threads, MDC_ROUTES_RUNS, write_one, &w, problems);
     mdc_peer_order_fini(&w.order);
     mdc_rails_free(w.rails);
+    for (size_t i = 0; i < sizeof(w.sr) / sizeof(w.sr[0]); i++)
+        mdc_src_rails_fini(&w.sr[i]);
     if (rc != 0) {
         fprintf(stderr, "mdconfig: error: %s\n",
                 w.failed ? w.err : "out of memory");

@@ -319,7 +319,7 @@ Test(output, device_lines_carry_subnet_iface_and_the_nodes_address)
     cr_assert_eq(mdc_peer_order_init(&order, g->desc), 0);
     mdct_routes(g, mdct_node(g, "b"), &r);
     FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(mdc_nodefile_write(f, g, &r, &order, NULL), 0);
+    cr_assert_eq(mdc_nodefile_write(f, g, &r, &order, NULL, NULL), 0);
     fclose(f);
     cr_expect(strstr(text, "\ndevice myri net=myri0 switch=sw0 port=1 subnet=10.0.0.0/24 "
                            "addr=10.0.0.2 mtu=4k\n") != NULL, "%s", text);

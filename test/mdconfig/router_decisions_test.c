@@ -173,34 +173,44 @@ Test(router_decisions, networks_without_subdevice_carry_nothing)
 }
 
 /* Nodes on the same hubs at the same cost copy the previous node's routes
- * (mdc_route.c: from_prev); what they get must be exactly what computing
- * afresh gives, segment for segment, path keys included.  Two rings per
- * switch, a ring that is cheaper for one node (a point-to-point link makes
- * it use its own trees), and equal-cost networks so that ties between hubs
- * occur. */
-Test(router_decisions, copied_routes_equal_fresh_ones)
+ * (mdc_route_copy.c); what they get must be exactly what computing afresh
+ * gives, segment for segment, path keys included.  Two rings per switch,
+ * equal-cost networks so that ties between hubs occur, and (with_link) a
+ * point-to-point link, which makes one node use its own trees and the
+ * others combine the hubs' trees; without it every node is routed on the
+ * hub graph (mdc_hubgraph.h). */
+static const char *copies_text(int with_link)
 {
-    mdc_graph_t *g = mdct_graph(
-        "multidev-network 1\n"
-        "forward 20us\n"
-        "node n[00-23]\n"
-        "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
-        "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
-        "network via0 type=via latency=9us bandwidth=120MB/s\n"
-        "switch myri0 a n[00-11]\n"
-        "switch myri0 b n[12-23]\n"
-        "trunk myri0 a b latency=0.5us\n"
-        "ring sci0 r0 n[00-05]\n"
-        "ring sci0 r1 n[06-11]\n"
-        "ring sci0 r2 n[12-17]\n"
-        "ring sci0 r3 n[18-23]\n"
-        "switch via0 v0 n[00-23]\n"
-        "link via0 n03 n20\n");
+    static char text[1024];
+
+    snprintf(text, sizeof(text),
+             "multidev-network 1\n"
+             "forward 20us\n"
+             "node n[00-23]\n"
+             "network myri0 type=myri latency=9us bandwidth=120MB/s\n"
+             "network sci0 type=sci latency=8us bandwidth=76MB/s\n"
+             "network via0 type=via latency=9us bandwidth=120MB/s\n"
+             "switch myri0 a n[00-11]\n"
+             "switch myri0 b n[12-23]\n"
+             "trunk myri0 a b latency=0.5us\n"
+             "ring sci0 r0 n[00-05]\n"
+             "ring sci0 r1 n[06-11]\n"
+             "ring sci0 r2 n[12-17]\n"
+             "ring sci0 r3 n[18-23]\n"
+             "switch via0 v0 n[00-23]\n%s",
+             with_link ? "link via0 n03 n20\n" : "");
+    return text;
+}
+
+static void copies_equal_fresh(int with_link)
+{
+    mdc_graph_t *g = mdct_graph(copies_text(with_link));
     mdc_router_t *shared = mdc_router_new(g);
     mdc_routes_t a = { 0 }, b = { 0 };
     uint32_t copied = 0;
 
     cr_assert_not_null(shared);
+    cr_assert_eq(g->hubs == NULL, with_link, "the hub graph is for hubs only");
     for (uint32_t s = 0; s < g->num_hosts; s++) {
         cr_assert_eq(mdc_route_source(shared, s, &a), 0);
         copied += (uint32_t)a.copied;
@@ -224,4 +234,58 @@ Test(router_decisions, copied_routes_equal_fresh_ones)
     mdc_routes_fini(&a);
     mdc_router_free(shared);
     mdct_graph_free(g);
+}
+
+Test(router_decisions, copied_routes_equal_fresh_ones)
+{
+    copies_equal_fresh(1);
+    copies_equal_fresh(0);
+}
+
+/* Writing files, the router keeps only runs of alike peers for copied
+ * routes and computes one route per block of nodes on the same hubs
+ * (compact mode); the runs must be those of the full routes: the same
+ * peers, the same segments (path keys aside). */
+static void runs_equal_full(const char *text)
+{
+    mdc_graph_t *g = mdct_graph(text);
+    mdc_router_t *compact = mdc_router_new(g);
+    mdc_routes_t a = { 0 }, b = { 0 };
+    uint32_t copied = 0;
+
+    cr_assert_not_null(compact);
+    compact->compact = 1;
+    for (uint32_t s = 0; s < g->num_hosts; s++) {
+        cr_assert_eq(mdc_route_source(compact, s, &a), 0);
+        copied += (uint32_t)a.copied;
+        mdct_routes(g, s, &b);
+        cr_assert_eq(a.num_runs, b.num_runs, "source %u", s);
+        for (size_t k = 0; k < a.num_runs; k++) {
+            const mdc_prun_t *x = &a.run[k], *y = &b.run[k];
+            cr_assert(x->lo == y->lo && x->hi == y->hi && x->num == y->num,
+                      "source %u run %zu", s, k);
+            for (uint32_t i = 0; i < x->num; i++) {
+                const mdc_rseg_t *p = &a.rseg[x->seg + i];
+                const mdc_rseg_t *q = &b.rseg[y->seg + i];
+                cr_assert(p->lo == q->lo && p->hi == q->hi &&
+                          p->dec.first_net == q->dec.first_net &&
+                          p->dec.next_hop == q->dec.next_hop &&
+                          p->dec.relays == q->dec.relays &&
+                          p->dec.nosys == q->dec.nosys,
+                          "source %u run %zu segment %u", s, k, i);
+            }
+        }
+        mdc_routes_fini(&b);
+    }
+    cr_expect_gt(copied, 8, "few routes were copied");
+    mdc_routes_fini(&a);
+    mdc_router_free(compact);
+    mdct_graph_free(g);
+}
+
+Test(router_decisions, compact_runs_equal_full_ones)
+{
+    runs_equal_full(copies_text(0));
+    runs_equal_full(copies_text(1));
+    runs_equal_full(mdct_switches_and_rings);
 }
