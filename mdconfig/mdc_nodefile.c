@@ -160,7 +160,7 @@ static int route_lines(const mdc_graph_t *g, const mdc_routes_t *r,
                        const mdc_prun_t *pr, peer_lines_t *out)
 {
     const mdc_desc_t *d = g->desc;
-    const mdc_rseg_t *seg = &r->rseg[pr->seg];
+    const mdc_rseg_t *seg = mdc_rseg_at(r->rseg, pr->seg);
 
     out->num = 0;
     if (pr->lo == r->src)

@@ -59,6 +59,13 @@ typedef struct mdc_routes {
     int         copied;             /**< from the previous node's routes */
 } mdc_routes_t;
 
+/* &base[i], or NULL while base has no segments at all (NULL + 0 is undefined
+ * in C; the fuzzer's description with one node and no network found it). */
+static inline const mdc_rseg_t *mdc_rseg_at(const mdc_rseg_t *base, size_t i)
+{
+    return base != NULL ? base + i : NULL;
+}
+
 #define MDC_ROOT_CACHE 16
 
 /* What a node's routes from hubs depend on, besides the hubs' trees:

@@ -79,7 +79,7 @@ int mdc_route_keep(mdc_router_t *r, const mdc_routes_t *out, size_t nb,
         mdc_routes_clear_runs(p);
         for (size_t k = 0; k < out->num_runs; k++) {
             const mdc_prun_t *x = &out->run[k];
-            if (mdc_routes_push_run(p, x->lo, x->hi, &out->rseg[x->seg],
+            if (mdc_routes_push_run(p, x->lo, x->hi, mdc_rseg_at(out->rseg, x->seg),
                                     x->num) != 0)
                 return -1;
         }
@@ -127,6 +127,8 @@ static int copy_block(mdc_routes_t *out, const mdc_routes_t *p, uint32_t d0,
     uint32_t delta = (uint32_t)out->num_seg - (uint32_t)from;
     for (uint32_t d = d0; d < d1; d++)
         out->first[d] = p->first[d] + delta;      /* modulo 2^32: exact */
+    if (n == 0)
+        return 0;                                 /* (seg may be NULL) */
     mdc_rseg_t *to = &out->seg[out->num_seg];
     memcpy(to, &p->seg[from], n * sizeof(*to));
     for (size_t k = 0; k < n; k++)
@@ -146,7 +148,7 @@ static int copy_runs(mdc_router_t *r, uint32_t src, mdc_routes_t *out,
     mdc_routes_clear_runs(out);
     for (size_t k = 0; k < p->num_runs; k++) {
         const mdc_prun_t *x = &p->run[k];
-        const mdc_rseg_t *seg = &p->rseg[x->seg];
+        const mdc_rseg_t *seg = mdc_rseg_at(p->rseg, x->seg);
         int rc = 0;
         if (x->lo == p->src) {
             out->num_seg = 0;

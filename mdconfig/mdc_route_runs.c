@@ -49,7 +49,7 @@ int mdc_routes_push_run(mdc_routes_t *out, uint32_t lo, uint32_t hi,
     /* the source's own run stands alone: its file line is another one */
     if (last != NULL && last->hi + 1 == lo && lo != out->src &&
         last->lo != out->src &&
-        alike(&out->rseg[last->seg], last->num, seg, num)) {
+        alike(mdc_rseg_at(out->rseg, last->seg), last->num, seg, num)) {
         last->hi = hi;
         return 0;
     }
@@ -71,7 +71,7 @@ int mdc_routes_make_runs(mdc_routes_t *out, uint32_t num_hosts)
 {
     mdc_routes_clear_runs(out);
     for (uint32_t d = 0; d < num_hosts; d++)
-        if (mdc_routes_push_run(out, d, d, &out->seg[out->first[d]],
+        if (mdc_routes_push_run(out, d, d, mdc_rseg_at(out->seg, out->first[d]),
                                 out->first[d + 1] - out->first[d]) != 0)
             return -1;
     return 0;

@@ -68,7 +68,7 @@ static void examine(mdc_problems_t *p, const mdc_routes_t *r)
     p->copied += (size_t)r->copied;
     for (size_t k = 0; k < r->num_runs; k++) {
         const mdc_prun_t *x = &r->run[k];
-        const mdc_rseg_t *seg = &r->rseg[x->seg];
+        const mdc_rseg_t *seg = mdc_rseg_at(r->rseg, x->seg);
         size_t len = (size_t)x->hi - x->lo + 1;
         if (x->lo == r->src)
             continue;

@@ -271,6 +271,36 @@ Test(output, nothing_is_written_when_a_node_is_unreachable)
     mdct_rm_dir(dir);
 }
 
+/* One node and no network: its routes have no segment at all, and its file
+ * has only shm.  (fuzz_desc, built with clang's UBSan, found such routes
+ * taken at a null base: NULL + 0; GCC's UBSan does not check that.) */
+Test(output, a_lone_node_gets_a_file_with_shm_only)
+{
+    char dir[64], path[128];
+    mdc_graph_t *g = mdct_graph("multidev-network 1\nnode solo\n");
+    mdc_router_t *r = mdc_router_new(g);
+    mdc_routes_t routes;
+    mdc_problems_t p;
+    size_t len;
+
+    memset(&routes, 0, sizeof(routes));
+    cr_assert_not_null(r);
+    cr_assert_eq(mdc_route_source(r, 0, &routes), 0);
+    cr_expect_eq(routes.num_runs, 1, "one run: the node itself");
+    mdc_routes_fini(&routes);
+    mdc_router_free(r);
+    mdct_tmpdir(dir, sizeof(dir), "solo");
+    cr_assert_eq(mdc_write_all(g, dir, 2, 1, &p), 0);
+    snprintf(path, sizeof(path), "%s/solo.conf", dir);
+    char *text = mdct_slurp(path, &len);
+    cr_assert_not_null(text);
+    cr_expect_not_null(strstr(text, "\ndevice shm\nroute solo 0 inf shm -\narrive solo shm\n"),
+                       "%s", text);
+    free(text);
+    mdct_graph_free(g);
+    mdct_rm_dir(dir);
+}
+
 Test(output, examples_parse_and_pass_check, .timeout = 60)
 {
     DIR *d = opendir(MDC_EXAMPLES_DIR);
