@@ -116,6 +116,11 @@ typedef struct md_thread_state {
      * so in caller_waiting; both under lock */
     int               wake_fd;
     int               caller_waiting;
+    /* the thread sleeps on this too (an eventfd): a caller about to sleep
+     * that found a subdevice which must be polled (no wait descriptor now:
+     * work that no arrival announces) writes it, so that the thread, maybe
+     * asleep on descriptors armed before that work existed, polls */
+    int               kick_fd;
     /* the caller polls the subdevices in its idle loop (md_idle, past its
      * spin polls) and has neither slept nor seen an event since: the
      * thread sleeps beside it rather than on the wire it is polling */
