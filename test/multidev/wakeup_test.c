@@ -309,6 +309,64 @@ Test(wakeup, forwarded_through_a_relay, .timeout = 60)
     run_case("on", BY_PROBE, 3, three_nodes, relay_conf);
 }
 
+/* A sender asleep on a send that waits for room (here: tnet holds each
+ * system message 2 ms; myri's sends behind its credits are the real case):
+ * the subdevice offers no descriptor then, and the progress thread, asleep
+ * on the one it armed before the send, must be told to poll.  The sleep
+ * bound is 40 ms, under the thread's own 50 ms: a thread left asleep shows
+ * as a sleep that ran to its bound with the send ready (late). */
+enum { HELD_ROUNDS = 10 };
+
+static const char *const held_conf[][2] = {
+    { "a", "multidev-node-config 1\nnode a\ndevice tnet hold_ms=2\n"
+           "route a 0 inf tnet -\nroute b 0 inf tnet -\n" },
+    { "b", "multidev-node-config 1\nnode b\ndevice tnet\n"
+           "route b 0 inf tnet -\nroute a 0 inf tnet -\n" },
+    { NULL, NULL },
+};
+
+static int held_send_job(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    forkjob_idle_t idle;
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 1) {
+        rc = md_sysmsg_register(md, SYS_TAG, on_sys, NULL) != MD_OK ? 20 : 0;
+        atomic_store(&sh->counters[READY], 1);
+        return forkjob_end_drained(md, sh, size, rc);
+    }
+    while (atomic_load(&sh->counters[READY]) < 1)
+        sched_yield();
+    for (int i = 0; i < HELD_ROUNDS && rc == 0; i++) {
+        md_request_t req = { 0 };
+        pause_ms(60);                   /* the thread is asleep on its descriptors */
+        if (md_sysmsg_isend(md, &req, 1, SYS_TAG, &i, sizeof(i)) != MD_OK ||
+            wait_asleep(md, &req) != 0 || req.status.error != MD_OK)
+            rc = 40;
+    }
+    if (rc == 0 && (forkjob_idle_stats(md, &idle) != 0 || idle.sleeps == 0))
+        rc = 24;
+    if (rc == 0 && idle.late > 0) {
+        fprintf(stderr, "wakeup_test: %llu of %llu sleeps of the sender late (%llu ran to "
+                "the bound)\n", idle.late, idle.sleeps, idle.timeouts);
+        rc = 25;
+    }
+    return forkjob_end_drained(md, sh, size, rc);
+}
+
+Test(wakeup, a_send_waiting_for_room_wakes_its_sleeping_sender, .timeout = 60)
+{
+    const char *const env[][2] = {
+        { "MULTIDEV_PROGRESS_THREAD", "on" }, { "MULTIDEV_IDLE", "block" },
+        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" },
+        { "MULTIDEV_IDLE_SLEEP_MS", "40" }, { NULL, NULL }
+    };
+
+    cr_assert_eq(forkjob_run_env(env, 2, two_nodes, held_conf, held_send_job, NULL, 50), 0,
+                 "rank status (24: never slept; 25: late sleeps, see above)");
+}
+
 /* Many short waits at once, over shm and the network, as ScaLAPACK's
  * collectives make them: a bound of 1 s, so a lost wake-up costs enough to
  * see, and the late count must stay 0. */
