@@ -1,5 +1,6 @@
 /* mdc_mem.c - growing arrays, arrays allocated together (mdc_mem.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mdc_mem.h"
 
@@ -34,4 +35,21 @@ void mdc_arrays_free(const mdc_array_t *a, size_t count)
         free(*a[i].ptr);
         *a[i].ptr = NULL;
     }
+}
+
+size_t mdc_run_index(const void *runs, size_t num, size_t stride, uint32_t key)
+{
+    const unsigned char *base = runs;
+    size_t lo = 0, hi = num;
+
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t first;
+        memcpy(&first, base + mid * stride, sizeof(first));
+        if (first <= key)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }

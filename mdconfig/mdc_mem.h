@@ -6,6 +6,7 @@
 #define MDC_MEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Makes *array (of *cap elements of elem bytes) hold at least need,
  * doubling; 0, or -1 on out of memory (the array is then unchanged). */
@@ -21,5 +22,9 @@ typedef struct mdc_array {
  * 0, or -1 on out of memory with none of them allocated. */
 int mdc_arrays_alloc(const mdc_array_t *a, size_t count, size_t n);
 void mdc_arrays_free(const mdc_array_t *a, size_t count);
+
+/* Runs of peers sorted by their first member, a uint32_t lo, that cover
+ * every peer from 0 (num >= 1): the index of the run that holds key. */
+size_t mdc_run_index(const void *runs, size_t num, size_t stride, uint32_t key);
 
 #endif /* MDC_MEM_H */

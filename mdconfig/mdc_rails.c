@@ -11,6 +11,7 @@
  * however many pairs there are.  Peers with the same bits share one rails
  * line, computed once per source (mdc_rails_model).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -455,16 +456,8 @@ int mdc_rails_of_source(const mdc_rails_t *r, uint32_t src,
 const mdc_rail_run_t *mdc_src_rails_run_of(const mdc_src_rails_t *sr,
                                            uint32_t peer)
 {
-    size_t lo = 0, hi = sr->num_runs;
-
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sr->run[mid].lo <= peer)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return &sr->run[lo];
+    _Static_assert(offsetof(mdc_rail_run_t, lo) == 0, "mdc_run_index reads lo first");
+    return &sr->run[mdc_run_index(sr->run, sr->num_runs, sizeof(*sr->run), peer)];
 }
 
 const mdc_rail_set_t *mdc_src_rails_set_of(const mdc_src_rails_t *sr,

@@ -8,6 +8,7 @@
  * copied from another's (mdc_route_copy.c) gets them in time proportional
  * to the runs, not to N.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,14 +80,6 @@ int mdc_routes_make_runs(mdc_routes_t *out, uint32_t num_hosts)
 
 const mdc_prun_t *mdc_routes_run_of(const mdc_routes_t *routes, uint32_t d)
 {
-    size_t lo = 0, hi = routes->num_runs;
-
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (routes->run[mid].lo <= d)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return &routes->run[lo];
+    _Static_assert(offsetof(mdc_prun_t, lo) == 0, "mdc_run_index reads lo first");
+    return &routes->run[mdc_run_index(routes->run, routes->num_runs, sizeof(*routes->run), d)];
 }

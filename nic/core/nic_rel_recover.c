@@ -52,8 +52,7 @@ static void rel_resend(nic_rel_t *rel, nic_rel_peer_t *p, nic_rel_frame_t *f, ui
 {
     struct iovec iov = { f->buf, f->len };
 
-    if (rel->wire->tx_n > 0)
-        nic_wire_flush_tx(rel->wire);
+    nic_wire_flush_tx(rel->wire);      /* nothing to do when nothing waits */
     rel_hdr_of(rel, f->buf)->ack = p->rx_next;
     rel->ops.seal(rel->arg, f->buf, f->len, now, NIC_REL_SEAL_RETRANSMIT);
     f->sent_ns = now;

@@ -92,27 +92,28 @@ static int md_thread_caller_work(const md_t *md)
     return md->thr.done_head != NULL || md->thr.sys_head != NULL;
 }
 
-static void md_thread_kick(md_t *md)
+/* The two eventfds between caller and thread (wake_fd: the thread wakes
+ * the caller; kick_fd: the caller wakes the thread): signal and drain. */
+static void md_eventfd_signal(int fd, const char *what)
 {
     uint64_t one = 1;
 
-    if (write(md->thr.kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-        md_log_warn("waking the progress thread: %s", strerror(errno));
+    if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        md_log_warn("%s: %s", what, strerror(errno));
 }
 
-static void md_thread_wake_caller(md_t *md)
+static void md_eventfd_drain(int fd, const char *what)
 {
-    uint64_t one = 1;
+    uint64_t n;
 
-    if (write(md->thr.wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-        md_log_warn("progress thread: waking the caller: %s", strerror(errno));
+    if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+        md_log_warn("%s: %s", what, strerror(errno));
 }
 
 int md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen)
 {
     struct pollfd pfd = { .fd = md->thr.wake_fd, .events = POLLIN };
     struct pollfd fds[MD_MAX_SUBDEVS];
-    uint64_t n;
     int queued, nfds, timed_out, must_poll = 0;
 
     pthread_mutex_lock(&md->thr.lock);
@@ -139,10 +140,9 @@ int md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen)
      * ping-pong over myri in block mode ran half its sleeps to the 10 ms
      * bound, most of them with work waiting.) */
     if (must_poll)
-        md_thread_kick(md);
+        md_eventfd_signal(md->thr.kick_fd, "waking the progress thread");
     timed_out = poll(&pfd, 1, timeout_ms) == 0;
-    if (read(md->thr.wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-        md_log_warn("idle wait: %s", strerror(errno));
+    md_eventfd_drain(md->thr.wake_fd, "idle wait");
     pthread_mutex_lock(&md->thr.lock);
     md->thr.caller_waiting = 0;
     pthread_mutex_unlock(&md->thr.lock);
@@ -199,7 +199,7 @@ static void *md_thread_main(void *arg)
             md->thr.caller_waiting = 0;
         pthread_mutex_unlock(&md->thr.lock);
         if (wake)
-            md_thread_wake_caller(md);
+            md_eventfd_signal(md->thr.wake_fd, "progress thread: waking the caller");
         if (events < 0) {
             md_log_error("progress thread: %s; it stops",
                          md_status_string(events));
@@ -211,12 +211,10 @@ static void *md_thread_main(void *arg)
         } else if (yielding) {
             sched_yield();
         } else {
-            uint64_t n;
             fds[nfds++] = (struct pollfd){ .fd = md->thr.kick_fd, .events = POLLIN };
             md_thread_idle(fds, nfds, all_fds, &pause_us);
             if (fds[nfds - 1].revents & POLLIN) {
-                if (read(md->thr.kick_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-                    md_log_warn("progress thread: its wake-up: %s", strerror(errno));
+                md_eventfd_drain(md->thr.kick_fd, "progress thread: its wake-up");
                 pause_us = MD_THREAD_PAUSE_MIN_US;   /* a caller asked it to poll */
             }
         }

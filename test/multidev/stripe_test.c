@@ -319,14 +319,6 @@ Test(stripe, a_rail_that_carries_a_route_cut_mid_stream, .timeout = 120)
  * chunks out and no completion for over 50 ms): it waits for the rails,
  * and goes once they move.  (It used to stop for good: only a flow's own
  * completions woke it, and it had none.) */
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int begun_while_stalled(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
 {
     enum { LEN = 1u << 20 };
@@ -336,10 +328,10 @@ static int begun_while_stalled(md_t *md, int rank, int size, forkjob_shared_t *s
     if (rank == 0) {
         uint8_t *b1 = filled(LEN, 1), *b2 = filled(LEN, 2);
         md_request_t s1 = { 0 }, s2 = { 0 };
-        uint64_t until = now_ns() + 120000000u;
+        double until = forkjob_now_s() + 0.12;
 
         rc = b1 == NULL || b2 == NULL || md_isend(md, &s1, b1, LEN, 1, 0, 4, CTX, 0) != MD_OK;
-        while (rc == 0 && now_ns() < until)     /* every rail stalls: 120 > 50 ms */
+        while (rc == 0 && forkjob_now_s() < until)  /* every rail stalls: 120 > 50 ms */
             md_progress(md);
         if (rc == 0 && md_isend(md, &s2, b2, LEN, 1, 0, 4, CTX, 0) != MD_OK)
             rc = 2;
