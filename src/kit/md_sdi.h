@@ -305,6 +305,15 @@ typedef struct md_subdev_ops {
      * slot is NULL) if there is none: the thread then polls with a growing
      * pause. */
     int (*wait_fd)(md_subdev_t *sd, unsigned flags);
+
+    /* Optional.  Send a small user message (env->tag >= 0, no
+     * MD_ENV_F_SYNC) to env->dst_world, a peer this subdevice reaches
+     * directly, and be done with it inside the call: the payload is
+     * copied, no request exists, nothing completes later.  MD_OK: sent;
+     * MD_ERR_NO_RESOURCE: not now (too large, earlier sends still queued,
+     * no room) and nothing happened, so the caller starts an isend; any
+     * other error is the send's.  It counts in the counters like a send. */
+    int (*inject)(md_subdev_t *sd, const md_envelope_t *env, const void *buf);
 } md_subdev_ops_t;
 
 /* Every subdevice module exports

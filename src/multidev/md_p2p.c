@@ -128,6 +128,37 @@ static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t 
     return rc;
 }
 
+/* md_inject under the lock: only a direct route whose subdevice can
+ * inject, with nothing of ours queued before it. */
+static int md_inject_locked(md_t *md, const void *buf, size_t len, int32_t dst_world,
+                            int32_t src_rank, int32_t tag, uint32_t context_id,
+                            uint32_t flags)
+{
+    const md_route_class_t *c;
+    md_subdev_t *sd;
+    md_envelope_t env;
+    int rc;
+
+    if (tag < 0 || dst_world < 0 || dst_world >= md->size || md->pending.head != NULL)
+        return MD_ERR_NO_RESOURCE;      /* md_isend says why, or queues it */
+    c = md_conntab_lookup(md, dst_world, len);
+    if (c == NULL || c->next_hop_node >= 0 || c->subdev >= md->devs_initialised)
+        return MD_ERR_NO_RESOURCE;
+    sd = md_sd(md, c->subdev);
+    if (sd->ops->inject == NULL || md_fwd_stripe_wanted(md, dst_world, len) ||
+        md_rank_failed(md, dst_world) != MD_OK)
+        return MD_ERR_NO_RESOURCE;
+    env = (md_envelope_t){
+        .src_rank = src_rank, .src_world = md->rank, .dst_world = dst_world,
+        .tag = tag, .context_id = context_id, .flags = flags,
+        .seq = md->send_seq[dst_world], .size = len,
+    };
+    rc = sd->ops->inject(sd, &env, buf);
+    if (rc == MD_OK)
+        md->send_seq[dst_world]++;
+    return rc;
+}
+
 int md_sysmsg_send_locked(md_t *md, md_request_t *req, int32_t dst_world,
                           int32_t tag, const void *buf, size_t len)
 {
@@ -407,6 +438,14 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
              uint32_t context_id, uint32_t flags)
 {
     return MD_LOCKED(md, md_isend_locked(md, req, buf, len, dst_world, src_rank, tag, context_id, flags));
+}
+
+int md_inject(md_t *md, const void *buf, size_t len, int32_t dst_world,
+              int32_t src_rank, int32_t tag, uint32_t context_id, uint32_t flags)
+{
+    if ((flags & MD_ENV_F_SYNC) != 0)
+        return MD_ERR_NO_RESOURCE;
+    return MD_LOCKED(md, md_inject_locked(md, buf, len, dst_world, src_rank, tag, context_id, flags));
 }
 
 int md_sysmsg_isend(md_t *md, md_request_t *req, int32_t dst_world,

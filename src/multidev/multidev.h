@@ -81,6 +81,14 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
              int32_t dst_world, int32_t src_rank, int32_t tag,
              uint32_t context_id, uint32_t flags);
 
+/* A small send done inside the call, with no request: MD_OK when the
+ * message went out and buf may be reused; MD_ERR_NO_RESOURCE when it
+ * cannot go that way now (a subdevice without inject, a forwarded or
+ * striped route, too large, MD_ENV_F_SYNC, earlier sends still queued),
+ * and nothing happened: then md_isend.  Other errors are the send's. */
+int md_inject(md_t *md, const void *buf, size_t len, int32_t dst_world,
+              int32_t src_rank, int32_t tag, uint32_t context_id, uint32_t flags);
+
 /* src_world: the sender's world rank, or -1 with src_rank ==
  * MD_ANY_SOURCE.  comm may be NULL (then every subdevice is a candidate
  * for ANY_SOURCE). */

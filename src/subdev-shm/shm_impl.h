@@ -230,6 +230,7 @@ MD_LOAD_DEVICE_PTR(shm);
 
 /* shm_send.c */
 int shm_isend(md_subdev_t *sd, md_request_t *req);
+int shm_inject(md_subdev_t *sd, const md_envelope_t *env, const void *buf);
 int shm_send_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
                   uint64_t sreq, uint64_t rreq, uint64_t len);
 int shm_flush_peer(shm_ctx_t *ctx, shm_peer_t *peer);
@@ -261,7 +262,13 @@ int shm_progress(md_subdev_t *sd);
 /* Takes arrived records (no-op when called from inside progress). */
 int shm_poll_inbound(shm_ctx_t *ctx);
 void shm_complete(shm_ctx_t *ctx, md_request_t *req);
-void shm_complete_flush(shm_ctx_t *ctx);
+void shm_complete_flush_slow(shm_ctx_t *ctx);
+/* Hands the completions collected during a call to the host. */
+static inline void shm_complete_flush(shm_ctx_t *ctx)
+{
+    if (ctx->done.head != NULL)
+        shm_complete_flush_slow(ctx);
+}
 int shm_peer_check(shm_ctx_t *ctx);
 /* 1 if the peer's process has ended: one poll() on its pidfd, or
  * kill(pid, 0) without one.  Not for the fast path. */

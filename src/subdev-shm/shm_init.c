@@ -375,6 +375,7 @@ static const md_subdev_ops_t shm_ops = {
     .imrecv = shm_imrecv,
     .progress = shm_progress,
     .wait_fd = shm_wait_fd,
+    .inject = shm_inject,
 };
 
 MD_LOAD_DEVICE_PTR(shm)

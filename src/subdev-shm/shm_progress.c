@@ -51,7 +51,7 @@ static void shm_sysmsg_done(shm_ctx_t *ctx, md_request_t *req)
     free(req);
 }
 
-void shm_complete_flush(shm_ctx_t *ctx)
+void shm_complete_flush_slow(shm_ctx_t *ctx)
 {
     md_request_t *req;
 
@@ -140,7 +140,8 @@ static int shm_poll_all(shm_ctx_t *ctx)
     int events = 0;
 
     for (int32_t i = 0; i < ctx->nlocal; i++)
-        events += shm_poll_peer(ctx, &ctx->peers[i], ctx->tun.poll_budget);
+        if (!shm_ring_empty(&ctx->peers[i].in))     /* the idle poll: one load */
+            events += shm_poll_peer(ctx, &ctx->peers[i], ctx->tun.poll_budget);
     return events;
 }
 

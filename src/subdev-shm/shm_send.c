@@ -25,32 +25,51 @@ static inline uint64_t shm_cookie(const md_request_t *req)
     return (uint64_t)(uintptr_t)req;
 }
 
-static void shm_fill_hdr(shm_msg_hdr_t *h, const md_request_t *req)
+static void shm_fill_hdr(shm_msg_hdr_t *h, const md_envelope_t *env, uint64_t sreq)
 {
-    h->src_rank = req->env.src_rank;
-    h->src_world = req->env.src_world;
-    h->dst_world = req->env.dst_world;
-    h->tag = req->env.tag;
-    h->context_id = req->env.context_id;
-    h->env_flags = req->env.flags;
-    h->seq = req->env.seq;
-    h->sreq = shm_cookie(req);
+    h->src_rank = env->src_rank;
+    h->src_world = env->src_world;
+    h->dst_world = env->dst_world;
+    h->tag = env->tag;
+    h->context_id = env->context_id;
+    h->env_flags = env->flags;
+    h->seq = env->seq;
+    h->sreq = sreq;
 }
 
-static void shm_count_send(shm_ctx_t *ctx, const md_request_t *req, int rndv)
+static void shm_count_send(shm_ctx_t *ctx, const md_envelope_t *env, uint64_t len, int rndv)
 {
     md_subdev_counters_t *c = &ctx->sd->counters;
 
-    if (req->env.tag < 0) {
+    if (env->tag < 0) {
         c->sysmsgs_sent++;
         return;
     }
     c->msgs_sent++;
-    c->bytes_sent += req->len;
+    c->bytes_sent += len;
     if (rndv)
         c->rndv_sent++;
     else
         c->eager_sent++;
+}
+
+/* An EAGER record of env and len payload bytes into the peer's ring.
+ * 1: written; 0: the ring is full. */
+static int shm_write_eager(shm_ctx_t *ctx, shm_peer_t *peer, const md_envelope_t *env,
+                           const void *buf, uint64_t len, uint64_t sreq)
+{
+    uint32_t rec_len = (uint32_t)(sizeof(shm_msg_hdr_t) + len);
+    shm_msg_hdr_t *h = shm_ring_reserve(&peer->out, rec_len);
+
+    if (h == NULL)
+        return 0;
+    shm_fill_hdr(h, env, sreq);
+    if (len > 0)
+        memcpy(h + 1, buf, len);
+    shm_ring_commit(&peer->out, h, SHM_REC_EAGER, rec_len);
+    shm_wake_kick(ctx, peer);
+    shm_count_send(ctx, env, len, 0);
+    return 1;
 }
 
 /* Writes the message's first record (EAGER or RTS).  1: written; 0: the
@@ -58,29 +77,18 @@ static void shm_count_send(shm_ctx_t *ctx, const md_request_t *req, int rndv)
 static int shm_write_msg(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req)
 {
     if (req->len <= peer->eager_limit) {
-        uint32_t len = (uint32_t)(sizeof(shm_msg_hdr_t) + req->len);
-        shm_msg_hdr_t *h = shm_ring_reserve(&peer->out, len);
-
-        if (h == NULL)
-            return 0;
-        shm_fill_hdr(h, req);
-        if (req->len > 0)
-            memcpy(h + 1, req->buf, req->len);
-        shm_ring_commit(&peer->out, h, SHM_REC_EAGER, len);
-        shm_wake_kick(ctx, peer);
-        shm_count_send(ctx, req, 0);
-        return 1;
+        return shm_write_eager(ctx, peer, &req->env, req->buf, req->len, shm_cookie(req));
     } else {
         shm_rts_rec_t *r = shm_ring_reserve(&peer->out, sizeof(*r));
 
         if (r == NULL)
             return 0;
-        shm_fill_hdr(&r->hdr, req);
+        shm_fill_hdr(&r->hdr, &req->env, shm_cookie(req));
         r->rts.size = req->len;
         r->rts.addr = (uint64_t)(uintptr_t)req->buf;
         shm_ring_commit(&peer->out, r, SHM_REC_RTS, sizeof(*r));
         shm_wake_kick(ctx, peer);
-        shm_count_send(ctx, req, 1);
+        shm_count_send(ctx, &req->env, req->len, 1);
         return 1;
     }
 }
@@ -138,6 +146,19 @@ int shm_isend(md_subdev_t *sd, md_request_t *req)
     }
     shm_complete_flush(ctx);
     return MD_OK;
+}
+
+/* An eager message with nothing queued before it, written at once and done
+ * with: no request, no completion (md_sdi.h, inject). */
+int shm_inject(md_subdev_t *sd, const md_envelope_t *env, const void *buf)
+{
+    shm_ctx_t *ctx = shm_ctx(sd);
+    shm_peer_t *peer = shm_peer_of_world(ctx, env->dst_world);
+
+    if (peer == NULL || peer->dead || peer->sendq.head != NULL ||
+        env->size > peer->eager_limit || (env->flags & MD_ENV_F_SYNC) != 0)
+        return MD_ERR_NO_RESOURCE;      /* isend says why, or queues it */
+    return shm_write_eager(ctx, peer, env, buf, env->size, 0) ? MD_OK : MD_ERR_NO_RESOURCE;
 }
 
 /* ---------------------------------------------------------------- controls */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "md_sdi.h"
 #include "multidev.h"
@@ -69,29 +70,41 @@ static int md_wait(md_t *md, md_request_t *req)
     return MD_OK;
 }
 
-static int md_rank(tb_shared_t *tb, int rank, void *arg)
+/* md_init of this rank with no node configuration; *shm = the shm subdevice. */
+static md_t *md_rank_init(tb_shared_t *tb, int rank, boot_ctx_t *bc, const md_subdev_t **shm)
 {
-    boot_ctx_t bc = { .tb = tb, .rank = rank };
     md_init_params_t p = {
         .world_rank = rank, .world_size = tb->nprocs, .job_id = tb->job_id,
         .bootstrap = { .allgather = boot_allgather, .barrier = boot_barrier,
-                       .ctx = &bc },
+                       .ctx = bc },
         .node_name = "n0", .module_path = SHM_TEST_MODULE_DIR,
     };
-    static const size_t sizes[] = { 0, 8, 1000, 16384, 70000, 1u << 20, 4u << 20 };
-    uint8_t *buf = malloc(4u << 20);
-    const md_subdev_t *shm = NULL;
     md_t *md = NULL;
     int rc;
 
-    (void)arg;
+    bc->tb = tb;
+    bc->rank = rank;
     unsetenv("MULTIDEV_CONFIG");
     rc = md_init(&p, &md);
     TB_CHECK(rc == MD_OK, "md_init: %s", md_status_string(rc));
+    *shm = NULL;
     for (int i = 0; i < md_num_subdevs(md); i++)
         if (strcmp(md_subdev(md, i)->name, "shm") == 0)
-            shm = md_subdev(md, i);
-    TB_CHECK(shm != NULL, "shm not loaded");
+            *shm = md_subdev(md, i);
+    TB_CHECK(*shm != NULL, "shm not loaded");
+    return md;
+}
+
+static int md_rank(tb_shared_t *tb, int rank, void *arg)
+{
+    static const size_t sizes[] = { 0, 8, 1000, 16384, 70000, 1u << 20, 4u << 20 };
+    uint8_t *buf = malloc(4u << 20);
+    const md_subdev_t *shm;
+    boot_ctx_t bc;
+    md_t *md = md_rank_init(tb, rank, &bc, &shm);
+    int rc;
+
+    (void)arg;
 
     /* ring: each rank sends every size to the next, receives from the
      * previous with ANY_SOURCE */
@@ -132,6 +145,98 @@ Test(md, shm_under_libmultidev, .timeout = 60)
                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert_neq(slots, MAP_FAILED);
     cr_assert_eq(tb_run(tb, md_rank, NULL, 50, NULL), 0);
+    cr_assert_eq(tb_count_segments(tb), 0);
+    munmap(slots, sizeof(*slots));
+    tb_destroy(tb);
+}
+
+/* ------------------------------------------------------------ md_inject */
+
+#define INJECT_MSGS 2000
+#define INJECT_TAG  7
+
+/* Rank 0 sends INJECT_MSGS numbered messages of 8..200 bytes to rank 1, each
+ * by md_inject when it takes it, else by md_isend; rank 1 receives them in
+ * order.  A 4 KiB ring fills, so sends queue and inject must refuse until
+ * they have gone, or a later message would overtake them. */
+static int inject_rank(tb_shared_t *tb, int rank, void *arg)
+{
+    static md_request_t reqs[INJECT_MSGS];
+    static uint8_t out[INJECT_MSGS][200];
+    static char by_isend[INJECT_MSGS];
+    const md_subdev_t *shm;
+    boot_ctx_t bc;
+    md_t *md;
+    int rc, injected = 0, refused = 0;
+    uint8_t big[64 * 1024], in[200];
+
+    (void)arg;
+    setenv("MULTIDEV_SHM_RING_SIZE", "4k", 1);
+    md = md_rank_init(tb, rank, &bc, &shm);
+    if (rank == 0) {
+        /* what inject leaves to isend: a sync send, a system tag, a large message */
+        TB_CHECK(md_inject(md, out[0], 8, 1, 0, 1, 5, MD_ENV_F_SYNC) == MD_ERR_NO_RESOURCE,
+                 "a synchronous send was injected");
+        TB_CHECK(md_inject(md, out[0], 8, 1, 0, -3, 5, 0) == MD_ERR_NO_RESOURCE,
+                 "a system tag was injected");
+        TB_CHECK(md_inject(md, big, sizeof(big), 1, 0, 1, 5, 0) == MD_ERR_NO_RESOURCE,
+                 "a message over the eager limit was injected");
+        TB_CHECK(md_inject(md, out[0], 8, 9, 0, 1, 5, 0) == MD_ERR_NO_RESOURCE,
+                 "an injection to a rank that does not exist");
+        for (int i = 0; i < INJECT_MSGS; i++) {
+            size_t len = 8 + (size_t)(i * 37) % 193;
+
+            tb_fill(out[i], len, (uint32_t)i);
+            rc = md_inject(md, out[i], len, 1, 0, INJECT_TAG, 5, 0);
+            if (rc == MD_OK) {
+                injected++;
+                continue;
+            }
+            TB_CHECK(rc == MD_ERR_NO_RESOURCE, "md_inject: %s", md_status_string(rc));
+            refused++;
+            by_isend[i] = 1;
+            memset(&reqs[i], 0, sizeof(reqs[i]));
+            rc = md_isend(md, &reqs[i], out[i], len, 1, 0, INJECT_TAG, 5, 0);
+            TB_CHECK(rc == MD_OK, "md_isend: %s", md_status_string(rc));
+            if ((i & 15) == 0)
+                md_progress(md);    /* the queue drains: injection resumes */
+        }
+        for (int i = 0; i < INJECT_MSGS; i++)
+            if (by_isend[i])
+                TB_CHECK(md_wait(md, &reqs[i]) == MD_OK, "send %d", i);
+        TB_CHECK(injected > 0 && refused > 0, "%d injected, %d refused: the ring never filled",
+                 injected, refused);
+        TB_CHECK(shm->counters.msgs_sent == INJECT_MSGS, "shm counted %llu sends",
+                 (unsigned long long)shm->counters.msgs_sent);
+    } else {
+        for (int i = 0; i < INJECT_MSGS; i++) {
+            md_request_t r;
+            size_t len = 8 + (size_t)(i * 37) % 193;
+
+            memset(&r, 0, sizeof(r));
+            if ((i & 63) == 0)
+                usleep(2000);       /* let the sender's ring fill */
+            rc = md_irecv(md, &r, in, sizeof(in), 0, 0, INJECT_TAG, 5, NULL);
+            TB_CHECK(rc == MD_OK && md_wait(md, &r) == MD_OK, "receive %d", i);
+            TB_CHECK(r.status.size == len && tb_check(in, len, (uint32_t)i) == -1,
+                     "message %d: %llu bytes or its data out of order", i,
+                     (unsigned long long)r.status.size);
+        }
+    }
+    tb_barrier(tb);
+    rc = md_finalize(md);
+    TB_CHECK(rc == MD_OK, "md_finalize: %s", md_status_string(rc));
+    return 0;
+}
+
+Test(md, inject_sends_small_messages_in_order_behind_queued_ones, .timeout = 60)
+{
+    tb_shared_t *tb = tb_create(2);
+
+    slots = mmap(NULL, sizeof(*slots), PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(slots, MAP_FAILED);
+    cr_assert_eq(tb_run(tb, inject_rank, NULL, 50, NULL), 0);
     cr_assert_eq(tb_count_segments(tb), 0);
     munmap(slots, sizeof(*slots));
     tb_destroy(tb);

@@ -37,12 +37,25 @@ MPL_STATIC_INLINE_PREFIX int MPIDI_MULTI_send(const void *buf, MPI_Aint count,
     MPIR_ERR_CHKANDJUMP1(dst_world < 0, mpi_errno, MPI_ERR_OTHER, "**multi_dynamic",
                          "**multi_dynamic %d", rank);
 
+    MPIDI_Datatype_get_info(count, datatype, dt_contig, data_sz, dt_ptr, dt_true_lb);
+
+    /* A small contiguous message that a subdevice sends inside the call
+     * needs no request of its own: MPICH's pre-completed one stands for it. */
+    if (dt_contig || data_sz == 0) {
+        rc = md_inject(MPIDI_MULTI_global.md, MPIR_get_contig_ptr(buf, dt_true_lb), data_sz,
+                       dst_world, comm->rank, tag, (uint32_t) (comm->context_id + context_offset),
+                       flags);
+        if (likely(rc == MD_OK)) {
+            *request = MPIR_Request_create_complete(MPIR_REQUEST_KIND__SEND);
+            goto fn_exit;
+        }
+    }
+
     MPIR_Request *sreq = MPIR_Request_create_from_pool(MPIR_REQUEST_KIND__SEND, 0, 2);
     MPIR_ERR_CHKANDSTMT(sreq == NULL, mpi_errno, MPIX_ERR_NOREQ, goto fn_fail, "**nomemreq");
     md_request_t *mdr = MPIDI_MULTI_md_req_init(sreq, MPIDI_MULTI_send_complete);
     MPIDI_MULTI_REQ(sreq).staging = NULL;
 
-    MPIDI_Datatype_get_info(count, datatype, dt_contig, data_sz, dt_ptr, dt_true_lb);
     if (dt_contig || data_sz == 0) {
         send_buf = MPIR_get_contig_ptr(buf, dt_true_lb);
     } else {
