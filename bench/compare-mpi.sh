@@ -22,6 +22,7 @@ BIND=0
 SETUP=1
 NP=2
 WAIT_IDLE=0
+GOAL=mpi
 PP_ARGS=()
 BW_ARGS=()
 
@@ -37,6 +38,9 @@ usage: bench/compare-mpi.sh [options]
   --timeout S        limit for one run, seconds (default $TIMEOUT)
   --wait-idle S      before each round, wait up to S seconds for the CPUs to
                      be idle (< 10% busy over 1 s): for a shared, noisy machine
+  --goal mpi|shm     the verdict: mpi (issue 2, default) or shm (issue 22 §1:
+                     8 B latency <= Open MPI's and Debian MPICH's, bandwidth
+                     >= the better peer's at every size from 64 KiB)
   --pingpong-args A  extra arguments for pingpong (one string, split on spaces)
   --bandwidth-args A extra arguments for bandwidth
   --no-setup         do not call scripts/setup-deps.sh for missing baselines
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
     --bind) BIND=1 ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
     --wait-idle) WAIT_IDLE=${2:?}; shift ;;
+    --goal) GOAL=${2:?}; shift ;;
     --pingpong-args) read -r -a a <<<"${2:?}"; PP_ARGS+=("${a[@]}"); shift ;;
     --bandwidth-args) read -r -a a <<<"${2:?}"; BW_ARGS+=("${a[@]}"); shift ;;
     --no-setup) SETUP=0 ;;
@@ -71,6 +76,7 @@ done
 [[ "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds"
 [[ "$WAIT_IDLE" =~ ^[0-9]+$ ]] || die "--wait-idle wants a number of seconds"
 [ "$STAT" = median ] || [ "$STAT" = best ] || die "--stat is median or best"
+[ "$GOAL" = mpi ] || [ "$GOAL" = shm ] || die "--goal is mpi or shm"
 command -v python3 >/dev/null || die "python3 is needed for the report (scripts/setup-deps.sh)"
 
 # --- the three MPIs -----------------------------------------------------------
@@ -146,7 +152,7 @@ done
 
 set +e
 IFS=,
-python3 "$BENCH/compare_report.py" --goal mpi --series "$RESULTS" "$RESULTS" "$STAT" "${MPIS[*]}" |
+python3 "$BENCH/compare_report.py" --goal "$GOAL" --series "$RESULTS" "$RESULTS" "$STAT" "${MPIS[*]}" |
   tee "$RESULTS/report.txt"
 status=${PIPESTATUS[0]}
 unset IFS

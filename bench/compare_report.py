@@ -13,6 +13,9 @@ with the ratios of the first label to each other one, then the verdict:
   --goal mpi        (compare-mpi.sh) 8 B latency ours <= Debian MPICH;
                     1 MiB bandwidth ours >= 0.9 x Open MPI
   --goal anysource  (anysource.sh)   ANY_SOURCE latency <= 1.1 x specific
+  --goal shm        (netpipe-mpi.sh, compare-mpi.sh --goal shm) 8 B latency ours
+                    <= Open MPI's (and Debian MPICH's); from 64 KiB on, bandwidth
+                    ours >= the better of the two at every size
   --goal route      (route.sh)       forwarded A-C latency vs A-B + B-C
                     (with --forward-us: the median excess over all sizes
                     <= the forwarding cost); 4 MiB A->C bandwidth >= 0.8 x
@@ -30,6 +33,9 @@ import sys
 PROGS = {
     "pingpong": ("Ping-pong latency", "us, half round trip", False, 3),
     "bandwidth": ("Streaming bandwidth", "MB/s = 10^6 B/s", True, 1),
+    # NetPIPE (netpipe-mpi.sh): its ping-pong, as latency and as size / half round trip
+    "netpipe-lat": ("NetPIPE latency", "us, half round trip", False, 3),
+    "netpipe-bw": ("NetPIPE bandwidth", "Gb/s = size / half round trip", True, 2),
 }
 
 
@@ -218,7 +224,41 @@ def goal_route(r):
     return status
 
 
-GOALS = {"mpi": goal_mpi, "anysource": goal_anysource, "route": goal_route,
+def goal_shm(r):
+    """Ahead of both peers on one node (issue 22 §1)."""
+    lat, bw = ("netpipe-lat", "netpipe-bw") if ("netpipe-lat", "ours") in r.raw \
+        else ("pingpong", "bandwidth")
+    peers = [m for m in ("openmpi", "mpich") if m in r.labels]
+    if "ours" not in r.labels or not peers:
+        print("goal shm needs ours and a peer (openmpi, mpich)")
+        return 3
+    status = 0
+    for m in peers:
+        status = max(status, goal_ratio(r, "8 B latency, ours vs %s" % m, lat, 8, "ours", m,
+                                        1.0, False, "us"))
+    sizes = sorted(s for s in r.value.get((bw, "ours"), {}) if s >= 64 << 10)
+    behind = []
+    for s in sizes:
+        ours = r.get(bw, "ours", s)
+        best = max((r.get(bw, m, s) or 0.0) for m in peers)
+        if ours is None or not best:
+            continue
+        if ours < best:
+            behind.append((s, ours / best))
+    if not sizes:
+        print("bandwidth from 64 KiB: MISSING DATA")
+        return max(status, 3)
+    worst = min(behind, key=lambda t: t[1]) if behind else None
+    print("bandwidth from 64 KiB, ours vs the better of %s: ahead or equal at %d of %d sizes%s: %s"
+          % ("/".join(peers), len(sizes) - len(behind), len(sizes),
+             ", behind at " + " ".join("%s (%.3f)" % (size_str(s), q) for s, q in behind)
+             if behind else "", "MISSED" if behind else "MET"))
+    if worst:
+        print("    worst ratio %.3f at %s" % (worst[1], size_str(worst[0])))
+    return max(status, 1 if behind else 0)
+
+
+GOALS = {"mpi": goal_mpi, "shm": goal_shm, "anysource": goal_anysource, "route": goal_route,
          "none": lambda r: 0}
 
 

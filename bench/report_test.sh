@@ -41,4 +41,28 @@ python3 "$report" --goal route "$dir" median AC,AB,BC >/dev/null || st=$?
 if python3 "$report" --goal route --forward-us 0 "$dir" median AC,AB,BC >/dev/null 2>&1; then
   fail "--forward-us 0 was taken"
 fi
+# goal shm on NetPIPE's series: 8 B latency against both peers, bandwidth
+# from 64 KiB against the better peer at every size
+for m in ours mpich openmpi; do rm -f "$dir"/$m.*; done
+printf '8 0.30\n65536 3.0\n' >"$dir/ours.netpipe-lat.1.txt"
+printf '8 0.40\n65536 3.5\n' >"$dir/mpich.netpipe-lat.1.txt"
+printf '8 0.33\n65536 3.2\n' >"$dir/openmpi.netpipe-lat.1.txt"
+printf '8 0.2\n65536 50\n1048576 60\n' >"$dir/ours.netpipe-bw.1.txt"
+printf '8 0.1\n65536 45\n1048576 61\n' >"$dir/mpich.netpipe-bw.1.txt"
+printf '8 0.1\n65536 48\n1048576 58\n' >"$dir/openmpi.netpipe-bw.1.txt"
+shm() { python3 "$report" --goal shm --programs netpipe-lat,netpipe-bw "$dir" median \
+          ours,mpich,openmpi; }
+st=0
+out=$(shm) || st=$?
+[ "$st" -eq 1 ] || fail "1 MiB behind Debian MPICH (60 < 61): status $st, not 1"
+grep -q "ahead or equal at 1 of 2 sizes, behind at 1M (0.984)" <<<"$out" ||
+  fail "the size behind is not named: $out"
+grep -q "ours vs openmpi: ours 0.300 us vs openmpi 0.330 us .*MET" <<<"$out" ||
+  fail "no 8 B latency verdict against Open MPI: $out"
+printf '8 0.2\n65536 50\n1048576 61\n' >"$dir/ours.netpipe-bw.1.txt"
+shm >/dev/null || fail "ahead or equal everywhere: status $?, not 0"
+printf '8 0.34\n65536 3.0\n' >"$dir/ours.netpipe-lat.1.txt"
+st=0
+shm >/dev/null || st=$?
+[ "$st" -eq 1 ] || fail "8 B latency 0.34 over Open MPI's 0.33: status $st, not 1"
 echo "report_test: PASS"

@@ -10,6 +10,8 @@ PKGS=(
   iproute2 procps psmisc
   # baselines for the benchmarks (Debian's own MPI builds)
   mpich libmpich-dev openmpi-bin libopenmpi-dev
+  # NetPIPE built against each of them (bench/netpipe-mpi.sh; doc/mpich.md runs NPmpich2 on ours)
+  netpipe-mpich2 netpipe-openmpi
   # random loss on namespace hosts (test/cluster/nshosts.sh loss, bench/wire-hosts.sh)
   nftables ethtool
   # fuzzing, sanitizer runtimes, pictures

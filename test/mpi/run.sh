@@ -32,7 +32,8 @@ SELECT=()
 # with the Fortran wrapper), bench:<prog> for bench/<prog>.c, or
 # bench-fault:<prog> for the same built with -DBENCH_FAULT_INJECTION.
 # A name starting with '!' must fail, reporting "check: FAILED" (shows that
-# the data check catches a corrupted byte).
+# the data check catches a corrupted byte).  Ranks 0: the program alone,
+# started without any launcher (an MPI singleton).
 TESTS=(
   "pingpong_check   2 bench:pingpong  --check --iters 20 --warmup 2"
   "pingpong_anysrc  2 bench:pingpong  --check --any-source --any-tag --iters 5 --warmup 1"
@@ -52,6 +53,7 @@ TESTS=(
   "coll3            3 coll"
   "rma              4 rma"
   "cpi              4 cpi"
+  "singleton        0 singleton"
   "mpiio            4 mpiio"
   "fortran_f08      4 f:fortran_f08"
   "fortran_mpi      3 f:fortran_mpi"
@@ -215,7 +217,9 @@ for t in "${TESTS[@]}"; do
     [ "$want" -eq 1 ] || continue
   fi
   # --np raises every test to N ranks (never below the test's own count)
-  if [ -n "$NP_OVERRIDE" ] && [ "$NP_OVERRIDE" -gt "$np" ]; then np=$NP_OVERRIDE; fi
+  if [ -n "$NP_OVERRIDE" ] && [ "$np" -gt 0 ] && [ "$NP_OVERRIDE" -gt "$np" ]; then
+    np=$NP_OVERRIDE
+  fi
   read -r -a argv <<<"${args:-}"
   log="$LOGS/$name.log"
   exe=$(exe_of "$src")
@@ -231,7 +235,9 @@ for t in "${TESTS[@]}"; do
     fi
   fi
 
-  if [ -n "$LAUNCHER" ]; then
+  if [ "$np" -eq 0 ]; then
+    cmd=("$exe" ${argv[@]+"${argv[@]}"})
+  elif [ -n "$LAUNCHER" ]; then
     cmd=("$LAUNCHER" "$np" "$exe" ${argv[@]+"${argv[@]}"})
   else
     cmd=("${MPIEXEC_CMD[@]}" -n "$np" ${MPIEXEC_EXTRA[@]+"${MPIEXEC_EXTRA[@]}"} "$exe"

@@ -17,14 +17,23 @@ MPIDI_MULTI_global_t MPIDI_MULTI_global;
  * rank gives its core away. */
 #define MPIDI_MULTI_SPIN_POLLS_DEFAULT 64
 
+/* A job of one rank needs nobody: a program started without mpiexec (a
+ * singleton, whose PMI has no key-value space to exchange through) must
+ * run as it does with any MPI. */
 static int bootstrap_allgather(void *ctx, const void *in, void *out, size_t len)
 {
+    if (MPIR_Process.size == 1) {
+        memcpy(out, in, len);
+        return MD_OK;
+    }
     int mpi_errno = MPIR_pmi_allgather(in, (int) len, out, (int) len, MPIR_PMI_DOMAIN_ALL);
     return mpi_errno == MPI_SUCCESS ? MD_OK : MD_ERR_IO;
 }
 
 static int bootstrap_barrier(void *ctx)
 {
+    if (MPIR_Process.size == 1)
+        return MD_OK;
     return MPIR_pmi_barrier() == MPI_SUCCESS ? MD_OK : MD_ERR_IO;
 }
 
