@@ -6,7 +6,9 @@
  * user, and Yama's ptrace_scope 0 (or 1 when the reader is an ancestor).
  * Containers may also forbid the call.  connect() therefore probes every
  * peer once, reading a word whose address and value the peer put in its
- * card; peers that cannot be read get the pipelined copy.
+ * card; peers that cannot be read get the pipelined copy.  A sender that
+ * helps its receiver copy (shm_help.c) writes with process_vm_writev; the
+ * probe writes the same word back with the value it holds.
  */
 #include "config.h"
 
@@ -31,9 +33,11 @@ static int shm_cma_errno_status(int err)
     }
 }
 
-int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
+/* process_vm_readv (write 0) or process_vm_writev (write 1) of len bytes
+ * between local and the peer's remote, resumed after short transfers. */
+static int shm_cma_rw(pid_t pid, void *local, uint64_t remote, size_t len, int write)
 {
-#ifdef HAVE_PROCESS_VM_READV
+#if defined(HAVE_PROCESS_VM_READV) && defined(HAVE_PROCESS_VM_WRITEV)
     size_t done = 0;
 
     while (done < len) {
@@ -41,7 +45,8 @@ int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
                            .iov_len = len - done };
         struct iovec r = { .iov_base = (void *)(uintptr_t)(remote + done),
                            .iov_len = len - done };
-        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
 
         if (n < 0) {
             if (errno == EINTR)
@@ -54,9 +59,19 @@ int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
     }
     return MD_OK;
 #else
-    (void)pid; (void)local; (void)remote; (void)len;
+    (void)pid; (void)local; (void)remote; (void)len; (void)write;
     return MD_ERR_UNSUPPORTED;
 #endif
+}
+
+int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
+{
+    return shm_cma_rw(pid, local, remote, len, 0);
+}
+
+int shm_cma_write(pid_t pid, const void *local, uint64_t remote, size_t len)
+{
+    return shm_cma_rw(pid, (void *)(uintptr_t)local, remote, len, 1);
 }
 
 int shm_cma_probe(pid_t pid, uint64_t addr, uint64_t expect)
@@ -67,4 +82,9 @@ int shm_cma_probe(pid_t pid, uint64_t addr, uint64_t expect)
     if (rc != MD_OK)
         return rc;
     return value == expect ? MD_OK : MD_ERR_IO;
+}
+
+int shm_cma_probe_write(pid_t pid, uint64_t addr, uint64_t value)
+{
+    return shm_cma_write(pid, &value, addr, sizeof(value));
 }

@@ -4,6 +4,7 @@
  *   shm_init.c      init / connect / ready / finalize, the ops table
  *   shm_segment.c   naming, creating, mapping and unlinking segments
  *   shm_cma.c       the single-copy path (process_vm_readv) and its probe
+ *   shm_help.c      a large message copied by both sides at once
  *   shm_send.c      isend, the per-peer outboxes, control records
  *   shm_recv.c      irecv, probes, cancel, delivery of matched messages
  *                   (matching: the kit's md_mq)
@@ -60,6 +61,7 @@ typedef struct shm_tunables {
     size_t peer_check_ms;   /**< liveness check period during waits */
     size_t numa_bind;       /**< 1: bind the own segment to the local NUMA node */
     size_t poll_budget;     /**< records taken per sender per progress call */
+    size_t help_min;        /**< smallest message its sender helps copy; 0: never */
 } shm_tunables_t;
 
 /* ---------------------------------------------------------------- requests */
@@ -71,6 +73,8 @@ enum shm_req_state {
     SHM_RS_SEND_STREAM,     /**< pipelined: in peer->streams */
     SHM_RS_RECV,            /**< a receive: posted (ctx->mq) or matching */
     SHM_RS_RECV_DATA,       /**< pipelined: waits for DATA in peer->rndv_recvs */
+    SHM_RS_RECV_HELP,       /**< copied with the sender's help: waits in
+                                 peer->helped for the chunks it took */
     SHM_RS_MPROBE,          /**< a message bound by improbe */
     SHM_RS_DONE,            /**< on ctx->done or handed to the host */
 };
@@ -88,10 +92,13 @@ typedef struct shm_req_priv {
     uint8_t           sysmsg;    /**< internal receive of a large sysmsg */
     uint8_t           reserved;
     int32_t           peer;      /**< local peer index */
-    int32_t           reserved2;
+    int32_t           help_error; /**< RECV_HELP: a failed copy's status */
     uint64_t          done;      /**< bytes streamed / received so far */
     uint64_t          total;     /**< bytes to stream / to receive */
-    uint64_t          remote;    /**< the peer's request (streams) */
+    uint64_t          remote;    /**< the peer's request (streams); the
+                                      sender's buffer (RECV_HELP) */
+    uint64_t          sreq;      /**< RECV_HELP: the sender's request */
+    uint64_t          help;      /**< RECV_HELP: generation << 32 | slot */
     struct shm_unexp *unexp;     /**< MPROBE: the bound message */
 } shm_req_priv_t;
 
@@ -124,6 +131,7 @@ typedef struct shm_ctrl_item {
     uint64_t sreq;
     uint64_t rreq;
     uint64_t len;
+    uint64_t offset;
 } shm_ctrl_item_t;
 
 /* ---------------------------------------------------------------- peers */
@@ -134,6 +142,7 @@ typedef struct shm_peer {
     int      pidfd;          /**< -1: fall back to kill(pid, 0) */
     uint8_t  is_self;
     uint8_t  cma_ok;         /**< process_vm_readv from this peer works */
+    uint8_t  cma_write_ok;   /**< process_vm_writev into it works (shm_help.c) */
     uint8_t  dead;           /**< died without finalizing */
     uint8_t  exited;         /**< gone after finalizing; not checked again */
     void    *seg;            /**< the peer's segment (mine for self) */
@@ -150,6 +159,7 @@ typedef struct shm_peer {
     md_reqlist_t     streams;    /**< pipelined sends with data left */
     md_reqlist_t     waiting;    /**< sends waiting for ACK / FIN / CTS */
     md_reqlist_t     rndv_recvs; /**< receives waiting for DATA */
+    md_reqlist_t     helped;     /**< receives waiting for the sender's chunks */
     shm_ctrl_item_t *ctrl_head;  /**< control records waiting for space */
     shm_ctrl_item_t *ctrl_tail;
 } shm_peer_t;
@@ -196,6 +206,13 @@ typedef struct shm_ctx {
     int                  wake_tx;         /**< socket to kick peers with */
     int                  wake_armed;      /**< wait_fd set "sleeping" */
     uint64_t             cma_probe;       /**< peers read this with CMA */
+
+    shm_help_slot_t     *help_slots;      /**< mine, in my segment */
+    uint32_t             help_free;       /**< bit i: slot i is free */
+    uint32_t             help_gen[SHM_HELP_SLOTS];
+    uint64_t             help_waiting;    /**< receives in some peer->helped */
+    uint64_t             help_chunks_given;  /**< copied into receivers */
+    uint64_t             help_chunks_taken;  /**< copied in as a receiver */
 } shm_ctx_t;
 
 static inline shm_ctx_t *shm_ctx(md_subdev_t *sd)
@@ -232,7 +249,7 @@ MD_LOAD_DEVICE_PTR(shm);
 int shm_isend(md_subdev_t *sd, md_request_t *req);
 int shm_inject(md_subdev_t *sd, const md_envelope_t *env, const void *buf);
 int shm_send_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
-                  uint64_t sreq, uint64_t rreq, uint64_t len);
+                  uint64_t sreq, uint64_t rreq, uint64_t len, uint64_t offset);
 int shm_flush_peer(shm_ctx_t *ctx, shm_peer_t *peer);
 void shm_send_on_ctrl(shm_ctx_t *ctx, shm_peer_t *peer,
                       const shm_ctrl_rec_t *rec);
@@ -296,7 +313,27 @@ static inline void shm_wake_kick(shm_ctx_t *ctx, shm_peer_t *peer)
 
 /* shm_cma.c */
 int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len);
+int shm_cma_write(pid_t pid, const void *local, uint64_t remote, size_t len);
 int shm_cma_probe(pid_t pid, uint64_t addr, uint64_t expect);
+/* Writes the peer's probe word with the value it holds already. */
+int shm_cma_probe_write(pid_t pid, uint64_t addr, uint64_t value);
+
+/* shm_help.c */
+void shm_help_init(shm_ctx_t *ctx);
+/* 1 if the ranks of this host (its loopback domain) outnumber the
+ * processing units this process may run on. */
+int  shm_help_oversubscribed(const md_subdev_init_args_t *args);
+/* A matched rendezvous of n bytes that the sender may help copy: 1 when
+ * this took the receive over (done, or waiting in peer->helped), 0 when
+ * the message is not for it (too small, no free slot). */
+int  shm_help_recv(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req, uint64_t sreq,
+                   uint64_t addr, uint64_t n);
+/* The sender's side: a HELP record for one of its waiting sends. */
+void shm_help_send(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
+                   const shm_ctrl_rec_t *rec);
+/* Completes the helped receives whose chunks are all in. */
+int  shm_help_progress(shm_ctx_t *ctx);
+void shm_help_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer);
 
 /* shm_segment.c */
 int shm_segment_name(char *out, size_t outlen, const char *job_id,

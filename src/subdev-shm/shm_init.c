@@ -36,10 +36,11 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
         { "peer_check_ms", offsetof(shm_tunables_t, peer_check_ms) },
         { "numa_bind",     offsetof(shm_tunables_t, numa_bind) },
         { "poll_budget",   offsetof(shm_tunables_t, poll_budget) },
+        { "help_min",      offsetof(shm_tunables_t, help_min) },
     };
     shm_tunables_t *t = &ctx->tun;
     size_t max_rec, ring;
-    int eager_auto, frag_given = 0;
+    int eager_auto, frag_given = 0, help_given = 0;
 
     /* declared without a default: computed below unless given */
     t->eager_limit = t->ring_size = SHM_AUTO;
@@ -51,6 +52,8 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
             return rc;
         if (rc > 0 && strcmp(fields[i].key, "frag_size") == 0)
             frag_given = 1;
+        if (rc > 0 && strcmp(fields[i].key, "help_min") == 0)
+            help_given = 1;
     }
 
     if (t->ring_size == SHM_AUTO) {
@@ -88,6 +91,11 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
             SHM_WARN(ctx, "frag_size %zu does not fit a ring of %zu bytes; "
                      "using %zu", t->frag_size, t->ring_size, fixed);
         t->frag_size = fixed;
+    }
+    if (!help_given && t->help_min > 0 && shm_help_oversubscribed(args)) {
+        SHM_INFO(ctx, "more ranks on this host than processing units: a sender does not "
+                 "help copy (it may lose its core in the middle of a chunk)");
+        t->help_min = 0;
     }
     return MD_OK;
 }
@@ -164,8 +172,10 @@ static int shm_init(md_subdev_t *sd, const md_subdev_init_args_t *args,
         rc = MD_ERR_NO_MEMORY;
     if (rc == MD_OK)
         rc = shm_segment_create(ctx, args->job_id, args->node_name);
-    if (rc == MD_OK)
+    if (rc == MD_OK) {
+        shm_help_init(ctx);
         rc = shm_wake_open(ctx);
+    }
     if (rc != MD_OK) {
         shm_release(sd);      /* only what is ours: a name taken may be another's */
         return rc;
@@ -243,6 +253,9 @@ static int shm_connect_peer(shm_ctx_t *ctx, shm_peer_t *peer,
         peer->cma_ok = rc == MD_OK;
         if (rc != MD_OK)
             (*cma_denied)++;
+        else
+            peer->cma_write_ok = shm_cma_probe_write(peer->pid, card->cma_probe_addr,
+                                                     card->cma_probe_value) == MD_OK;
     }
     return MD_OK;
 }

@@ -119,6 +119,7 @@ static int shm_poll_peer(shm_ctx_t *ctx, shm_peer_t *peer, size_t budget)
         case SHM_REC_CTS:
         case SHM_REC_FIN:
         case SHM_REC_ACK:
+        case SHM_REC_HELP:
             shm_send_on_ctrl(ctx, peer, (const shm_ctrl_rec_t *)rec);
             break;
         case SHM_REC_DATA:
@@ -237,6 +238,8 @@ int shm_progress(md_subdev_t *sd)
     if (ctx->out_pending > 0)
         for (int32_t i = 0; i < ctx->nlocal; i++)
             events += shm_flush_peer(ctx, &ctx->peers[i]);
+    if (ctx->help_waiting > 0)
+        events += shm_help_progress(ctx);
 
     if (ctx->outstanding > 0 || ctx->out_pending > 0 || md_mq_num_posted(&ctx->mq) > 0) {
         if (++ctx->idle_polls >= SHM_CLOCK_EVERY) {

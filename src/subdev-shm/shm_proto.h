@@ -21,7 +21,7 @@
 
 #include "shm_ring.h"
 
-#define SHM_PROTO_VERSION 1u
+#define SHM_PROTO_VERSION 2u
 
 enum shm_rec_type {
     SHM_REC_EAGER = 2,   /**< shm_msg_hdr_t + payload */
@@ -30,6 +30,9 @@ enum shm_rec_type {
     SHM_REC_DATA  = 5,   /**< shm_ctrl_rec_t: rreq, offset, len + payload */
     SHM_REC_FIN   = 6,   /**< shm_ctrl_rec_t: sreq; data was read */
     SHM_REC_ACK   = 7,   /**< shm_ctrl_rec_t: sreq; sync send matched */
+    SHM_REC_HELP  = 8,   /**< shm_ctrl_rec_t: sreq, rreq = the receiver's
+                              buffer, offset = generation << 32 | help slot,
+                              len = bytes to copy (shm_help.c) */
 };
 
 /* Envelope of a message; 56 bytes so 8 payload bytes share its line. */
@@ -95,9 +98,30 @@ typedef struct shm_seg_hdr {
     _Atomic uint32_t  mapped;         /**< peers that have mapped it */
     _Atomic uint32_t  sleeping;       /**< the owner's progress thread sleeps
                                            on its wake socket (shm_wake.c) */
-    uint32_t          reserved;
+    uint32_t          help_slots;     /**< shm_help_slot_t at help_offset */
+    uint64_t          help_offset;
     shm_seg_ring_ref_t ring[];        /**< [nrings] */
 } shm_seg_hdr_t;
+
+/* A large message that its sender helps its receiver copy (shm_help.c):
+ * the message is cut into SHM_HELP_CHUNK-byte chunks, and either side
+ * takes the next one by advancing claim (generation << 32 | next chunk;
+ * the receiver starts a new generation each time it hands the slot out,
+ * so a late helper's claim fails) and counts it in done once copied.  In
+ * the receiver's segment, a cache line each. */
+#define SHM_HELP_SLOTS 16u
+#define SHM_HELP_CHUNK (64u * 1024)
+
+typedef struct shm_help_slot {
+    _Atomic uint64_t claim;
+    _Atomic uint64_t done;     /**< chunks copied */
+    _Atomic uint32_t abort;    /**< the sender could not write: the receiver
+                                    copies everything again itself */
+    uint32_t         reserved;
+    uint8_t          pad[64 - 24];
+} shm_help_slot_t;
+
+_Static_assert(sizeof(shm_help_slot_t) == 64, "shm_help_slot_t is one line");
 
 /* Business card (at most MD_CARD_MAX bytes). */
 #define SHM_CARD_MAGIC 0x6d736863u    /* "mshc" */

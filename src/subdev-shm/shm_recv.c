@@ -42,7 +42,7 @@ static void shm_deliver_eager(shm_ctx_t *ctx, shm_peer_t *peer,
     md_recv_status_fill(&req->status, env, n, ctx->sd->index);
     shm_count_recv(ctx, env, n);
     if ((env->flags & MD_ENV_F_SYNC) != 0)
-        shm_send_ctrl(ctx, peer, SHM_REC_ACK, sreq, 0, 0);
+        shm_send_ctrl(ctx, peer, SHM_REC_ACK, sreq, 0, 0, 0);
     shm_complete(ctx, req);
 }
 
@@ -69,15 +69,17 @@ static void shm_deliver_rts(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
     if (n == 0 || peer->is_self) {
         if (n > 0)
             memcpy(req->buf, (const void *)(uintptr_t)addr, n);
-        shm_send_ctrl(ctx, peer, SHM_REC_FIN, sreq, 0, 0);
+        shm_send_ctrl(ctx, peer, SHM_REC_FIN, sreq, 0, 0, 0);
         shm_complete(ctx, req);
         return;
     }
+    if (peer->cma_ok && shm_help_recv(ctx, peer, req, sreq, addr, n))
+        return;     /* copied with the sender's help */
     if (peer->cma_ok) {
         int rc = shm_cma_read(peer->pid, req->buf, addr, n);
 
         if (rc == MD_OK) {
-            shm_send_ctrl(ctx, peer, SHM_REC_FIN, sreq, 0, 0);
+            shm_send_ctrl(ctx, peer, SHM_REC_FIN, sreq, 0, 0, 0);
             shm_complete(ctx, req);
             return;
         }
@@ -86,7 +88,7 @@ static void shm_deliver_rts(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
                       "failed: %s", (unsigned long long)n, (int)peer->world,
                       md_status_string(rc));
             /* the sender may be alive: release it */
-            shm_send_ctrl(ctx, peer, SHM_REC_FIN, sreq, 0, 0);
+            shm_send_ctrl(ctx, peer, SHM_REC_FIN, sreq, 0, 0, 0);
             shm_recv_fail(ctx, req, rc);
             return;
         }
@@ -99,7 +101,7 @@ static void shm_deliver_rts(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
     rp->total = n;
     rp->done = 0;
     md_reqlist_append(&peer->rndv_recvs, req);
-    shm_send_ctrl(ctx, peer, SHM_REC_CTS, sreq, (uint64_t)(uintptr_t)req, n);
+    shm_send_ctrl(ctx, peer, SHM_REC_CTS, sreq, (uint64_t)(uintptr_t)req, n, 0);
 }
 
 static shm_unexp_t *shm_unexp_of(md_mq_msg_t *m)
@@ -217,7 +219,7 @@ int shm_improbe(md_subdev_t *sd, const md_match_t *match, int *flag,
         shm_rp(msg)->peer = e->peer;
         /* improbe is the match: a synchronous eager sender may go now */
         if (!e->rts && (e->mq.env.flags & MD_ENV_F_SYNC) != 0) {
-            shm_send_ctrl(ctx, &ctx->peers[e->peer], SHM_REC_ACK, e->sreq, 0, 0);
+            shm_send_ctrl(ctx, &ctx->peers[e->peer], SHM_REC_ACK, e->sreq, 0, 0, 0);
             e->mq.env.flags &= ~MD_ENV_F_SYNC;
         }
     }
@@ -298,7 +300,7 @@ int shm_recv_sysmsg(shm_ctx_t *ctx, shm_peer_t *peer, const shm_msg_hdr_t *hdr,
         ctx->sd->counters.sysmsgs_recvd++;
         ctx->host->sysmsg(ctx->sd, env, hdr + 1);
         if ((env->flags & MD_ENV_F_SYNC) != 0)
-            shm_send_ctrl(ctx, peer, SHM_REC_ACK, hdr->sreq, 0, 0);
+            shm_send_ctrl(ctx, peer, SHM_REC_ACK, hdr->sreq, 0, 0, 0);
         return MD_OK;
     }
     /* A large system message: receive it into a buffer of our own, hand it
@@ -351,6 +353,7 @@ void shm_recv_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
 
     while ((req = md_reqlist_pop(&peer->rndv_recvs)) != NULL)
         shm_recv_fail(ctx, req, MD_ERR_PEER_FAILED);
+    shm_help_fail_peer(ctx, peer);
     /* the receives that only it could satisfy */
     ctx->outstanding += md_mq_remove_posted_from(&ctx->mq, ctx->sd->index, peer->world, &posted);
     while ((req = md_reqlist_pop(&posted)) != NULL)

@@ -120,8 +120,9 @@ static size_t shm_page_round(size_t n)
 
 int shm_segment_create(shm_ctx_t *ctx, const char *job_id, const char *node_name)
 {
-    size_t hdr_len = shm_align_line(sizeof(shm_seg_hdr_t) +
-                                    (size_t)ctx->nlocal * sizeof(shm_seg_ring_ref_t));
+    size_t refs_len = shm_align_line(sizeof(shm_seg_hdr_t) +
+                                     (size_t)ctx->nlocal * sizeof(shm_seg_ring_ref_t));
+    size_t hdr_len = refs_len + SHM_HELP_SLOTS * sizeof(shm_help_slot_t);
     size_t ring_len = shm_align_line(shm_ring_footprint(ctx->tun.ring_size));
     shm_seg_hdr_t *hdr;
     void *mem;
@@ -180,6 +181,8 @@ int shm_segment_create(shm_ctx_t *ctx, const char *job_id, const char *node_name
     hdr->owner_pid = (int32_t)getpid();
     hdr->nrings = (uint32_t)ctx->nlocal;
     hdr->ring_size = ctx->tun.ring_size;
+    hdr->help_slots = SHM_HELP_SLOTS;
+    hdr->help_offset = refs_len;
     for (int32_t i = 0; i < ctx->nlocal; i++) {
         uint64_t off = hdr_len + (uint64_t)i * ring_len;
 

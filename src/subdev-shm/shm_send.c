@@ -164,7 +164,7 @@ int shm_inject(md_subdev_t *sd, const md_envelope_t *env, const void *buf)
 /* ---------------------------------------------------------------- controls */
 
 static int shm_write_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
-                          uint64_t sreq, uint64_t rreq, uint64_t len)
+                          uint64_t sreq, uint64_t rreq, uint64_t len, uint64_t offset)
 {
     shm_ctrl_rec_t *c = shm_ring_reserve(&peer->out, sizeof(*c));
 
@@ -172,7 +172,7 @@ static int shm_write_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
         return 0;
     c->sreq = sreq;
     c->rreq = rreq;
-    c->offset = 0;
+    c->offset = offset;
     c->len = len;
     shm_ring_commit(&peer->out, c, type, sizeof(*c));
     shm_wake_kick(ctx, peer);
@@ -180,13 +180,13 @@ static int shm_write_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
 }
 
 int shm_send_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
-                  uint64_t sreq, uint64_t rreq, uint64_t len)
+                  uint64_t sreq, uint64_t rreq, uint64_t len, uint64_t offset)
 {
     shm_ctrl_item_t *item;
 
     if (peer->dead)
         return MD_OK;    /* nobody is left to tell */
-    if (peer->ctrl_head == NULL && shm_write_ctrl(ctx, peer, type, sreq, rreq, len))
+    if (peer->ctrl_head == NULL && shm_write_ctrl(ctx, peer, type, sreq, rreq, len, offset))
         return MD_OK;
     item = shm_pool_get(&ctx->ctrl_pool);
     if (item == NULL) {
@@ -199,6 +199,7 @@ int shm_send_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, uint16_t type,
     item->sreq = sreq;
     item->rreq = rreq;
     item->len = len;
+    item->offset = offset;
     if (peer->ctrl_tail != NULL)
         peer->ctrl_tail->next = item;
     else
@@ -250,7 +251,8 @@ int shm_flush_peer(shm_ctx_t *ctx, shm_peer_t *peer)
     while (peer->ctrl_head != NULL) {
         shm_ctrl_item_t *item = peer->ctrl_head;
 
-        if (!shm_write_ctrl(ctx, peer, item->type, item->sreq, item->rreq, item->len))
+        if (!shm_write_ctrl(ctx, peer, item->type, item->sreq, item->rreq, item->len,
+                            item->offset))
             return events;
         peer->ctrl_head = item->next;
         if (peer->ctrl_head == NULL)
@@ -313,6 +315,10 @@ void shm_send_on_ctrl(shm_ctx_t *ctx, shm_peer_t *peer, const shm_ctrl_rec_t *re
         SHM_ERROR(ctx, "rank %d answered (record type %u) for a send "
                   "that is not waiting; ignored", (int)peer->world,
                   (unsigned)rec->rec.type);
+        return;
+    }
+    if (rec->rec.type == SHM_REC_HELP) {
+        shm_help_send(ctx, peer, req, rec);     /* it still waits for FIN */
         return;
     }
     rp = shm_rp(req);

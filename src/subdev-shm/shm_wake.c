@@ -98,7 +98,9 @@ int shm_wait_fd(md_subdev_t *sd, unsigned flags)
 
     (void)flags;        /* the doorbell socket is ours alone either way */
     /* queued sends need polling: nobody wakes us when ring space frees */
-    if (ctx->wake_rx < 0 || ctx->out_pending > 0 || ctx->seg_hdr == NULL)
+    /* ... nor when a sender's chunks of a helped copy come in */
+    if (ctx->wake_rx < 0 || ctx->out_pending > 0 || ctx->help_waiting > 0 ||
+        ctx->seg_hdr == NULL)
         return -1;
     atomic_store_explicit(&ctx->seg_hdr->sleeping, 1, memory_order_seq_cst);
     ctx->wake_armed = 1;
