@@ -129,6 +129,10 @@ typedef struct md_thread_state {
      * lock; block mode only, the one that sleeps): a sleep must not begin
      * once it moved */
     uint64_t          work_seen;
+    /* the thread sleeps (poll or nap) and is not kicked yet (under lock):
+     * work queued for its next pass (chunks held to leave together,
+     * md_fwd_batch.c) must kick it */
+    int               asleep;
 } md_thread_state_t;
 
 struct md_comm {

@@ -82,7 +82,7 @@ static void md_fwd_relay_send(md_t *md, const md_fwd_relay_t *r, int subdev, int
     s->relay_chunk = 1;
     s->ctl = (md_fwd_ctl_t){ .origin = r->origin, .dst = r->dst, .seq = r->seq };
     md_fwd_relay_hold(md->fwd, s);
-    rc = md_fwd_send_raw(md, &s->req, subdev, next, MD_SYSTAG_FWD_DATA, s->buf, s->len);
+    rc = md_fwd_chunk_send(md, s, subdev, next, &out);
     if (rc != MD_OK) {
         md_log_error("forwarding: relaying to rank %d failed: %s", next,
                      md_status_string(rc));

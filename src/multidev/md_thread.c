@@ -110,6 +110,11 @@ static void md_eventfd_drain(int fd, const char *what)
         md_log_warn("%s: %s", what, strerror(errno));
 }
 
+void md_thread_kick(md_t *md)
+{
+    md_eventfd_signal(md->thr.kick_fd, "waking the progress thread");
+}
+
 int md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen)
 {
     struct pollfd pfd = { .fd = md->thr.wake_fd, .events = POLLIN };
@@ -172,6 +177,7 @@ static void *md_thread_main(void *arg)
             sched_yield();  /* the caller is progressing right now */
             continue;
         }
+        md->thr.asleep = 0;
         uint64_t work = md->thr.caller_waiting ? md_work_count(md) : 0;
         events = md_progress_locked(md);
         /* Traffic is flowing: the answer is likely close, yield.  Only a
@@ -197,6 +203,7 @@ static void *md_thread_main(void *arg)
                    (md_thread_caller_work(md) || md_work_count(md) != work);
         if (wake)
             md->thr.caller_waiting = 0;
+        md->thr.asleep = events == 0 && !yielding;
         pthread_mutex_unlock(&md->thr.lock);
         if (wake)
             md_eventfd_signal(md->thr.wake_fd, "progress thread: waking the caller");

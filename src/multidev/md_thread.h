@@ -55,6 +55,8 @@ static inline int md_idle_after_progress(md_t *md, int events)
     return events;
 }
 int  md_thread_start(md_t *md);
+/* Wakes the progress thread for a pass (caller holds the lock). */
+void md_thread_kick(md_t *md);
 void md_thread_stop(md_t *md);
 /* A caller with nothing to do sleeps until the progress thread sees
  * anything arrive or complete, or queues a completion or a handler for it
