@@ -20,7 +20,7 @@
 /* Acknowledgements gathered per neighbour, and how long one may wait: a
  * standard send does not wait for its acknowledgement (md_fwd_ack.c), so
  * they only hold IndirectQueue entries meanwhile. */
-#define MD_FWD_DEFAULT_ACK_BATCH    16
+#define MD_FWD_DEFAULT_ACK_BATCH    64
 #define MD_FWD_DEFAULT_ACK_DELAY_US 500
 /* One Myrinet packet (myri's eager limit); a batch is cut to the
  * subdevice's eager limit anyway. */

@@ -40,7 +40,7 @@ typedef struct md_fwd_send {
     md_request_t  req;
     md_t         *md;
     md_fwd_out_t *out;               /**< origin chunk: its flow */
-    int           relay_chunk;       /**< relay chunk: credit upstream */
+    int           relay_chunk;       /**< relay chunk: credit upstream once it left */
     md_fwd_ctl_t  ctl;               /**< control payload / relay credit */
     int           rail;              /**< striped chunk: index in the node's rails */
     size_t        chunk_index;       /**< striped chunk: its place in the message */

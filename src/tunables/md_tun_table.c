@@ -126,7 +126,7 @@ static const md_tun_t md_tun_table[] = {
       .doc = "chunks of one forwarded message in flight per hop; an intermediate node holds "
              "at most window x chunk bytes of each message" },
     { .name = "MULTIDEV_FWD_ACK_BATCH", .section = "multidev", .type = MD_TUN_COUNT, .min = 1,
-      .max = 64, .def = "16",
+      .max = 64, .def = "64",
       .doc = "acknowledgements of forwarded messages a destination gathers per upstream "
              "neighbour before it sends them in one message (an `MPI_Ssend`'s goes at once)" },
     { .name = "MULTIDEV_FWD_ACK_DELAY_US", .section = "multidev", .type = MD_TUN_TIME,
