@@ -170,10 +170,13 @@ int md_fwd_chunk_send(md_t *md, md_fwd_send_t *s, int subdev, int32_t to,
                 (st->in_pass || md->thr.enabled);
     md_fwd_batch_t *slot = md_fwd_batch_slot(st, subdev, to);
 
+    /* (loops: the chunks a batch carries complete as it leaves, and their
+     * completion may send, and hold, again) */
     if (slot != NULL && !joins) {
-        md_fwd_batch_send(md, slot);        /* keeps this neighbour's order */
+        while (slot->n > 0)
+            md_fwd_batch_send(md, slot);    /* keeps this neighbour's order */
     } else if (slot != NULL && (slot->n > 0 || slot->hot || st->batch_arriving)) {
-        if (slot->n == MD_FWD_BATCH_MEMBERS || slot->bytes + rec > cap)
+        while (slot->n == MD_FWD_BATCH_MEMBERS || slot->bytes + rec > cap)
             md_fwd_batch_send(md, slot);
         slot->member[slot->n++] = s;
         slot->bytes += rec;
@@ -199,14 +202,17 @@ void md_fwd_batch_flush(md_t *md)
 
     if (st == NULL)
         return;
-    st->in_pass = 0;
+    /* A chunk's completion may send, and hold, again (still in the pass):
+     * from the first slot again until none holds anything. */
     for (int i = 0; i < MD_FWD_BATCH_SLOTS; i++) {
-        md_fwd_batch_t *b = &st->batch[i];
-        if (!b->used)
-            continue;
-        md_fwd_batch_send(md, b);
-        b->used = 0;
+        if (st->batch[i].n > 0) {
+            md_fwd_batch_send(md, &st->batch[i]);
+            i = -1;
+        }
     }
+    for (int i = 0; i < MD_FWD_BATCH_SLOTS; i++)
+        st->batch[i].used = 0;
+    st->in_pass = 0;
 }
 
 void md_fwd_batch_discard(md_t *md)
