@@ -3,7 +3,7 @@
 # the direct hop (issue 21), for one or two builds of libmultidev, side by
 # side in one run.
 #
-#   bench/fwd-rate.sh [--old LIBDIR] [--repeats N] [--iters N] [--size B] [--window W]
+#   bench/fwd-rate.sh [--old LIBDIR] [--repeats N] [--iters N] [--size B] [--window W] [--bind]
 #
 # Over examples/relay-3node.net (a -myri- b -sci- c, ranks 0 1 2 on a b c)
 # it streams SIZE-byte messages (bench/bandwidth, a window of W) from rank
@@ -15,8 +15,11 @@
 # installed lib directory (libmultidev.so.* and multidev/ with its
 # modules), run under the same MPICH through LD_LIBRARY_PATH (libmpi's
 # RUNPATH gives way to it) and MULTIDEV_MODULE_PATH, e.g. a copy of
-# _install/lib made before a change.  Every run is bounded (--timeout,
-# default 300 s); the raw lines are printed as they come.
+# _install/lib made before a change.  --bind binds rank r to core r mod
+# cores (hydra's -bind-to core, as bench/route.sh does by default: the
+# relay gets a core of its own); unbound by default, as the MPICH suite
+# runs.  Every run is bounded (--timeout, default 300 s); the raw lines
+# are printed as they come.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
     --size) SIZE=${2:?}; shift ;;
     --window) WINDOW=${2:?}; shift ;;
     --timeout) TIMEOUT=${2:?}; shift ;;
+    --bind) export MPIEXEC_ARGS="${MPIEXEC_ARGS:+$MPIEXEC_ARGS }-bind-to core" ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (--help)" ;;
   esac

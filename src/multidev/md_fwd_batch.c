@@ -19,10 +19,11 @@
  * back to back (MPI_Isend after MPI_Isend) leave at its next progress call,
  * or at the progress thread's next pass (within about a millisecond:
  * md_thread_pass_soon); at a relay the chunks that arrive in one pass, and
- * those of an arriving batch, go on at the end of that pass.  Only whole messages join (one chunk each,
- * no credits: MD_FWD_F_NO_CREDITS) whose record is at most a quarter of
- * the batch (MULTIDEV_FWD_BATCH bytes, at most the subdevice's eager
- * limit, so that a batch goes eagerly); 0 turns batching off.
+ * those of an arriving batch, go on at the end of that pass.  Only whole
+ * messages join (one chunk each, no credits: MD_FWD_F_NO_CREDITS) whose
+ * record is at most half of the batch (MULTIDEV_FWD_BATCH bytes, at most
+ * the subdevice's eager limit, so that a batch goes eagerly: 1 KiB
+ * messages go three to a myri batch); 0 turns batching off.
  *
  * A held chunk stays the md_fwd_send_t it would have been sent as; the
  * batch copies their wire forms, and when its send completes each of them
@@ -164,7 +165,7 @@ int md_fwd_chunk_send(md_t *md, md_fwd_send_t *s, int subdev, int32_t to,
 {
     md_fwd_state_t *st = md->fwd;
     size_t cap = md_fwd_batch_cap(md, subdev), rec = MD_FWD_BATCH_REC_HDR + s->len;
-    int joins = cap > 0 && rec <= cap / 4 && (hdr->flags & MD_FWD_F_NO_CREDITS) &&
+    int joins = cap > 0 && rec <= cap / 2 && (hdr->flags & MD_FWD_F_NO_CREDITS) &&
                 !(hdr->flags & (MD_FWD_F_PROBE | MD_FWD_F_STRIPED)) &&
                 hdr->offset == 0 && hdr->len == hdr->env.size &&
                 (st->in_pass || md->thr.enabled);

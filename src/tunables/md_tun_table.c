@@ -138,7 +138,7 @@ static const md_tun_t md_tun_table[] = {
       .max = 1LL << 30, .def = "4k",
       .doc = "small forwarded messages that follow each other to the same neighbour leave "
              "together in one system message of at most this many bytes (and at most the "
-             "subdevice's eager limit); a message joins if it takes at most a quarter of "
+             "subdevice's eager limit); a message joins if it takes at most half of "
              "it. The first message for a neighbour since the last progress pass goes at "
              "once, as alone; 0: every message goes alone" },
     { .name = "MULTIDEV_FWD_PROBE_MS", .section = "multidev", .type = MD_TUN_TIME,

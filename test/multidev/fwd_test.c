@@ -635,8 +635,8 @@ Test(forwarding, chunks_are_cut_at_the_eager_limit_of_each_hop, .timeout = 60)
 /* Small messages posted back to back leave together (md_fwd_batch.c): the
  * origin holds those that follow the first until its next progress pass
  * and sends them as one batch, the relay passes an arriving batch on as
- * one.  Among them larger messages that may not join (2000 bytes: more
- * than a quarter of a batch; 100 000: two chunks) flush what is held
+ * one.  Among them larger messages that may not join (3000 bytes: more
+ * than half of a batch; 100 000: two chunks) flush what is held
  * before them.  All arrive intact and in posting order (half received with
  * ANY_SOURCE; tnet reorder=1 swaps system messages pairwise, batches too),
  * and with batching off (arg NULL) nothing is held. */
@@ -644,7 +644,7 @@ enum { BURST = 64, BURST_BIG = 100000 };
 
 static size_t burst_size(int i)
 {
-    return i == 40 ? BURST_BIG : i % 16 == 9 ? 2000 : 4 + (size_t)i % 3;
+    return i == 40 ? BURST_BIG : i % 16 == 9 ? 3000 : 4 + (size_t)i % 3;
 }
 
 static int burst_of_small_messages(md_t *md, int rank, int size, forkjob_shared_t *sh,
