@@ -142,8 +142,10 @@ static md_fwd_batch_t *md_fwd_batch_slot(md_fwd_state_t *st, int subdev, int32_t
         if (!b->used && free_slot == NULL)
             free_slot = b;
     }
-    if (free_slot != NULL)
+    if (free_slot != NULL) {
         *free_slot = (md_fwd_batch_t){ .used = 1, .subdev = subdev, .to = to };
+        st->batch_slots_used++;
+    }
     return free_slot;
 }
 
@@ -203,6 +205,10 @@ void md_fwd_batch_flush(md_t *md)
 
     if (st == NULL)
         return;
+    if (st->batch_slots_used == 0) {    /* the common pass: nothing went out */
+        st->in_pass = 0;
+        return;
+    }
     /* A chunk's completion may send, and hold, again (still in the pass):
      * from the first slot again until none holds anything. */
     for (int i = 0; i < MD_FWD_BATCH_SLOTS; i++) {
@@ -213,6 +219,7 @@ void md_fwd_batch_flush(md_t *md)
     }
     for (int i = 0; i < MD_FWD_BATCH_SLOTS; i++)
         st->batch[i].used = 0;
+    st->batch_slots_used = 0;
     st->in_pass = 0;
 }
 
@@ -227,6 +234,7 @@ void md_fwd_batch_discard(md_t *md)
         b->used = 0;
         b->n = 0;
     }
+    st->batch_slots_used = 0;
 }
 
 void md_fwd_batch_arrived(md_t *md, md_subdev_t *sd, const md_envelope_t *env,

@@ -80,6 +80,7 @@ typedef struct md_fwd_state {
     int             stripe_work;     /**< striped flows to pump, rails lost (md_fwd_stripe.c) */
     int             rail_news;       /**< a rail was lost: its node's ranks are to be told */
     md_fwd_batch_t  batch[MD_FWD_BATCH_SLOTS];
+    int             batch_slots_used;   /**< slots used since the last flush */
     int             in_pass;         /**< inside md_progress_locked: it flushes at its end */
     int             batch_arriving;  /**< handling the records of an arriving batch */
     md_fwd_batch_counters_t batch_counters;
