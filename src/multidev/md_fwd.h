@@ -30,6 +30,12 @@
  * A flow is named by (origin, destination, sequence number): the envelope
  * of the original message.  Credits and acknowledgements travel back over
  * the subdevice the data came in on.
+ *
+ * Small messages that follow each other to the same neighbour (at A, and
+ * at B) leave together, their chunks as records of one FWD_BATCH system
+ * message; the first since the last progress pass goes at once, alone
+ * (md_fwd_batch.c).  The receiver handles each record as the FWD_DATA
+ * message it stands for.
  */
 #ifndef MD_FWD_H
 #define MD_FWD_H
