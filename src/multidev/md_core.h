@@ -129,6 +129,12 @@ typedef struct md_thread_state {
      * lock; block mode only, the one that sleeps): a sleep must not begin
      * once it moved */
     uint64_t          work_seen;
+    /* the thread sleeps (poll or nap) until sleep_until_ns at the latest
+     * and is not woken yet; soon_ns: when a caller last left work for its
+     * next pass (md_thread_pass_soon: chunks held to leave together,
+     * md_fwd_batch.c); all under lock */
+    int               asleep;
+    uint64_t          sleep_until_ns, soon_ns;
 } md_thread_state_t;
 
 struct md_comm {

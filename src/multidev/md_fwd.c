@@ -20,22 +20,35 @@
 /* Acknowledgements gathered per neighbour, and how long one may wait: a
  * standard send does not wait for its acknowledgement (md_fwd_ack.c), so
  * they only hold IndirectQueue entries meanwhile. */
-#define MD_FWD_DEFAULT_ACK_BATCH    16
+#define MD_FWD_DEFAULT_ACK_BATCH    64
 #define MD_FWD_DEFAULT_ACK_DELAY_US 500
+/* One Myrinet packet (myri's eager limit); a batch is cut to the
+ * subdevice's eager limit anyway. */
+#define MD_FWD_DEFAULT_BATCH (4 * 1024)
 
-static int md_fwd_env_size(const char *name, size_t def, size_t *value)
+static int md_fwd_env_size_min(const char *name, size_t def, size_t min, size_t *value)
 {
     const char *text = getenv(name);
 
     *value = def;
     if (text == NULL)
         return MD_OK;
-    if (md_parse_size(text, value) != 0 || *value == 0) {
-        md_log_error("%s='%s' is not a positive size (bytes, k/m/g suffix)",
-                     name, text);
+    if (md_parse_size(text, value) != 0 || *value < min) {
+        md_log_error("%s='%s' is not %s (bytes, k/m/g suffix)",
+                     name, text, min > 0 ? "a positive size" : "a size");
         return MD_ERR_CONFIG;
     }
     return MD_OK;
+}
+
+static int md_fwd_env_size(const char *name, size_t def, size_t *value)
+{
+    return md_fwd_env_size_min(name, def, 1, value);
+}
+
+static int md_fwd_env_size_or_zero(const char *name, size_t def, size_t *value)
+{
+    return md_fwd_env_size_min(name, def, 0, value);
 }
 
 /* MULTIDEV_FWD_SEND_DONE: "left" (the default: a standard send completes
@@ -58,8 +71,12 @@ int md_fwd_setup(md_t *md)
     if (rc == MD_OK)
         rc = md_fwd_env_size("MULTIDEV_FWD_WINDOW", MD_FWD_DEFAULT_WINDOW,
                              &window);
-    if (rc == MD_OK && (st->params.chunk > (1u << 30) || window > 1024)) {
-        md_log_error("MULTIDEV_FWD_CHUNK must be at most 1g and "
+    if (rc == MD_OK)
+        rc = md_fwd_env_size_or_zero("MULTIDEV_FWD_BATCH", MD_FWD_DEFAULT_BATCH,
+                                     &st->params.batch);
+    if (rc == MD_OK && (st->params.chunk > (1u << 30) || window > 1024 ||
+                        st->params.batch > (1u << 30))) {
+        md_log_error("MULTIDEV_FWD_CHUNK and MULTIDEV_FWD_BATCH must be at most 1g and "
                      "MULTIDEV_FWD_WINDOW at most 1024");
         rc = MD_ERR_CONFIG;
     }
@@ -86,6 +103,7 @@ void md_fwd_free(md_t *md)
 
     if (st == NULL)
         return;
+    md_fwd_batch_discard(md);
     while (st->out != NULL) {
         md_fwd_out_t *o = st->out;
         st->out = o->next;
@@ -219,23 +237,32 @@ static int md_fwd_payload_ok(const md_envelope_t *env, size_t need)
     return 0;
 }
 
+void md_fwd_data_arrived(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
+                         const void *payload)
+{
+    md_fwd_hdr_t hdr;
+    size_t hlen = md_fwd_hdr_unpack(env, payload, &hdr);
+
+    if (hlen == 0)
+        return;
+    if (hdr.env.dst_world == md->rank)
+        md_fwd_recv_data(md, sd, &hdr, (const uint8_t *)payload + hlen);
+    else
+        md_fwd_relay_data(md, sd, &hdr, (const uint8_t *)payload + hlen);
+}
+
 void md_fwd_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
                      const void *payload)
 {
     md_fwd_ctl_t ctl;
 
     switch (env->tag) {
-    case MD_SYSTAG_FWD_DATA: {
-        md_fwd_hdr_t hdr;
-        size_t hlen = md_fwd_hdr_unpack(env, payload, &hdr);
-        if (hlen == 0)
-            return;
-        if (hdr.env.dst_world == md->rank)
-            md_fwd_recv_data(md, sd, &hdr, (const uint8_t *)payload + hlen);
-        else
-            md_fwd_relay_data(md, sd, &hdr, (const uint8_t *)payload + hlen);
+    case MD_SYSTAG_FWD_DATA:
+        md_fwd_data_arrived(md, sd, env, payload);
         return;
-    }
+    case MD_SYSTAG_FWD_BATCH:
+        md_fwd_batch_arrived(md, sd, env, payload);
+        return;
     case MD_SYSTAG_FWD_CREDIT:
         if (!md_fwd_payload_ok(env, sizeof(ctl)))
             return;

@@ -30,6 +30,12 @@
  * A flow is named by (origin, destination, sequence number): the envelope
  * of the original message.  Credits and acknowledgements travel back over
  * the subdevice the data came in on.
+ *
+ * Small messages that follow each other to the same neighbour (at A, and
+ * at B) leave together, their chunks as records of one FWD_BATCH system
+ * message; the first since the last progress pass goes at once, alone
+ * (md_fwd_batch.c).  The receiver handles each record as the FWD_DATA
+ * message it stands for.
  */
 #ifndef MD_FWD_H
 #define MD_FWD_H
@@ -49,6 +55,9 @@
 /* A rail to the receiver's node is lost (md_fwd_stripe.c): the payload is
  * the subdevice's name (MD_NAME_MAX bytes, NUL-terminated). */
 #define MD_SYSTAG_FWD_RAIL_LOST (-6)
+/* Several whole small chunks for one neighbour in one message
+ * (md_fwd_batch.c): records of a 4-byte length and a FWD_DATA payload. */
+#define MD_SYSTAG_FWD_BATCH  (-7)
 
 /* A chunk's header, unpacked; chunk bytes follow it on the wire. */
 typedef struct md_fwd_hdr {
@@ -114,7 +123,7 @@ typedef struct md_fwd_ack_pending {
 } md_fwd_ack_pending_t;
 
 /* Tunables (MULTIDEV_FWD_CHUNK, MULTIDEV_FWD_WINDOW, MULTIDEV_FWD_ACK_BATCH,
- * MULTIDEV_FWD_ACK_DELAY_US, MULTIDEV_FWD_SEND_DONE) */
+ * MULTIDEV_FWD_ACK_DELAY_US, MULTIDEV_FWD_SEND_DONE, MULTIDEV_FWD_BATCH) */
 typedef struct md_fwd_params {
     size_t   chunk;
     int      window;
@@ -122,6 +131,7 @@ typedef struct md_fwd_params {
     uint64_t ack_delay_ns;      /**< the longest one waits */
     int      send_waits_ack;    /**< a standard send completes at its acknowledgement
                                      (P1's step 6), not when its chunks have left */
+    size_t   batch;             /**< bytes of a FWD_BATCH message at most; 0: none */
 } md_fwd_params_t;
 
 /* md_fwd_send.c (origin) */
@@ -221,6 +231,17 @@ void md_fwd_stripe_ack_failed(md_t *md, int32_t rank, int subdev, const md_fwd_c
                               int n);
 /* A RAIL_LOST message from rank (payload: len bytes). */
 void md_fwd_stripe_rail_news(md_t *md, int32_t rank, const void *payload, size_t len);
+
+/* md_fwd_batch.c: small chunks for one neighbour that follow each other
+ * leave together (see there).  md_progress_locked calls pass_begin first
+ * and flush last: what a pass held leaves at its end. */
+void md_fwd_batch_pass_begin(md_t *md);
+void md_fwd_batch_flush(md_t *md);
+typedef struct md_fwd_batch_counters {
+    uint64_t msgs, chunks;      /**< FWD_BATCH messages sent, the chunks they carried */
+    uint64_t held;              /**< chunks that waited for a flush point */
+} md_fwd_batch_counters_t;
+void md_fwd_get_batch_counters(const md_t *md, md_fwd_batch_counters_t *out);
 
 /* md_fwd.c: setup, the system-message handlers, teardown */
 int  md_fwd_setup(md_t *md);

@@ -126,6 +126,7 @@ void md_fwd_ack_finish(md_t *md)
 
     if (st == NULL)
         return;
+    md_fwd_batch_flush(md);
     md_fwd_ack_flush(md, 1);
     for (int spins = 0; st->ctl_inflight > 0 && spins < 1000000; spins++)
         if (md_progress(md) < 0)

@@ -46,14 +46,14 @@ static void md_fwd_relay_chunk_done(md_request_t *req)
 {
     md_fwd_send_t *s = req->user;
     md_t *md = s->md;
-    md_fwd_relay_t *r = md_fwd_relay_find(md->fwd, s->ctl.origin, s->ctl.dst,
-                                          s->ctl.seq);
+    md_fwd_relay_t *r;
 
     if (req->status.error != MD_OK)
         md_log_error("forwarding: relaying a chunk from rank %d to rank %d "
                      "failed: %s", s->ctl.origin, s->ctl.dst,
                      md_status_string(req->status.error));
-    else if (r != NULL && r->last_hop && !r->no_credits)
+    else if (s->relay_chunk &&
+             (r = md_fwd_relay_find(md->fwd, s->ctl.origin, s->ctl.dst, s->ctl.seq)) != NULL)
         md_fwd_relay_credit_up(md, r);
     md_fwd_relay_release(md->fwd, s);
     md_fwd_chunk_free(s);
@@ -79,10 +79,10 @@ static void md_fwd_relay_send(md_t *md, const md_fwd_relay_t *r, int subdev, int
                      hdr->env.src_world);
         return;
     }
-    s->relay_chunk = 1;
+    s->relay_chunk = r->last_hop && !r->no_credits;
     s->ctl = (md_fwd_ctl_t){ .origin = r->origin, .dst = r->dst, .seq = r->seq };
     md_fwd_relay_hold(md->fwd, s);
-    rc = md_fwd_send_raw(md, &s->req, subdev, next, MD_SYSTAG_FWD_DATA, s->buf, s->len);
+    rc = md_fwd_chunk_send(md, s, subdev, next, &out);
     if (rc != MD_OK) {
         md_log_error("forwarding: relaying to rank %d failed: %s", next,
                      md_status_string(rc));
@@ -95,8 +95,12 @@ void md_fwd_relay_data(md_t *md, md_subdev_t *sd, const md_fwd_hdr_t *hdr,
                        const void *data)
 {
     md_fwd_state_t *st = md->fwd;
-    md_fwd_relay_t *r = md_fwd_relay_find(st, hdr->env.src_world,
-                                          hdr->env.dst_world, hdr->env.seq);
+    /* a chunk that is its whole message begins its flow: no need to look
+     * through the flows relayed now (a stream of small messages looked
+     * through all those not yet acknowledged, for every one) */
+    int whole = hdr->offset == 0 && hdr->len == hdr->env.size;
+    md_fwd_relay_t *r = whole ? NULL : md_fwd_relay_find(st, hdr->env.src_world,
+                                                         hdr->env.dst_world, hdr->env.seq);
     const md_route_class_t *c;
     int32_t next;
 

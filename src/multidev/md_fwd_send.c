@@ -118,8 +118,7 @@ static int md_fwd_pump_pinned(md_t *md, md_fwd_out_t *o)
         o->credits--;
         o->sent += len;
         o->started = 1;
-        rc = md_fwd_send_raw(md, &s->req, o->subdev, o->next_hop,
-                             MD_SYSTAG_FWD_DATA, s->buf, s->len);
+        rc = md_fwd_chunk_send(md, s, o->subdev, o->next_hop, &hdr);
         if (rc != MD_OK) {
             o->chunks_inflight--;
             md_fwd_chunk_free(s);

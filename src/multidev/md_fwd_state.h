@@ -40,7 +40,7 @@ typedef struct md_fwd_send {
     md_request_t  req;
     md_t         *md;
     md_fwd_out_t *out;               /**< origin chunk: its flow */
-    int           relay_chunk;       /**< relay chunk: credit upstream */
+    int           relay_chunk;       /**< relay chunk: credit upstream once it left */
     md_fwd_ctl_t  ctl;               /**< control payload / relay credit */
     int           rail;              /**< striped chunk: index in the node's rails */
     size_t        chunk_index;       /**< striped chunk: its place in the message */
@@ -49,6 +49,22 @@ typedef struct md_fwd_send {
 } md_fwd_send_t;
 
 #define MD_FWD_ACKQ_MAX 64
+
+/* Chunks held for one neighbour over one subdevice (md_fwd_batch.c), and
+ * at most how many neighbours have them at a time (a rank's relays: the
+ * rest send at once). */
+#define MD_FWD_BATCH_MEMBERS 128
+#define MD_FWD_BATCH_SLOTS   8
+
+typedef struct md_fwd_batch {
+    int            used;             /**< since the last flush point */
+    int            subdev;
+    int32_t        to;
+    int            hot;              /**< a chunk left for it since then */
+    int            n;                /**< chunks held */
+    size_t         bytes;            /**< their records' bytes */
+    md_fwd_send_t *member[MD_FWD_BATCH_MEMBERS];
+} md_fwd_batch_t;
 
 typedef struct md_fwd_state {
     md_fwd_params_t params;
@@ -63,6 +79,11 @@ typedef struct md_fwd_state {
     uint64_t        probe_next_ns;   /**< when the next round of probes is due */
     int             stripe_work;     /**< striped flows to pump, rails lost (md_fwd_stripe.c) */
     int             rail_news;       /**< a rail was lost: its node's ranks are to be told */
+    md_fwd_batch_t  batch[MD_FWD_BATCH_SLOTS];
+    int             batch_slots_used;   /**< slots used since the last flush */
+    int             in_pass;         /**< inside md_progress_locked: it flushes at its end */
+    int             batch_arriving;  /**< handling the records of an arriving batch */
+    md_fwd_batch_counters_t batch_counters;
 } md_fwd_state_t;
 
 /* A chunk carrying hdr and its hdr->len bytes of data (copied), completing
@@ -83,6 +104,18 @@ md_fwd_out_t *md_fwd_out_new(md_t *md, md_request_t *req, int32_t next_hop, int 
  * a striped flow's state is freed with it. */
 void md_fwd_stripe_acked(md_fwd_out_t *o);
 void md_fwd_stripe_free(struct md_fwd_stripe *s);
+/* Sends the chunk s (header hdr) to the neighbour to over subdev: at once,
+ * or held to leave with the ones that follow it (md_fwd_batch.c). */
+int  md_fwd_chunk_send(md_t *md, md_fwd_send_t *s, int subdev, int32_t to,
+                       const md_fwd_hdr_t *hdr);
+/* md_fwd.c: a FWD_DATA message (or a record of a batch) from sd. */
+void md_fwd_data_arrived(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
+                         const void *payload);
+/* md_fwd_batch.c: a FWD_BATCH message; its records are handled in order. */
+void md_fwd_batch_arrived(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
+                          const void *payload);
+/* At md_fwd_free: the chunks still held are freed, unsent. */
+void md_fwd_batch_discard(md_t *md);
 md_fwd_relay_t *md_fwd_relay_find(md_fwd_state_t *st, int32_t origin,
                                   int32_t dst, uint64_t seq);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "md_core.h"
+#include "md_fwd.h"
 
 int32_t md_world_rank(const md_t *md) { return md->rank; }
 int32_t md_world_size(const md_t *md) { return md->size; }
@@ -66,13 +67,16 @@ void md_print_stats(const md_t *md, void *file)
                 (unsigned long long)md->idle_sleeps, (unsigned long long)md->idle_timeouts,
                 md->idle_sleep_ms, (unsigned long long)md->idle_late);
     md_fwd_counters_t fw;
+    md_fwd_batch_counters_t bc;
 
     md_get_fwd_counters(md, &fw);
+    md_fwd_get_batch_counters(md, &bc);
     if (md->fwd_index >= 0 || fw.originated_msgs > 0 || fw.relayed_msgs > 0)
         fprintf(out, "multidev[%d] stats forwarding: originated %llu msgs %llu B; "
                 "relayed %llu msgs in %llu chunks, %llu B, %llu credits returned, "
                 "at most %llu B held; delivered %llu msgs %llu B; "
-                "%llu acknowledgements in %llu messages\n",
+                "%llu acknowledgements in %llu messages; "
+                "%llu chunks sent in %llu batches (%llu held)\n",
                 md->rank, (unsigned long long)fw.originated_msgs,
                 (unsigned long long)fw.originated_bytes,
                 (unsigned long long)fw.relayed_msgs, (unsigned long long)fw.relayed_chunks,
@@ -80,6 +84,7 @@ void md_print_stats(const md_t *md, void *file)
                 (unsigned long long)fw.relay_peak_bytes,
                 (unsigned long long)fw.delivered_msgs,
                 (unsigned long long)fw.delivered_bytes, (unsigned long long)fw.acks_sent,
-                (unsigned long long)fw.ack_msgs_sent);
+                (unsigned long long)fw.ack_msgs_sent, (unsigned long long)bc.chunks,
+                (unsigned long long)bc.msgs, (unsigned long long)bc.held);
     fflush(out);
 }

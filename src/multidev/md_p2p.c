@@ -412,21 +412,25 @@ int md_progress_locked(md_t *md)
 {
     int events = 0, n = md->devs.num, start;
 
+    md_fwd_batch_pass_begin(md);
     if (md->fail_pending)
         events += md_fail_progress(md);
     if (md->any_cancel != NULL)
         md_anyq_drain_cancels(md);
     if (md->pending.head != NULL)
         events += md_pending_retry(md);
-    if (n == 1)
-        return events + md_progress_one(md, 0);
-    start = md->progress_rr;
-    md->progress_rr = start + 1 == n ? 0 : start + 1;
-    for (int k = 0; k < n; k++)
-        events += md_progress_one(md, start + k < n ? start + k : start + k - n);
-    events += md_fwd_stripe_progress(md);
-    md_fwd_ack_flush(md, 0);        /* those that waited long enough */
-    events += md_fwd_watch(md);
+    if (n == 1) {
+        events += md_progress_one(md, 0);   /* a relay may have but one subdevice */
+    } else {
+        start = md->progress_rr;
+        md->progress_rr = start + 1 == n ? 0 : start + 1;
+        for (int k = 0; k < n; k++)
+            events += md_progress_one(md, start + k < n ? start + k : start + k - n);
+        events += md_fwd_stripe_progress(md);
+        md_fwd_ack_flush(md, 0);        /* those that waited long enough */
+        events += md_fwd_watch(md);
+    }
+    md_fwd_batch_flush(md);         /* the chunks held in this pass leave */
     return events;
 }
 

@@ -19,6 +19,15 @@
  * to 2 ms, back to the start on any event. */
 #define MD_THREAD_PAUSE_MIN_US 20
 #define MD_THREAD_PAUSE_MAX_US 2000
+/* Asleep on descriptors alone, it wakes at least this often (a stop
+ * request is seen). */
+#define MD_THREAD_POLL_US 50000
+/* The longest a thread sleeps while callers hand it work for its next
+ * pass (md_thread_pass_soon), and for how long after the last time:
+ * chunks held to leave together (md_fwd_batch.c) wait at most about so
+ * long when their application does not call progress. */
+#define MD_THREAD_SOON_US 1000
+#define MD_THREAD_SOON_WINDOW_NS 10000000ull
 
 int md_thread_setup(md_t *md)
 {
@@ -64,25 +73,29 @@ int md_all_can_wait(const md_t *md)
     return 1;
 }
 
-/* Sleeps until a descriptor is readable or the pause is over. */
-static void md_thread_idle(struct pollfd *fds, int nfds, int all_have_fds,
+/* How long the thread sleeps at most (under lock, as it goes to sleep):
+ * its pause, or MD_THREAD_POLL_US on descriptors alone; no more than
+ * MD_THREAD_SOON_US while callers hand it work (md_thread_pass_soon). */
+static int md_thread_sleep_us(const md_t *md, int all_have_fds, int pause_us, uint64_t now)
+{
+    int us = all_have_fds ? MD_THREAD_POLL_US : pause_us;
+
+    if (now - md->thr.soon_ns < MD_THREAD_SOON_WINDOW_NS && us > MD_THREAD_SOON_US)
+        us = MD_THREAD_SOON_US;
+    return us;
+}
+
+/* Sleeps until a descriptor is readable or sleep_us are over (to the
+ * microsecond: poll()'s milliseconds made every nap at least 1 ms); the
+ * pause of a thread that must poll a subdevice doubles. */
+static void md_thread_idle(struct pollfd *fds, int nfds, int all_have_fds, int sleep_us,
                            int *pause_us)
 {
-    if (all_have_fds && nfds > 0) {
-        /* bounded anyway, so that a stop request is seen */
-        if (poll(fds, (nfds_t)nfds, 50) < 0 && errno != EINTR)
-            md_log_warn("progress thread: poll: %s", strerror(errno));
-        return;
-    }
-    /* some subdevice must be polled: nap for the pause (to the
-     * microsecond: poll()'s milliseconds made every nap at least 1 ms),
-     * waking early for those that have a descriptor */
-    struct timespec nap = { 0, (long)*pause_us * 1000 };
-    if (nfds > 0)
-        ppoll(fds, (nfds_t)nfds, &nap, NULL);
-    else
-        nanosleep(&nap, NULL);
-    if (*pause_us < MD_THREAD_PAUSE_MAX_US)
+    struct timespec nap = { sleep_us / 1000000, (long)(sleep_us % 1000000) * 1000 };
+
+    if (ppoll(fds, (nfds_t)nfds, &nap, NULL) < 0 && errno != EINTR)
+        md_log_warn("progress thread: poll: %s", strerror(errno));
+    if (!all_have_fds && *pause_us < MD_THREAD_PAUSE_MAX_US)
         *pause_us *= 2;
 }
 
@@ -108,6 +121,17 @@ static void md_eventfd_drain(int fd, const char *what)
 
     if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
         md_log_warn("%s: %s", what, strerror(errno));
+}
+
+void md_thread_pass_soon(md_t *md)
+{
+    uint64_t now = md_now_ns();
+
+    md->thr.soon_ns = now;
+    if (md->thr.asleep && md->thr.sleep_until_ns > now + MD_THREAD_SOON_US * 1000ull) {
+        md->thr.asleep = 0;
+        md_eventfd_signal(md->thr.kick_fd, "waking the progress thread");
+    }
 }
 
 int md_thread_caller_wait(md_t *md, int timeout_ms, uint64_t seen)
@@ -172,6 +196,7 @@ static void *md_thread_main(void *arg)
             sched_yield();  /* the caller is progressing right now */
             continue;
         }
+        md->thr.asleep = 0;
         uint64_t work = md->thr.caller_waiting ? md_work_count(md) : 0;
         events = md_progress_locked(md);
         /* Traffic is flowing: the answer is likely close, yield.  Only a
@@ -197,6 +222,13 @@ static void *md_thread_main(void *arg)
                    (md_thread_caller_work(md) || md_work_count(md) != work);
         if (wake)
             md->thr.caller_waiting = 0;
+        int sleep_us = 0;
+        if (events == 0 && !yielding) {
+            uint64_t now = md_now_ns();
+            sleep_us = md_thread_sleep_us(md, all_fds, pause_us, now);
+            md->thr.asleep = 1;
+            md->thr.sleep_until_ns = now + (uint64_t)sleep_us * 1000u;
+        }
         pthread_mutex_unlock(&md->thr.lock);
         if (wake)
             md_eventfd_signal(md->thr.wake_fd, "progress thread: waking the caller");
@@ -212,7 +244,7 @@ static void *md_thread_main(void *arg)
             sched_yield();
         } else {
             fds[nfds++] = (struct pollfd){ .fd = md->thr.kick_fd, .events = POLLIN };
-            md_thread_idle(fds, nfds, all_fds, &pause_us);
+            md_thread_idle(fds, nfds, all_fds, sleep_us, &pause_us);
             if (fds[nfds - 1].revents & POLLIN) {
                 md_eventfd_drain(md->thr.kick_fd, "progress thread: its wake-up");
                 pause_us = MD_THREAD_PAUSE_MIN_US;   /* a caller asked it to poll */

@@ -55,6 +55,10 @@ static inline int md_idle_after_progress(md_t *md, int events)
     return events;
 }
 int  md_thread_start(md_t *md);
+/* The caller leaves work for the progress thread's next pass (under the
+ * lock): a thread asleep for longer than about a millisecond more is woken,
+ * and for the next 10 ms it sleeps no longer than that. */
+void md_thread_pass_soon(md_t *md);
 void md_thread_stop(md_t *md);
 /* A caller with nothing to do sleeps until the progress thread sees
  * anything arrive or complete, or queues a completion or a handler for it

@@ -126,7 +126,7 @@ static const md_tun_t md_tun_table[] = {
       .doc = "chunks of one forwarded message in flight per hop; an intermediate node holds "
              "at most window x chunk bytes of each message" },
     { .name = "MULTIDEV_FWD_ACK_BATCH", .section = "multidev", .type = MD_TUN_COUNT, .min = 1,
-      .max = 64, .def = "16",
+      .max = 64, .def = "64",
       .doc = "acknowledgements of forwarded messages a destination gathers per upstream "
              "neighbour before it sends them in one message (an `MPI_Ssend`'s goes at once)" },
     { .name = "MULTIDEV_FWD_ACK_DELAY_US", .section = "multidev", .type = MD_TUN_TIME,
@@ -134,6 +134,13 @@ static const md_tun_t md_tun_table[] = {
       .doc = "how long a gathered acknowledgement waits before the next progress pass sends "
              "it (a rank asleep passes at least every 50 ms); a standard send does not wait "
              "for its own, only its IndirectQueue entries do" },
+    { .name = "MULTIDEV_FWD_BATCH", .section = "multidev", .type = MD_TUN_SIZE, .min = 0,
+      .max = 1LL << 30, .def = "4k",
+      .doc = "small forwarded messages that follow each other to the same neighbour leave "
+             "together in one system message of at most this many bytes (and at most the "
+             "subdevice's eager limit); a message joins if it takes at most half of "
+             "it. The first message for a neighbour since the last progress pass goes at "
+             "once, as alone; 0: every message goes alone" },
     { .name = "MULTIDEV_FWD_PROBE_MS", .section = "multidev", .type = MD_TUN_TIME,
       .unit = "ms", .min = 0, .max = 3600000, .def = "1000",
       .doc = "while a receive waits for a rank behind a relay, a probe goes along the route "

@@ -504,18 +504,18 @@ Test(forwarding, send_done_must_be_left_or_acked, .timeout = 30)
 }
 
 /* The destination gathers acknowledgements: 64 small messages, a batch of
- * 16 and a delay longer than the test, make 4 FWD_ACK messages (a few more
- * if the machine stalls the test past the delay), which the relay passes
- * on one for one; every flow is acknowledged. */
+ * 16 (*arg) and a delay longer than the test, make 4 FWD_ACK messages (a
+ * few more if the machine stalls the test past the delay), which the relay
+ * passes on one for one; every flow is acknowledged. */
 enum { GATHERED = 64 };
 
 static int acks_gathered(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
 {
     static uint8_t buf[256];
+    const int batch = *(const int *)arg, msgs = GATHERED / batch;
     md_fwd_counters_t c;
     int rc = 0;
 
-    (void)arg;
     for (int i = 0; i < GATHERED && rc == 0; i++) {
         md_request_t q = { 0 };
         if (rank == 0 && (md_isend(md, &q, buf, sizeof(buf), 2, 0, 3, CTX, 0) != MD_OK ||
@@ -530,8 +530,8 @@ static int acks_gathered(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
     if (rc == 0 && (rank == 1 || rank == 2) && c.acks_sent != GATHERED)
         rc = 30 + rank;     /* every flow acknowledged, once, on each hop */
     if (rc == 0 && (rank == 1 || rank == 2) &&
-        (c.ack_msgs_sent < GATHERED / 16 || c.ack_msgs_sent > GATHERED / 16 + 4))
-        rc = 40 + rank;     /* gathered in batches of 16 */
+        (c.ack_msgs_sent < (uint64_t)msgs || c.ack_msgs_sent > (uint64_t)(msgs + msgs / 2 + 1)))
+        rc = 40 + rank;     /* gathered in batches of that many */
     if (rc == 0 && rank == 0 && c.ack_msgs_sent != 0)
         rc = 50;
     return rc;
@@ -542,9 +542,22 @@ Test(forwarding, acknowledgements_are_gathered, .timeout = 60)
     static const char *const env[][2] = {
         { "MULTIDEV_FWD_ACK_BATCH", "16" }, { "MULTIDEV_FWD_ACK_DELAY_US", "1000000" }, { NULL }
     };
-    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, acks_gathered, NULL, 50);
+    static const int batch = 16;
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, acks_gathered, (void *)&batch, 50);
     cr_assert_eq(rc, 0, "rank status %d (3x: acknowledgements counted on rank x; 4x: "
                  "not gathered)", rc);
+}
+
+/* By default a destination gathers 64: a stream of small messages, which
+ * batches now carry in a few system messages each way, made four times as
+ * many acknowledgement messages as data messages with 16. */
+Test(forwarding, by_default_64_acknowledgements_go_in_one_message, .timeout = 60)
+{
+    static const char *const env[][2] = { { "MULTIDEV_FWD_ACK_DELAY_US", "1000000" }, { NULL } };
+    static const int batch = 64;
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, acks_gathered, (void *)&batch, 50);
+    cr_assert_eq(rc, 0, "rank status %d (3x: acknowledgements counted on rank x; 4x: "
+                 "not gathered by 64)", rc);
 }
 
 /* Chunks cut at the eager limit: n0 and n1 tell the multidevice their tnet
@@ -617,4 +630,207 @@ Test(forwarding, chunks_are_cut_at_the_eager_limit_of_each_hop, .timeout = 60)
 {
     int rc = forkjob_run(3, chain3_nodes, cut3, chunks_cut_at_the_eager_limit, NULL, 50);
     cr_assert_eq(rc, 0, "rank status %d (2x: data; 30: chunks relayed; 31: chunks sent)", rc);
+}
+
+/* Small messages posted back to back leave together (md_fwd_batch.c): the
+ * origin holds those that follow the first until its next progress pass
+ * and sends them as one batch, the relay passes an arriving batch on as
+ * one.  Among them larger messages that may not join (3000 bytes: more
+ * than half of a batch; 100 000: two chunks) flush what is held
+ * before them.  All arrive intact and in posting order (half received with
+ * ANY_SOURCE; tnet reorder=1 swaps system messages pairwise, batches too),
+ * and with batching off (arg NULL) nothing is held. */
+enum { BURST = 64, BURST_BIG = 100000 };
+
+static size_t burst_size(int i)
+{
+    return i == 40 ? BURST_BIG : i % 16 == 9 ? 3000 : 4 + (size_t)i % 3;
+}
+
+static int burst_of_small_messages(md_t *md, int rank, int size, forkjob_shared_t *sh,
+                                   void *arg)
+{
+    static uint8_t buf[BURST][BURST_BIG];
+    md_request_t q[BURST];
+    uint64_t bytes = 0;
+    int rc = 0;
+
+    memset(q, 0, sizeof(q));
+    for (int i = 0; i < BURST; i++)
+        bytes += burst_size(i);
+    for (int i = 0; i < BURST && rc == 0 && rank != 1; i++) {
+        int any = i % 2;
+        if (rank == 0)
+            fill(buf[i], burst_size(i), (unsigned)i);
+        if (rank == 0 ? md_isend(md, &q[i], buf[i], burst_size(i), 2, 0, 8, CTX, 0) != MD_OK
+                      : md_irecv(md, &q[i], buf[i], BURST_BIG, any ? -1 : 0,
+                                 any ? MD_ANY_SOURCE : 0, 8, CTX, NULL) != MD_OK)
+            rc = 10 + rank;
+    }
+    for (int i = 0; i < BURST && rc == 0 && rank != 1; i++)
+        if (forkjob_wait(md, &q[i]) != 0 || q[i].status.error != MD_OK ||
+            (rank == 2 && (q[i].status.src_world != 0 || q[i].status.size != burst_size(i) ||
+                           check(buf[i], burst_size(i), (unsigned)i) != 0)))
+            rc = 20 + rank;
+    rc = forkjob_end_drained(md, sh, size, rc);
+    if (rc == 0 && !fwd_counted(md, rank, BURST, bytes))
+        rc = 30;
+    if (rc == 0 && rank < 2) {
+        md_fwd_batch_counters_t b;
+        md_fwd_get_batch_counters(md, &b);
+        if (arg != NULL && (b.msgs == 0 || b.chunks < 2 * b.msgs))
+            rc = 40 + rank;     /* sent alone, one system message each */
+        if (arg == NULL && (b.msgs != 0 || b.held != 0))
+            rc = 42 + rank;
+    }
+    return rc;
+}
+
+Test(forwarding, small_messages_sent_back_to_back_leave_together, .timeout = 60)
+{
+    static const char *const env[][2] = { { "MULTIDEV_PROGRESS_THREAD", "on" }, { NULL } };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, burst_of_small_messages, "on", 50);
+    cr_assert_eq(rc, 0, "rank status %d (2x: data or order; 40, 41: no batch at the origin, "
+                 "the relay)", rc);
+}
+
+Test(forwarding, with_batch_0_every_message_goes_alone, .timeout = 60)
+{
+    static const char *const env[][2] = {
+        { "MULTIDEV_PROGRESS_THREAD", "on" }, { "MULTIDEV_FWD_BATCH", "0" }, { NULL }
+    };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, burst_of_small_messages, NULL, 50);
+    cr_assert_eq(rc, 0, "rank status %d (2x: data or order; 42, 43: held or batched)", rc);
+}
+
+/* A lone message is never held: in a ping-pong n0 <-> n2 each message is
+ * the only one on its way, and no rank holds a chunk for company. */
+enum { PINGS = 20 };
+
+static int lone_messages(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    int rc = 0;
+
+    (void)arg;
+    for (int i = 0; i < PINGS && rc == 0 && rank != 1; i++) {
+        int v = -1, mine = rank == 0 ? 0 : 2, peer = 2 - mine;
+        md_request_t r = { 0 };
+        if (rank == 0 && forkjob_send_int(md, peer, mine, 9, CTX, i) != 0)
+            rc = 10;
+        if (rc == 0 && (md_irecv(md, &r, &v, sizeof(v), peer, peer, 9, CTX, NULL) != MD_OK ||
+                        forkjob_wait(md, &r) != 0 || v != i))
+            rc = 20;
+        if (rc == 0 && rank == 2 && forkjob_send_int(md, peer, mine, 9, CTX, i) != 0)
+            rc = 30;
+    }
+    rc = forkjob_end_drained(md, sh, size, rc);
+    if (rc == 0) {
+        md_fwd_batch_counters_t b;
+        md_fwd_get_batch_counters(md, &b);
+        if (b.held != 0)
+            rc = 40;
+    }
+    return rc;
+}
+
+Test(forwarding, a_lone_small_message_is_not_held, .timeout = 60)
+{
+    static const char *const env[][2] = { { "MULTIDEV_PROGRESS_THREAD", "on" }, { NULL } };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, lone_messages, NULL, 50);
+    cr_assert_eq(rc, 0, "rank status %d (1x-3x: the ping-pong; 40: a chunk was held)", rc);
+}
+
+/* Messages held at the origin leave without another call of its
+ * application: the progress thread, asleep, is woken to pass.  n0 posts a
+ * burst and then computes until n2 has it all. */
+enum { HELD_BURST = 16, HELD_GOT = 6 };
+
+static int held_without_calls(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    md_request_t q[HELD_BURST];
+    int v[HELD_BURST], rc = 0;
+
+    (void)arg;
+    memset(q, 0, sizeof(q));
+    if (rank == 0) {
+        double end = forkjob_now_s() + 20;
+        struct timespec nap = { 0, 200000 };
+        for (int i = 0; i < HELD_BURST && rc == 0; i++) {
+            v[i] = i;
+            if (md_isend(md, &q[i], &v[i], sizeof(v[i]), 2, 0, 10, CTX, 0) != MD_OK)
+                rc = 10;
+        }
+        while (rc == 0 && atomic_load(&sh->counters[HELD_GOT]) == 0)
+            if (forkjob_now_s() > end)
+                rc = 11;        /* held until the application calls again */
+            else
+                nanosleep(&nap, NULL);
+        for (int i = 0; i < HELD_BURST && rc == 0; i++)
+            if (forkjob_wait(md, &q[i]) != 0)
+                rc = 12;
+        md_fwd_batch_counters_t b;
+        md_fwd_get_batch_counters(md, &b);
+        if (rc == 0 && b.held == 0)
+            rc = 13;            /* nothing was held: the test showed nothing */
+    } else if (rank == 2) {
+        for (int i = 0; i < HELD_BURST && rc == 0; i++)
+            if (md_irecv(md, &q[i], &v[i], sizeof(v[i]), 0, 0, 10, CTX, NULL) != MD_OK ||
+                forkjob_wait(md, &q[i]) != 0 || v[i] != i)
+                rc = 20;
+        atomic_store(&sh->counters[HELD_GOT], 1);
+    }
+    return forkjob_end_drained(md, sh, size, rc);
+}
+
+Test(forwarding, held_messages_leave_while_the_origin_computes, .timeout = 60)
+{
+    static const char *const env[][2] = { { "MULTIDEV_PROGRESS_THREAD", "on" }, { NULL } };
+    int rc = forkjob_run_env(env, 3, chain3_nodes, chain3, held_without_calls, NULL, 50);
+    cr_assert_eq(rc, 0, "rank status %d (11: held until the next call; 13: nothing held)", rc);
+}
+
+/* A batch is input like any other: n0 hands its neighbour n1 a FWD_BATCH
+ * of its own making, one good record (a 5-byte message for n2) and then a
+ * record whose length runs past the batch.  n1 passes the good one on,
+ * drops the rest with an error, and goes on; n2 receives just the one. */
+static int malformed_batch(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    static const uint8_t text[5] = "batch";
+    int rc = 0;
+
+    (void)arg;
+    if (rank == 0) {
+        md_fwd_hdr_t hdr = { .env = { .src_world = 0, .dst_world = 2, .tag = 12,
+                                      .context_id = CTX, .size = sizeof(text) },
+                             .len = sizeof(text), .flags = MD_FWD_F_NO_CREDITS };
+        uint8_t batch[2 * (4 + MD_FWD_WIRE_PART) + sizeof(text)];
+        uint32_t len = MD_FWD_WIRE_WHOLE + sizeof(text), bad = 1000;
+        md_request_t q = { 0 };
+        memcpy(batch, &len, 4);
+        md_fwd_hdr_pack(&hdr, batch + 4);
+        memcpy(batch + 4 + MD_FWD_WIRE_WHOLE, text, sizeof(text));
+        memcpy(batch + 4 + len, &bad, 4);
+        memset(batch + 8 + len, 0, sizeof(batch) - 8 - len);
+        if (md_sysmsg_isend(md, &q, 1, MD_SYSTAG_FWD_BATCH, batch, sizeof(batch)) != MD_OK ||
+            forkjob_wait(md, &q) != 0)
+            rc = 10;
+    } else if (rank == 2) {
+        uint8_t buf[16] = { 0 };
+        md_request_t q = { 0 };
+        if (md_irecv(md, &q, buf, sizeof(buf), 0, 0, 12, CTX, NULL) != MD_OK ||
+            forkjob_wait(md, &q) != 0 || q.status.size != sizeof(text) ||
+            memcmp(buf, text, sizeof(text)) != 0)
+            rc = 20;
+    }
+    rc = forkjob_end_drained(md, sh, size, rc);
+    if (rc == 0 && !fwd_counted(md, rank, rank == 0 ? 0 : 1, rank == 0 ? 0 : sizeof(text)))
+        rc = 30 + rank;
+    return rc;
+}
+
+Test(forwarding, a_batch_whose_record_overruns_it_keeps_what_came_before, .timeout = 60)
+{
+    int rc = forkjob_run(3, chain3_nodes, chain3, malformed_batch, NULL, 50);
+    cr_assert_eq(rc, 0, "rank status %d (20: the good record not delivered; 3x: counted "
+                 "on rank x)", rc);
 }
