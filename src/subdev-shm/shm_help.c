@@ -7,8 +7,8 @@
  * polls.  So for a rendezvous of at least help_min bytes the receiver, once
  * it has matched the RTS, hands out a help slot in its own segment and
  * sends the sender a HELP record (the receive buffer's address, the size,
- * the slot and its generation).  The message is cut into SHM_HELP_CHUNK
- * chunks; each side takes the next free chunk by advancing the slot's
+ * the slot and its generation).  The message is cut into chunks of a
+ * quarter of it, a power of two from 16 to 64 KiB; each side takes the next free chunk by advancing the slot's
  * claim word and copies it - the receiver with process_vm_readv from the
  * sender's buffer, the sender with process_vm_writev into the receive
  * buffer - and counts it in done.  The receiver starts at once and takes
@@ -40,9 +40,38 @@
 
 #include "shm_impl.h"
 
-static uint64_t shm_help_chunks(uint64_t n)
+/* A helped message's ticket, in the HELP record and the receive: the
+ * slot's generation << 32 | log2 of the chunk size << 8 | the slot. */
+static uint64_t shm_help_ticket(uint32_t gen, unsigned shift, uint32_t slot)
 {
-    return (n + SHM_HELP_CHUNK - 1) / SHM_HELP_CHUNK;
+    return (uint64_t)gen << 32 | (uint64_t)shift << 8 | slot;
+}
+
+static uint32_t shm_help_gen(uint64_t ticket) { return (uint32_t)(ticket >> 32); }
+static unsigned shm_help_shift(uint64_t ticket) { return (unsigned)(ticket >> 8) & 0xffu; }
+static uint32_t shm_help_slot_idx(uint64_t ticket) { return (uint32_t)ticket & 0xffu; }
+
+/* Chunks of a quarter of the message, 16 to 64 KiB: the larger the chunk,
+ * the fewer system calls; the smaller, the better two cores share it. */
+static unsigned shm_help_chunk_shift(uint64_t n)
+{
+    unsigned shift = SHM_HELP_CHUNK_SHIFT_MAX;
+
+    while (shift > SHM_HELP_CHUNK_SHIFT_MIN && (n >> shift) < 4)
+        shift--;
+    return shift;
+}
+
+static uint64_t shm_help_chunks(uint64_t n, unsigned shift)
+{
+    return (n + (1ull << shift) - 1) >> shift;
+}
+
+/* Where chunk k of an n-byte message lies. */
+static void shm_help_span(uint64_t n, unsigned shift, int64_t k, uint64_t *off, uint64_t *len)
+{
+    *off = (uint64_t)k << shift;
+    *len = n - *off < (1ull << shift) ? n - *off : 1ull << shift;
 }
 
 /* The next chunk of generation gen for whoever calls, or -1 when none is
@@ -88,8 +117,8 @@ void shm_help_init(shm_ctx_t *ctx)
 static shm_help_slot_t *shm_help_slot_of(shm_ctx_t *ctx, const shm_req_priv_t *rp,
                                          uint32_t *gen)
 {
-    *gen = (uint32_t)(rp->help >> 32);
-    return &ctx->help_slots[rp->help & 0xffffffffu];
+    *gen = shm_help_gen(rp->help);
+    return &ctx->help_slots[shm_help_slot_idx(rp->help)];
 }
 
 /* Takes chunks of the helped receive req and reads them from the sender.
@@ -100,14 +129,13 @@ static int shm_help_read_chunks(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *
     shm_req_priv_t *rp = shm_rp(req);
     uint32_t gen;
     shm_help_slot_t *slot = shm_help_slot_of(ctx, rp, &gen);
-    uint64_t nchunks = shm_help_chunks(rp->total);
+    unsigned shift = shm_help_shift(rp->help);
+    uint64_t nchunks = shm_help_chunks(rp->total, shift), off, len;
     int64_t k;
     int rc = MD_OK;
 
     while (rc == MD_OK && (k = shm_help_claim(slot, gen, nchunks)) >= 0) {
-        uint64_t off = (uint64_t)k * SHM_HELP_CHUNK;
-        uint64_t len = rp->total - off < SHM_HELP_CHUNK ? rp->total - off : SHM_HELP_CHUNK;
-
+        shm_help_span(rp->total, shift, k, &off, &len);
         rc = shm_cma_read(peer->pid, (uint8_t *)req->buf + off, rp->remote + off, len);
         if (rc == MD_OK)
             ctx->help_chunks_taken++;
@@ -141,7 +169,7 @@ static void shm_help_finish(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
 {
     shm_req_priv_t *rp = shm_rp(req);
 
-    ctx->help_free |= 1u << (uint32_t)(rp->help & 0xffffffffu);
+    ctx->help_free |= 1u << shm_help_slot_idx(rp->help);
     shm_send_ctrl(ctx, peer, SHM_REC_FIN, rp->sreq, 0, 0, 0);
     if (error != MD_OK) {
         req->status.error = error;
@@ -165,7 +193,7 @@ static int shm_help_try_finish(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *r
     shm_req_priv_t *rp = shm_rp(req);
     uint32_t gen;
     shm_help_slot_t *slot = shm_help_slot_of(ctx, rp, &gen);
-    uint64_t nchunks = shm_help_chunks(rp->total);
+    uint64_t nchunks = shm_help_chunks(rp->total, shm_help_shift(rp->help));
 
     if (rp->done == 0 && (own_error != MD_OK ||
                           atomic_load_explicit(&slot->abort, memory_order_acquire)))
@@ -191,11 +219,12 @@ int shm_help_recv(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req, uint64_t 
                   uint64_t addr, uint64_t n)
 {
     shm_req_priv_t *rp = shm_rp(req);
+    unsigned shift = shm_help_chunk_shift(n);
     uint32_t slot_idx, gen;
     shm_help_slot_t *slot;
     int rc;
 
-    if (ctx->tun.help_min == 0 || n < ctx->tun.help_min || n < 2 * (uint64_t)SHM_HELP_CHUNK ||
+    if (ctx->tun.help_min == 0 || n < ctx->tun.help_min || shm_help_chunks(n, shift) < 2 ||
         ctx->help_free == 0 || peer->is_self)
         return 0;
     slot_idx = (uint32_t)__builtin_ctz(ctx->help_free);
@@ -210,7 +239,7 @@ int shm_help_recv(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req, uint64_t 
     rp->total = n;
     rp->remote = addr;
     rp->sreq = sreq;
-    rp->help = (uint64_t)gen << 32 | slot_idx;
+    rp->help = shm_help_ticket(gen, shift, slot_idx);
 
     shm_send_ctrl(ctx, peer, SHM_REC_HELP, sreq, (uint64_t)(uintptr_t)req->buf, n,
                   rp->help);
@@ -250,7 +279,7 @@ void shm_help_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
         shm_req_priv_t *rp = shm_rp(req);
 
         ctx->help_waiting--;
-        ctx->help_free |= 1u << (rp->help & 0xffffffffu);
+        ctx->help_free |= 1u << shm_help_slot_idx(rp->help);
         req->status.error = MD_ERR_PEER_FAILED;
         shm_complete(ctx, req);
     }
@@ -261,21 +290,25 @@ void shm_help_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
 void shm_help_send(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
                    const shm_ctrl_rec_t *rec)
 {
-    uint32_t slot_idx = (uint32_t)(rec->offset & 0xffffffffu), gen = (uint32_t)(rec->offset >> 32);
+    uint32_t slot_idx = shm_help_slot_idx(rec->offset), gen = shm_help_gen(rec->offset);
+    unsigned shift = shm_help_shift(rec->offset);
     const shm_seg_hdr_t *hdr = peer->seg_hdr;
-    uint64_t n = rec->len < req->len ? rec->len : req->len, nchunks = shm_help_chunks(n);
+    uint64_t n = rec->len < req->len ? rec->len : req->len, off, len, nchunks;
     shm_help_slot_t *slot;
     int64_t k;
     int copied = 0;
 
     if (!peer->cma_write_ok || slot_idx >= hdr->help_slots ||
+        shift < SHM_HELP_CHUNK_SHIFT_MIN || shift > SHM_HELP_CHUNK_SHIFT_MAX ||
         hdr->help_offset + (uint64_t)(slot_idx + 1) * sizeof(*slot) > peer->seg_len)
         return;         /* the receiver copies it all */
     slot = (shm_help_slot_t *)(void *)((uint8_t *)peer->seg + hdr->help_offset) + slot_idx;
+    nchunks = shm_help_chunks(n, shift);
     while ((k = shm_help_claim(slot, gen, nchunks)) >= 0) {
-        uint64_t off = (uint64_t)k * SHM_HELP_CHUNK;
-        uint64_t len = n - off < SHM_HELP_CHUNK ? n - off : SHM_HELP_CHUNK;
-        int rc = shm_cma_write(peer->pid, (const uint8_t *)req->buf + off, rec->rreq + off, len);
+        int rc;
+
+        shm_help_span(n, shift, k, &off, &len);
+        rc = shm_cma_write(peer->pid, (const uint8_t *)req->buf + off, rec->rreq + off, len);
 
         if (rc != MD_OK) {
             SHM_WARN(ctx, "process_vm_writev into rank %d failed (%s); it copies large "

@@ -98,7 +98,7 @@ typedef struct shm_req_priv {
     uint64_t          remote;    /**< the peer's request (streams); the
                                       sender's buffer (RECV_HELP) */
     uint64_t          sreq;      /**< RECV_HELP: the sender's request */
-    uint64_t          help;      /**< RECV_HELP: generation << 32 | slot */
+    uint64_t          help;      /**< RECV_HELP: its ticket (shm_help.c) */
     struct shm_unexp *unexp;     /**< MPROBE: the bound message */
 } shm_req_priv_t;
 

@@ -31,8 +31,9 @@ enum shm_rec_type {
     SHM_REC_FIN   = 6,   /**< shm_ctrl_rec_t: sreq; data was read */
     SHM_REC_ACK   = 7,   /**< shm_ctrl_rec_t: sreq; sync send matched */
     SHM_REC_HELP  = 8,   /**< shm_ctrl_rec_t: sreq, rreq = the receiver's
-                              buffer, offset = generation << 32 | help slot,
-                              len = bytes to copy (shm_help.c) */
+                              buffer, offset = the ticket (generation << 32 |
+                              log2 chunk << 8 | help slot), len = bytes to
+                              copy (shm_help.c) */
 };
 
 /* Envelope of a message; 56 bytes so 8 payload bytes share its line. */
@@ -104,13 +105,14 @@ typedef struct shm_seg_hdr {
 } shm_seg_hdr_t;
 
 /* A large message that its sender helps its receiver copy (shm_help.c):
- * the message is cut into SHM_HELP_CHUNK-byte chunks, and either side
+ * the message is cut into chunks of 16 to 64 KiB, and either side
  * takes the next one by advancing claim (generation << 32 | next chunk;
  * the receiver starts a new generation each time it hands the slot out,
  * so a late helper's claim fails) and counts it in done once copied.  In
  * the receiver's segment, a cache line each. */
 #define SHM_HELP_SLOTS 16u
-#define SHM_HELP_CHUNK (64u * 1024)
+#define SHM_HELP_CHUNK_SHIFT_MIN 14u     /* 16 KiB */
+#define SHM_HELP_CHUNK_SHIFT_MAX 16u     /* 64 KiB */
 
 typedef struct shm_help_slot {
     _Atomic uint64_t claim;

@@ -192,11 +192,12 @@ static const md_tun_t md_tun_table[] = {
       .type = MD_TUN_COUNT, .min = 1, .max = 1 << 20, .def = "16",
       .doc = "records taken from one sender per progress call (bounds the time of one call)" },
     { .name = "MULTIDEV_SHM_HELP_MIN", .section = "shm", .key = "help_min",
-      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 40, .def = "128k",
+      .type = MD_TUN_SIZE, .min = 0, .max = 1LL << 40, .def = "32k",
       .doc = "smallest rendezvous message that its sender helps copy: sender and receiver "
-             "each take 64 KiB chunks (`process_vm_writev` and `process_vm_readv`), so two "
-             "cores copy instead of one; the receiver takes every chunk itself when the "
-             "sender is busy. 0: never (the single copy by the receiver)" },
+             "each take chunks of a quarter of it, 16 to 64 KiB (`process_vm_writev` and "
+             "`process_vm_readv`), so two cores copy instead of one; the receiver takes every "
+             "chunk itself when the sender is busy. Off by default when the host runs more "
+             "ranks than processing units. 0: never (the single copy by the receiver)" },
 
     /* ---- the emulated NICs' firmware and host library ---- */
     { .name = "MULTIDEV_NIC_RUNDIR", .section = "nic", .type = MD_TUN_PATH,

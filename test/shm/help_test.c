@@ -18,7 +18,7 @@ TestSuite(help, .timeout = 120);
 
 /* help_min given: the oversubscription rule (no help with more ranks than
  * processing units) would otherwise turn it off on a small machine */
-static const char *const help_params[] = { "help_min=128k", NULL };
+static const char *const help_params[] = { "help_min=32k", NULL };
 
 static shm_ctx_t *ctx_of(tb_dev_t *dev)
 {
@@ -26,7 +26,7 @@ static shm_ctx_t *ctx_of(tb_dev_t *dev)
 }
 
 static const size_t help_sizes[] = {
-    128 * 1024, 128 * 1024 + 1, 1u << 20, (1u << 20) + 4093, 4u << 20,
+    48 * 1024 + 5, 128 * 1024, 128 * 1024 + 1, 1u << 20, (1u << 20) + 4093, 4u << 20,
 };
 #define HELP_ROUNDS 8
 
