@@ -20,6 +20,16 @@ TestSuite(help, .timeout = 120);
  * processing units) would otherwise turn it off on a small machine */
 static const char *const help_params[] = { "help_min=32k", NULL };
 
+/* Two ranks running fn with params to the end, leaving no segment. */
+static tb_shared_t *run_pair(tb_rank_fn fn, const char *const *params)
+{
+    tb_shared_t *tb = tb_create(2);
+
+    cr_assert_eq(tb_run(tb, fn, (void *)params, 100, NULL), 0);
+    cr_assert_eq(tb_count_segments(tb), 0);
+    return tb;
+}
+
 static shm_ctx_t *ctx_of(tb_dev_t *dev)
 {
     return shm_ctx(&dev->sd);
@@ -70,10 +80,8 @@ static int help_data_rank(tb_shared_t *tb, int rank, void *arg)
 
 Test(help, large_messages_arrive_intact_and_both_sides_copy)
 {
-    tb_shared_t *tb = tb_create(2);
+    tb_shared_t *tb = run_pair(help_data_rank, help_params);
 
-    cr_assert_eq(tb_run(tb, help_data_rank, (void *)help_params, 100, NULL), 0);
-    cr_assert_eq(tb_count_segments(tb), 0);
     cr_assert_gt(atomic_load(&tb->flags[1]), 0, "the receiver copied no chunk");
     cr_assert_gt(atomic_load(&tb->flags[0]), 0,
                  "the sender, waiting for its sends, never helped");
@@ -83,9 +91,8 @@ Test(help, large_messages_arrive_intact_and_both_sides_copy)
 Test(help, off_when_help_min_is_0)
 {
     static const char *const params[] = { "help_min=0", NULL };
-    tb_shared_t *tb = tb_create(2);
+    tb_shared_t *tb = run_pair(help_data_rank, params);
 
-    cr_assert_eq(tb_run(tb, help_data_rank, (void *)params, 100, NULL), 0);
     cr_assert_eq(atomic_load(&tb->flags[0]) + atomic_load(&tb->flags[1]), 0,
                  "chunks copied with help_min=0");
     tb_destroy(tb);
@@ -132,11 +139,7 @@ static int help_busy_sender_rank(tb_shared_t *tb, int rank, void *arg)
 
 Test(help, a_sender_that_does_not_progress_holds_nothing_up)
 {
-    tb_shared_t *tb = tb_create(2);
-
-    cr_assert_eq(tb_run(tb, help_busy_sender_rank, (void *)help_params, 60, NULL), 0);
-    cr_assert_eq(tb_count_segments(tb), 0);
-    tb_destroy(tb);
+    tb_destroy(run_pair(help_busy_sender_rank, help_params));
 }
 
 /* A window of large messages at once: several receives wait for their
@@ -187,9 +190,5 @@ static int help_window_rank(tb_shared_t *tb, int rank, void *arg)
 
 Test(help, a_window_of_large_messages_each_completes_once)
 {
-    tb_shared_t *tb = tb_create(2);
-
-    cr_assert_eq(tb_run(tb, help_window_rank, (void *)help_params, 100, NULL), 0);
-    cr_assert_eq(tb_count_segments(tb), 0);
-    tb_destroy(tb);
+    tb_destroy(run_pair(help_window_rank, help_params));
 }

@@ -137,17 +137,23 @@ static int md_rank(tb_shared_t *tb, int rank, void *arg)
     return 0;
 }
 
-Test(md, shm_under_libmultidev, .timeout = 60)
+/* nprocs ranks running fn under libmultidev, to the end, leaving nothing. */
+static void run_md_job(int nprocs, tb_rank_fn fn)
 {
-    tb_shared_t *tb = tb_create(3);
+    tb_shared_t *tb = tb_create(nprocs);
 
     slots = mmap(NULL, sizeof(*slots), PROT_READ | PROT_WRITE,
                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert_neq(slots, MAP_FAILED);
-    cr_assert_eq(tb_run(tb, md_rank, NULL, 50, NULL), 0);
+    cr_assert_eq(tb_run(tb, fn, NULL, 50, NULL), 0);
     cr_assert_eq(tb_count_segments(tb), 0);
     munmap(slots, sizeof(*slots));
     tb_destroy(tb);
+}
+
+Test(md, shm_under_libmultidev, .timeout = 60)
+{
+    run_md_job(3, md_rank);
 }
 
 /* ------------------------------------------------------------ md_inject */
@@ -231,13 +237,5 @@ static int inject_rank(tb_shared_t *tb, int rank, void *arg)
 
 Test(md, inject_sends_small_messages_in_order_behind_queued_ones, .timeout = 60)
 {
-    tb_shared_t *tb = tb_create(2);
-
-    slots = mmap(NULL, sizeof(*slots), PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(slots, MAP_FAILED);
-    cr_assert_eq(tb_run(tb, inject_rank, NULL, 50, NULL), 0);
-    cr_assert_eq(tb_count_segments(tb), 0);
-    munmap(slots, sizeof(*slots));
-    tb_destroy(tb);
+    run_md_job(2, inject_rank);
 }
