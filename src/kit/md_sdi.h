@@ -157,6 +157,9 @@ typedef struct md_subdev_init_args {
     size_t          num_params;
     const md_job_hosts_t *hosts;    /**< NULL: every rank on one host (a
                                          test driving a subdevice alone) */
+    int             host_oversubscribed; /**< 1: this host runs more ranks
+                                         than it has processing units (the
+                                         multidevice's idle waits block then) */
 } md_subdev_init_args_t;
 
 /* Cards of all ranks, indexed by world rank; len 0 if a rank does not run

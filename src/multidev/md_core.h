@@ -165,6 +165,7 @@ struct md {
     char         (*node_names)[MD_NAME_MAX]; /**< [num_nodes] */
     int32_t       *node_relay_rank;     /**< [num_nodes] rank relaying there */
     int32_t        host_ranks;          /**< ranks on this host (all nodes) */
+    int            host_oversubscribed; /**< host_ranks > processing units (md_idle.c) */
     md_hosts_t     hosts;               /**< loopback domains, default NIC address */
 
     /* configuration, device list, connection table */

@@ -73,8 +73,9 @@ int md_idle_setup(md_t *md)
     md->idle_sleep_ms = (int)sleep_ms;
     md->spin_ns = (uint64_t)spin_max_us * 1000u;
     md->yield_ns = (uint64_t)yield_us * 1000u;
+    md->host_oversubscribed = pus > 0 && md->host_ranks > pus;
     if (word == 0)      /* auto */
-        md->idle_mode = pus > 0 && md->host_ranks > pus ? MD_IDLE_BLOCK : MD_IDLE_YIELD;
+        md->idle_mode = md->host_oversubscribed ? MD_IDLE_BLOCK : MD_IDLE_YIELD;
     else
         md->idle_mode = (int)word - 1;
     if (md->idle_mode == MD_IDLE_BLOCK)

@@ -94,6 +94,18 @@ static int md_send_routed(md_t *md, md_request_t *req,
     return md_send_start(md, req);
 }
 
+/* The envelope of a user message to dst_world, the next of that sequence. */
+static md_envelope_t md_user_envelope(const md_t *md, size_t len, int32_t dst_world,
+                                      int32_t src_rank, int32_t tag, uint32_t context_id,
+                                      uint32_t flags)
+{
+    return (md_envelope_t){
+        .src_rank = src_rank, .src_world = md->rank, .dst_world = dst_world,
+        .tag = tag, .context_id = context_id, .flags = flags,
+        .seq = md->send_seq[dst_world], .size = len,
+    };
+}
+
 static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t len,
              int32_t dst_world, int32_t src_rank, int32_t tag,
              uint32_t context_id, uint32_t flags)
@@ -114,11 +126,7 @@ static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t 
         return rc;       /* it cannot be reached any more (md_fail.c) */
     req->buf = (void *)buf;
     req->len = len;
-    req->env = (md_envelope_t){
-        .src_rank = src_rank, .src_world = md->rank, .dst_world = dst_world,
-        .tag = tag, .context_id = context_id, .flags = flags,
-        .seq = md->send_seq[dst_world], .size = len,
-    };
+    req->env = md_user_envelope(md, len, dst_world, src_rank, tag, context_id, flags);
     if (md_fwd_stripe_wanted(md, dst_world, len))
         rc = md_fwd_stripe_isend(md, req);
     else
@@ -128,8 +136,9 @@ static int md_isend_locked(md_t *md, md_request_t *req, const void *buf, size_t 
     return rc;
 }
 
-/* md_inject under the lock: only a direct route whose subdevice can
- * inject, with nothing of ours queued before it. */
+/* md_inject under the lock: only a user message that is not synchronous,
+ * on a direct route whose subdevice can inject, with nothing of ours
+ * queued before it. */
 static int md_inject_locked(md_t *md, const void *buf, size_t len, int32_t dst_world,
                             int32_t src_rank, int32_t tag, uint32_t context_id,
                             uint32_t flags)
@@ -139,7 +148,8 @@ static int md_inject_locked(md_t *md, const void *buf, size_t len, int32_t dst_w
     md_envelope_t env;
     int rc;
 
-    if (tag < 0 || dst_world < 0 || dst_world >= md->size || md->pending.head != NULL)
+    if (tag < 0 || (flags & MD_ENV_F_SYNC) != 0 || dst_world < 0 || dst_world >= md->size ||
+        md->pending.head != NULL)
         return MD_ERR_NO_RESOURCE;      /* md_isend says why, or queues it */
     c = md_conntab_lookup(md, dst_world, len);
     if (c == NULL || c->next_hop_node >= 0 || c->subdev >= md->devs_initialised)
@@ -148,11 +158,7 @@ static int md_inject_locked(md_t *md, const void *buf, size_t len, int32_t dst_w
     if (sd->ops->inject == NULL || md_fwd_stripe_wanted(md, dst_world, len) ||
         md_rank_failed(md, dst_world) != MD_OK)
         return MD_ERR_NO_RESOURCE;
-    env = (md_envelope_t){
-        .src_rank = src_rank, .src_world = md->rank, .dst_world = dst_world,
-        .tag = tag, .context_id = context_id, .flags = flags,
-        .seq = md->send_seq[dst_world], .size = len,
-    };
+    env = md_user_envelope(md, len, dst_world, src_rank, tag, context_id, flags);
     rc = sd->ops->inject(sd, &env, buf);
     if (rc == MD_OK)
         md->send_seq[dst_world]++;
@@ -447,8 +453,6 @@ int md_isend(md_t *md, md_request_t *req, const void *buf, size_t len,
 int md_inject(md_t *md, const void *buf, size_t len, int32_t dst_world,
               int32_t src_rank, int32_t tag, uint32_t context_id, uint32_t flags)
 {
-    if ((flags & MD_ENV_F_SYNC) != 0)
-        return MD_ERR_NO_RESOURCE;
     return MD_LOCKED(md, md_inject_locked(md, buf, len, dst_world, src_rank, tag, context_id, flags));
 }
 

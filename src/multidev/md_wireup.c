@@ -107,6 +107,7 @@ static int md_wireup_init_all(md_t *md, uint8_t *blob, size_t *blob_len)
             .num_nodes = md->num_nodes, .node_name = md->node_name,
             .job_id = md->job_id, .job_secret = md->job_secret, .job_key = md->job_key,
             .serves = serves, .params = params,
+            .host_oversubscribed = md->host_oversubscribed,
             .hosts = &md->hosts.job,
         };
         size_t name_len = strlen(sd->name), card_len = 0;

@@ -35,7 +35,6 @@
  */
 #include "config.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 
 #include "shm_impl.h"
@@ -74,9 +73,11 @@ static void shm_help_span(uint64_t n, unsigned shift, int64_t k, uint64_t *off, 
     *len = n - *off < (1ull << shift) ? n - *off : 1ull << shift;
 }
 
-/* The next chunk of generation gen for whoever calls, or -1 when none is
- * left (or the slot has moved on to another message). */
-static int64_t shm_help_claim(shm_help_slot_t *slot, uint32_t gen, uint64_t nchunks)
+/* Advances the claim word of generation gen by one chunk (to_end 0) or
+ * past the last one (to_end 1); returns the first chunk it took, or -1
+ * when none was left (or the slot has moved on to another message). */
+static int64_t shm_help_advance(shm_help_slot_t *slot, uint32_t gen, uint64_t nchunks,
+                                int to_end)
 {
     uint64_t cur = atomic_load_explicit(&slot->claim, memory_order_acquire);
 
@@ -85,31 +86,49 @@ static int64_t shm_help_claim(shm_help_slot_t *slot, uint32_t gen, uint64_t nchu
 
         if ((cur >> 32) != gen || next >= nchunks)
             return -1;
-        if (atomic_compare_exchange_weak_explicit(&slot->claim, &cur, cur + 1,
+        if (atomic_compare_exchange_weak_explicit(&slot->claim, &cur,
+                                                  to_end ? (uint64_t)gen << 32 | nchunks
+                                                         : cur + 1,
                                                   memory_order_acq_rel,
                                                   memory_order_acquire))
             return (int64_t)next;
     }
 }
 
-int shm_help_oversubscribed(const md_subdev_init_args_t *args)
+/* Takes chunks of an n-byte message one by one and copies each between
+ * local and the peer's remote (process_vm_writev when write, else
+ * process_vm_readv), counting it done; stops at the first failed copy,
+ * which sets abort before it counts (whoever sees the count sees the
+ * abort).  Returns MD_OK or that copy's error; *copied: chunks copied. */
+static int shm_help_copy_chunks(shm_help_slot_t *slot, uint64_t ticket, uint64_t n,
+                                pid_t pid, uint8_t *local, uint64_t remote, int write,
+                                uint64_t *copied)
 {
-    cpu_set_t set;
-    int32_t ranks = 0;
+    uint32_t gen = shm_help_gen(ticket);
+    unsigned shift = shm_help_shift(ticket);
+    uint64_t nchunks = shm_help_chunks(n, shift), off, len;
+    int64_t k;
+    int rc = MD_OK;
 
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return 0;
-    for (int32_t r = 0; r < args->world_size; r++)
-        ranks += args->hosts == NULL ||
-                 args->hosts->domain_of_rank[r] == args->hosts->domain_of_rank[args->world_rank];
-    return ranks > CPU_COUNT(&set);
+    while (rc == MD_OK && (k = shm_help_advance(slot, gen, nchunks, 0)) >= 0) {
+        shm_help_span(n, shift, k, &off, &len);
+        rc = write ? shm_cma_write(pid, local + off, remote + off, len)
+                   : shm_cma_read(pid, local + off, remote + off, len);
+        if (rc == MD_OK)
+            (*copied)++;
+        else
+            atomic_store_explicit(&slot->abort, 1, memory_order_release);
+        atomic_fetch_add_explicit(&slot->done, 1, memory_order_release);
+    }
+    return rc;
 }
 
 void shm_help_init(shm_ctx_t *ctx)
 {
     ctx->help_slots = (shm_help_slot_t *)(void *)((uint8_t *)ctx->seg +
                                                   ctx->seg_hdr->help_offset);
-    ctx->help_free = SHM_HELP_SLOTS >= 32 ? 0xffffffffu : (1u << SHM_HELP_SLOTS) - 1;
+    _Static_assert(SHM_HELP_SLOTS < 32, "help_free has a bit per slot");
+    ctx->help_free = (1u << SHM_HELP_SLOTS) - 1;
 }
 
 /* ---------------------------------------------------------------- receiver */
@@ -119,48 +138,6 @@ static shm_help_slot_t *shm_help_slot_of(shm_ctx_t *ctx, const shm_req_priv_t *r
 {
     *gen = shm_help_gen(rp->help);
     return &ctx->help_slots[shm_help_slot_idx(rp->help)];
-}
-
-/* Takes chunks of the helped receive req and reads them from the sender.
- * MD_OK, or the error of a read (that chunk counts as done: nobody else
- * will copy it). */
-static int shm_help_read_chunks(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req)
-{
-    shm_req_priv_t *rp = shm_rp(req);
-    uint32_t gen;
-    shm_help_slot_t *slot = shm_help_slot_of(ctx, rp, &gen);
-    unsigned shift = shm_help_shift(rp->help);
-    uint64_t nchunks = shm_help_chunks(rp->total, shift), off, len;
-    int64_t k;
-    int rc = MD_OK;
-
-    while (rc == MD_OK && (k = shm_help_claim(slot, gen, nchunks)) >= 0) {
-        shm_help_span(rp->total, shift, k, &off, &len);
-        rc = shm_cma_read(peer->pid, (uint8_t *)req->buf + off, rp->remote + off, len);
-        if (rc == MD_OK)
-            ctx->help_chunks_taken++;
-        atomic_fetch_add_explicit(&slot->done, 1, memory_order_release);
-    }
-    return rc;
-}
-
-/* No chunk is taken from now on; returns how many were (their copies may
- * still be under way). */
-static uint64_t shm_help_close(shm_help_slot_t *slot, uint32_t gen, uint64_t nchunks)
-{
-    uint64_t cur = atomic_load_explicit(&slot->claim, memory_order_acquire);
-
-    for (;;) {
-        uint64_t next = cur & 0xffffffffu;
-
-        if ((cur >> 32) != gen || next >= nchunks)
-            return nchunks;
-        if (atomic_compare_exchange_weak_explicit(&slot->claim, &cur,
-                                                  (uint64_t)gen << 32 | nchunks,
-                                                  memory_order_acq_rel,
-                                                  memory_order_acquire))
-            return next;
-    }
 }
 
 /* The receive is over (error: MD_OK or why not): the sender may go, the
@@ -181,12 +158,13 @@ static void shm_help_finish(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
 
 /* 1 when every chunk taken is in and the receive finished (taken off
  * parked first, if it waits there: completion links it elsewhere).  After a failed
- * copy on either side (own_error, or the sender's abort) the claims are
- * closed first (rp->done, otherwise unused here, then holds how many were
- * taken: at least 1) and the receive waits for those still being copied,
- * so that no write lands in the buffer after it completed; then the
- * receiver copies the whole message again itself, or fails with its own
- * error. */
+ * copy on either side (own_error, or the abort flag) the claims are closed
+ * first (rp->done, otherwise unused here, then holds how many were taken:
+ * at least 1) and the receive waits for those still being copied, so that
+ * no write lands in the buffer after it completed; then the receiver
+ * copies the whole message again itself, or fails with its own error.
+ * The done count is read before the abort flag: a failed chunk sets abort
+ * before it counts. */
 static int shm_help_try_finish(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
                                int own_error, md_reqlist_t *parked)
 {
@@ -194,13 +172,17 @@ static int shm_help_try_finish(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *r
     uint32_t gen;
     shm_help_slot_t *slot = shm_help_slot_of(ctx, rp, &gen);
     uint64_t nchunks = shm_help_chunks(rp->total, shm_help_shift(rp->help));
+    uint64_t done = atomic_load_explicit(&slot->done, memory_order_acquire);
 
     if (rp->done == 0 && (own_error != MD_OK ||
-                          atomic_load_explicit(&slot->abort, memory_order_acquire)))
-        rp->done = shm_help_close(slot, gen, nchunks);
+                          atomic_load_explicit(&slot->abort, memory_order_acquire))) {
+        int64_t next = shm_help_advance(slot, gen, nchunks, 1);
+
+        rp->done = next < 0 ? nchunks : (uint64_t)next;
+    }
     if (own_error != MD_OK)
         rp->help_error = own_error;         /* kept until the end */
-    if (atomic_load_explicit(&slot->done, memory_order_acquire) < (rp->done ? rp->done : nchunks))
+    if (done < (rp->done ? rp->done : nchunks))
         return 0;
     if (parked != NULL) {
         md_reqlist_remove(parked, req);
@@ -245,7 +227,8 @@ int shm_help_recv(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req, uint64_t 
                   rp->help);
     rp->done = 0;
     rp->help_error = MD_OK;
-    rc = shm_help_read_chunks(ctx, peer, req);
+    rc = shm_help_copy_chunks(slot, rp->help, n, peer->pid, req->buf, addr, 0,
+                              &ctx->help_chunks_taken);
     if (!shm_help_try_finish(ctx, peer, req, rc, NULL)) {
         md_reqlist_append(&peer->helped, req);
         ctx->help_waiting++;
@@ -290,39 +273,25 @@ void shm_help_fail_peer(shm_ctx_t *ctx, shm_peer_t *peer)
 void shm_help_send(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req,
                    const shm_ctrl_rec_t *rec)
 {
-    uint32_t slot_idx = shm_help_slot_idx(rec->offset), gen = shm_help_gen(rec->offset);
+    uint32_t slot_idx = shm_help_slot_idx(rec->offset);
     unsigned shift = shm_help_shift(rec->offset);
     const shm_seg_hdr_t *hdr = peer->seg_hdr;
-    uint64_t n = rec->len < req->len ? rec->len : req->len, off, len, nchunks;
+    uint64_t n = rec->len < req->len ? rec->len : req->len, given = ctx->help_chunks_given;
     shm_help_slot_t *slot;
-    int64_t k;
-    int copied = 0;
+    int rc;
 
     if (!peer->cma_write_ok || slot_idx >= hdr->help_slots ||
         shift < SHM_HELP_CHUNK_SHIFT_MIN || shift > SHM_HELP_CHUNK_SHIFT_MAX ||
         hdr->help_offset + (uint64_t)(slot_idx + 1) * sizeof(*slot) > peer->seg_len)
         return;         /* the receiver copies it all */
     slot = (shm_help_slot_t *)(void *)((uint8_t *)peer->seg + hdr->help_offset) + slot_idx;
-    nchunks = shm_help_chunks(n, shift);
-    while ((k = shm_help_claim(slot, gen, nchunks)) >= 0) {
-        int rc;
-
-        shm_help_span(n, shift, k, &off, &len);
-        rc = shm_cma_write(peer->pid, (const uint8_t *)req->buf + off, rec->rreq + off, len);
-
-        if (rc != MD_OK) {
-            SHM_WARN(ctx, "process_vm_writev into rank %d failed (%s); it copies large "
-                     "messages from us alone", (int)peer->world, md_status_string(rc));
-            peer->cma_write_ok = 0;
-            atomic_store_explicit(&slot->abort, 1, memory_order_release);
-        } else {
-            ctx->help_chunks_given++;
-        }
-        atomic_fetch_add_explicit(&slot->done, 1, memory_order_release);
-        copied = 1;
-        if (rc != MD_OK)
-            break;
+    rc = shm_help_copy_chunks(slot, rec->offset, n, peer->pid, req->buf, rec->rreq, 1,
+                              &ctx->help_chunks_given);
+    if (rc != MD_OK) {
+        SHM_WARN(ctx, "process_vm_writev into rank %d failed (%s); it copies large "
+                 "messages from us alone", (int)peer->world, md_status_string(rc));
+        peer->cma_write_ok = 0;
     }
-    if (copied)
+    if (rc != MD_OK || ctx->help_chunks_given != given)
         shm_wake_kick(ctx, peer);   /* it may sleep, waiting for our chunks */
 }

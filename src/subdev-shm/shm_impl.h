@@ -320,9 +320,6 @@ int shm_cma_probe_write(pid_t pid, uint64_t addr, uint64_t value);
 
 /* shm_help.c */
 void shm_help_init(shm_ctx_t *ctx);
-/* 1 if the ranks of this host (its loopback domain) outnumber the
- * processing units this process may run on. */
-int  shm_help_oversubscribed(const md_subdev_init_args_t *args);
 /* A matched rendezvous of n bytes that the sender may help copy: 1 when
  * this took the receive over (done, or waiting in peer->helped), 0 when
  * the message is not for it (too small, no free slot). */

@@ -92,7 +92,7 @@ static int shm_read_tunables(shm_ctx_t *ctx, const md_subdev_init_args_t *args)
                      "using %zu", t->frag_size, t->ring_size, fixed);
         t->frag_size = fixed;
     }
-    if (!help_given && t->help_min > 0 && shm_help_oversubscribed(args)) {
+    if (!help_given && t->help_min > 0 && args->host_oversubscribed) {
         SHM_INFO(ctx, "more ranks on this host than processing units: a sender does not "
                  "help copy (it may lose its core in the middle of a chunk)");
         t->help_min = 0;

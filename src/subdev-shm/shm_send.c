@@ -37,7 +37,7 @@ static void shm_fill_hdr(shm_msg_hdr_t *h, const md_envelope_t *env, uint64_t sr
     h->sreq = sreq;
 }
 
-static void shm_count_send(shm_ctx_t *ctx, const md_envelope_t *env, uint64_t len, int rndv)
+static void shm_count_send(shm_ctx_t *ctx, const md_envelope_t *env, int rndv)
 {
     md_subdev_counters_t *c = &ctx->sd->counters;
 
@@ -46,29 +46,29 @@ static void shm_count_send(shm_ctx_t *ctx, const md_envelope_t *env, uint64_t le
         return;
     }
     c->msgs_sent++;
-    c->bytes_sent += len;
+    c->bytes_sent += env->size;
     if (rndv)
         c->rndv_sent++;
     else
         c->eager_sent++;
 }
 
-/* An EAGER record of env and len payload bytes into the peer's ring.
- * 1: written; 0: the ring is full. */
+/* An EAGER record of env and its env->size payload bytes into the peer's
+ * ring.  1: written; 0: the ring is full. */
 static int shm_write_eager(shm_ctx_t *ctx, shm_peer_t *peer, const md_envelope_t *env,
-                           const void *buf, uint64_t len, uint64_t sreq)
+                           const void *buf, uint64_t sreq)
 {
-    uint32_t rec_len = (uint32_t)(sizeof(shm_msg_hdr_t) + len);
+    uint32_t rec_len = (uint32_t)(sizeof(shm_msg_hdr_t) + env->size);
     shm_msg_hdr_t *h = shm_ring_reserve(&peer->out, rec_len);
 
     if (h == NULL)
         return 0;
     shm_fill_hdr(h, env, sreq);
-    if (len > 0)
-        memcpy(h + 1, buf, len);
+    if (env->size > 0)
+        memcpy(h + 1, buf, env->size);
     shm_ring_commit(&peer->out, h, SHM_REC_EAGER, rec_len);
     shm_wake_kick(ctx, peer);
-    shm_count_send(ctx, env, len, 0);
+    shm_count_send(ctx, env, 0);
     return 1;
 }
 
@@ -77,7 +77,7 @@ static int shm_write_eager(shm_ctx_t *ctx, shm_peer_t *peer, const md_envelope_t
 static int shm_write_msg(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req)
 {
     if (req->len <= peer->eager_limit) {
-        return shm_write_eager(ctx, peer, &req->env, req->buf, req->len, shm_cookie(req));
+        return shm_write_eager(ctx, peer, &req->env, req->buf, shm_cookie(req));
     } else {
         shm_rts_rec_t *r = shm_ring_reserve(&peer->out, sizeof(*r));
 
@@ -88,7 +88,7 @@ static int shm_write_msg(shm_ctx_t *ctx, shm_peer_t *peer, md_request_t *req)
         r->rts.addr = (uint64_t)(uintptr_t)req->buf;
         shm_ring_commit(&peer->out, r, SHM_REC_RTS, sizeof(*r));
         shm_wake_kick(ctx, peer);
-        shm_count_send(ctx, &req->env, req->len, 1);
+        shm_count_send(ctx, &req->env, 1);
         return 1;
     }
 }
@@ -155,10 +155,9 @@ int shm_inject(md_subdev_t *sd, const md_envelope_t *env, const void *buf)
     shm_ctx_t *ctx = shm_ctx(sd);
     shm_peer_t *peer = shm_peer_of_world(ctx, env->dst_world);
 
-    if (peer == NULL || peer->dead || peer->sendq.head != NULL ||
-        env->size > peer->eager_limit || (env->flags & MD_ENV_F_SYNC) != 0)
+    if (peer == NULL || peer->dead || peer->sendq.head != NULL || env->size > peer->eager_limit)
         return MD_ERR_NO_RESOURCE;      /* isend says why, or queues it */
-    return shm_write_eager(ctx, peer, env, buf, env->size, 0) ? MD_OK : MD_ERR_NO_RESOURCE;
+    return shm_write_eager(ctx, peer, env, buf, 0) ? MD_OK : MD_ERR_NO_RESOURCE;
 }
 
 /* ---------------------------------------------------------------- controls */
