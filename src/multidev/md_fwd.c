@@ -155,7 +155,6 @@ int md_fwd_send_raw(md_t *md, md_request_t *req, int subdev, int32_t to,
     req->len = len;
     req->env = (md_envelope_t){ .src_rank = md->rank, .src_world = md->rank,
                                 .dst_world = to, .tag = tag, .size = len };
-    md_sd(md, subdev)->counters.sysmsgs_sent++;
     return md_send_start(md, req);
 }
 

@@ -186,7 +186,6 @@ int md_sysmsg_send_locked(md_t *md, md_request_t *req, int32_t dst_world,
         .src_rank = md->rank, .src_world = md->rank, .dst_world = dst_world,
         .tag = tag, .size = len, .seq = MD_SYS_SEQ_BIT | md->sys_seq++,
     };
-    md_sd(md, c->subdev)->counters.sysmsgs_sent++;
     rc = md_send_routed(md, req, c);
     return rc;
 }

@@ -56,7 +56,6 @@ void md_sysmsg_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
 {
     int slot = md_systag_slot(env->tag);
 
-    sd->counters.sysmsgs_recvd++;
     if (md->tearing_down)
         return;           /* drained in a finalize: nobody waits for it (md_teardown) */
     if (env->tag > MD_SYSTAG_USER_FIRST)

@@ -37,6 +37,7 @@ PEER_TIMEOUT_MS=3000
 BOUND_S=10
 GRACE_S=3
 HARD_LIMIT_S=120        # the test's own stop, far beyond any bound
+HANG_DUMP_S=${FAULTS_HANG_DUMP_S:-90}         # a job still running then is hung: its stacks are taken
 
 [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mdconfig" ] && [ -x "$PREFIX/bin/nicctl" ] ||
   { echo "faults.sh: build first (scripts/build.sh)" >&2; exit 2; }
@@ -88,6 +89,36 @@ relay_pid() {
   awk '/^faults: rank 2 on b pid/ { sub(/:$/, "", $7); print $7; exit }' "$1"
 }
 
+# descendants PID: PID and every process under it (hydra puts each rank
+# in a session of its own, so a session or group would miss them).
+descendants() {
+  local c
+  echo "$1"
+  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do descendants "$c"; done
+}
+
+# watch_hang JOBPID T0 FILE: if the job still runs HANG_DUMP_S after T0,
+# writes the state and every thread's stack of the job's processes to FILE
+# (before the hard limit ends them; a hang is only fixed once it is seen).
+watch_hang() {
+  local job=$1 t0=$2 file=$3 p
+  : >"$file"
+  while kill -0 "$job" 2>/dev/null; do
+    if awk -v a="$t0" -v b="$(now)" -v l="$HANG_DUMP_S" 'BEGIN { exit !(b - a >= l) }'; then
+      for p in $(descendants "$job"); do
+        [ -r "/proc/$p/status" ] || continue
+        echo "== pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-100)" \
+             "($(awk '/^State:/ { print $2, $3 }' "/proc/$p/status"))"
+        [ "$(cat "/proc/$p/comm")" = faults ] && command -v gdb >/dev/null &&
+          timeout 20 gdb -q -batch -p "$p" -ex 'thread apply all bt 12' 2>/dev/null |
+            grep -E '^(Thread|#)' | cut -c1-160
+      done >>"$file" 2>&1
+      return 0
+    fi
+    sleep 1
+  done
+}
+
 # run SCENARIO MODE: one job; returns non-zero if a check failed.
 run() {
   local s=$1 mode=$2 out=$WORK/$1-$2.out rundir pid t0 t_fault t_end rc fail=0 limit pid2
@@ -101,6 +132,9 @@ run() {
   # broken from the start, the window's creation (a collective inside MPICH)
   # would be the first to fail: the loop is what this is about
   [ "$s" = drop ] && env=(MULTIDEV_NIC_FAULT_DROP=1) && args+=(--no-rma)
+  # emptied here, not by the job's redirection: that runs in the child, and
+  # until it does wait_for would read the previous run's lines
+  : >"$out"
   t0=$(now)
   env ${env[@]+"${env[@]}"} NODES="$nodes" NODE_MAP=$map MULTIDEV_CONFIG=$conf \
     MULTIDEV_NIC_RUNDIR="$rundir" timeout --kill-after=5 "$HARD_LIMIT_S" \
@@ -128,7 +162,10 @@ run() {
       sleep "$(awk -v t="$PEER_TIMEOUT_MS" 'BEGIN { print t / 2000 }')"; kill -CONT "$pid2" 2>/dev/null
     fi
   fi
+  watch_hang "$pid" "$t0" "$WORK/$s-$mode.stacks" &
+  local watcher=$!
   wait "$pid"; rc=$?
+  kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
   if [ "$s" = stop-brief ]; then
     local done_n
     done_n=$(grep -c -E '^faults: rank [0-9]+ on [^:]+: done: 600 iterations, every result right' "$out")
@@ -150,7 +187,11 @@ run() {
     echo "PASS  $s/$mode: no rank reported a wrong result"
   fi
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    echo "FAIL  $s/$mode: the job hung (stopped after $HARD_LIMIT_S s)"; fail=1
+    echo "FAIL  $s/$mode: the job hung (stopped after $HARD_LIMIT_S s); the output's end," \
+         "then where its processes were:"
+    sed 's/^/      | /' "$out" | tail -20
+    sed 's/^/      | /' "$WORK/$s-$mode.stacks" 2>/dev/null | head -150
+    fail=1
   elif awk -v e="$(secs "$t_fault" "$t_end")" -v l="$limit" 'BEGIN { exit !(e <= l) }'; then
     echo "PASS  $s/$mode: the job ended $(secs "$t_fault" "$t_end") s after the fault (limit $limit s), status $rc"
   else

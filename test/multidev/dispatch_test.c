@@ -237,18 +237,33 @@ static void on_sys(void *ctx, int32_t src, int32_t tag, const void *p, size_t le
     sys_len = len;
 }
 
+/* System messages sent and received over all subdevices. */
+static void sysmsg_counts(uint64_t *sent, uint64_t *recvd)
+{
+    *sent = *recvd = 0;
+    for (int i = 0; i < md_num_subdevs(md); i++) {
+        *sent += md_subdev(md, i)->counters.sysmsgs_sent;
+        *recvd += md_subdev(md, i)->counters.sysmsgs_recvd;
+    }
+}
+
 Test(dispatch, system_messages_reach_their_handler)
 {
     md_request_t s = {0};
+    uint64_t sent0, recvd0, sent1, recvd1;
 
     cr_assert_eq(md_sysmsg_register(md, -64, on_sys, &sys_calls), MD_OK);
     cr_assert_eq(md_sysmsg_register(md, -5, on_sys, NULL), MD_ERR_INVALID,
                  "tags above -64 belong to the multidevice");
+    sysmsg_counts(&sent0, &recvd0);
     cr_assert_eq(md_sysmsg_isend(md, &s, 0, -64, large_buf, LARGE), MD_OK);
     for (int i = 0; i < 10; i++)
         md_progress(md);
     cr_assert_eq(sys_calls, 1);
     cr_assert_eq(sys_len, LARGE);
+    sysmsg_counts(&sent1, &recvd1);
+    cr_assert_eq(sent1 - sent0, 1, "one system message sent, counted once (%llu)", (unsigned long long)(sent1 - sent0));
+    cr_assert_eq(recvd1 - recvd0, 1, "one system message received, counted once (%llu)", (unsigned long long)(recvd1 - recvd0));
 }
 
 Test(dispatch, negative_user_tags_are_rejected)

@@ -147,9 +147,8 @@ static int tloop_isend(md_subdev_t *sd, md_request_t *req)
     memcpy(m->data, req->buf, req->len);
     m->mq.env = req->env;
     m->delay = t->delay;
-    sd->counters.msgs_sent++;
-    sd->counters.bytes_sent += req->len;
-    sd->counters.eager_sent++;
+    md_counters_complete(&sd->counters, req);    /* a system message apart */
+    sd->counters.eager_sent += req->env.tag >= 0;
     if (req->env.tag >= 0 && (req->env.flags & MD_ENV_F_SYNC))
         m->sync_req = req;
     tloop_list_push(&t->in_flight, m);
@@ -175,6 +174,7 @@ static int tloop_progress(md_subdev_t *sd)
         tloop_list_pop(&t->in_flight);
         events++;
         if (m->mq.env.tag < 0) {
+            sd->counters.sysmsgs_recvd++;
             sd->host->sysmsg(sd, &m->mq.env, m->data);
             tloop_msg_free(m);
             continue;

@@ -297,9 +297,8 @@ static int tnet_push(md_subdev_t *sd)
         if (t->out_head == NULL)
             t->out_tail = NULL;
         free(o);
-        sd->counters.msgs_sent++;
-        sd->counters.bytes_sent += req->len;
-        sd->counters.eager_sent++;
+        md_counters_complete(&sd->counters, req);    /* a system message apart */
+        sd->counters.eager_sent += req->env.tag >= 0;
         sd->host->complete(sd, req);
         events++;
     }
@@ -383,6 +382,7 @@ static int tnet_release(md_subdev_t *sd, int src)
 
 static void tnet_sysmsg(md_subdev_t *sd, tnet_msg_t *m)
 {
+    sd->counters.sysmsgs_recvd++;
     sd->host->sysmsg(sd, &m->mq.env, m->data);
     tnet_msg_free(m);
 }
