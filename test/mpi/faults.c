@@ -20,12 +20,16 @@
  * the one outcome that must never happen.  After an error a rank waits
  * --grace seconds (so that the others report theirs) and calls MPI_Abort.
  *
+ * --bcast-only runs nothing but the MPI_Bcast, every iteration (a receive
+ * from a failed root is the one step MPICH's binomial broadcast checks the
+ * received size of: the fault must land there).
+ *
  * --no-rma leaves the RMA epochs out (and the window, whose creation is a
  * collective of MPICH's own that cannot fail cleanly when the network is
  * broken from the start).
  *
  * Usage: faults [--iters N] [--errors-return] [--grace S] [--pace-us U] [--pair R]
- *               [--no-rma]
+ *               [--no-rma] [--bcast-only]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -36,7 +40,7 @@
 #define NBCAST 64
 
 static int me, np, iters = 400, errors_return, grace_s = 5, pace_us = 20000, pair = -1;
-static int use_rma = 1;
+static int use_rma = 1, bcast_only;
 static char node[64];
 
 static const char *class_name(int cls)
@@ -156,9 +160,11 @@ int main(int argc, char **argv)
             pair = atoi(argv[++a]);
         else if (strcmp(argv[a], "--no-rma") == 0)
             use_rma = 0;
+        else if (strcmp(argv[a], "--bcast-only") == 0)
+            bcast_only = 1, use_rma = 0;
         else {
             fprintf(stderr, "usage: faults [--iters N] [--errors-return] [--grace S] "
-                            "[--pace-us U] [--pair R] [--no-rma]\n");
+                            "[--pace-us U] [--pair R] [--no-rma] [--bcast-only]\n");
             return 2;
         }
     }
@@ -180,12 +186,16 @@ int main(int argc, char **argv)
     printf("faults: rank %d on %s pid %d: started\n", me, node, (int)getpid());
     fflush(stdout);
     for (int i = 0; i < iters; i++) {
-        allreduce(i);
-        if (i % 4 == 0)
+        if (bcast_only) {
             bcast(i);
-        if (use_rma && i % 8 == 0)
-            rma(win, winbuf, i);
-        far_pair(i);
+        } else {
+            allreduce(i);
+            if (i % 4 == 0)
+                bcast(i);
+            if (use_rma && i % 8 == 0)
+                rma(win, winbuf, i);
+            far_pair(i);
+        }
         if (i % 20 == 0) {
             printf("faults: rank %d on %s: iteration %d\n", me, node, i);
             fflush(stdout);

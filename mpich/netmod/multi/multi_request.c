@@ -79,10 +79,19 @@ void MPIDI_MULTI_recv_complete(md_request_t * mdr)
                 MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                      MPI_ERR_TRUNCATE, "**truncate", "**truncate %d %d %d %d",
                                      st->src_rank, st->tag, (int) st->msg_size, (int) mdr->len);
-        else if (st->error != MD_OK)
+        else if (st->error != MD_OK) {
             rreq->status.MPI_ERROR =
                 MPIDI_MULTI_md_peer_error(st->error, "receive",
                                           mdr->peer_world >= 0 ? mdr->peer_world : st->src_world);
+            /* The count of a failed receive is undefined (MPI 4.0 §9.3);
+             * it says "all that was asked" rather than 0.  MPICH 4.0.2's
+             * binomial broadcast compares it with the size it expects and,
+             * on a mismatch, chains a second error onto the receive's in a
+             * way that makes the chain a cycle: the error handler and
+             * MPI_Error_string then never return (test/mpi/faults.sh
+             * stop-bcast). */
+            MPIR_STATUS_SET_COUNT(rreq->status, (MPI_Aint) mdr->len);
+        }
 
         if (mreq->staging && st->size > 0) {
             MPI_Aint unpacked;
