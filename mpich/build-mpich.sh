@@ -160,7 +160,8 @@ cache_key() {
     echo "prefix $PREFIX"
     echo "cc $(gcc -dumpfullversion 2>/dev/null || gcc --version | head -n 1)"
     (cd "$ROOT" && find mpich/netmod -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
-    (cd "$ROOT" && sha256sum mpich/build-mpich.sh mpich/coll-errflag.py src/multidev/multidev.h \
+    (cd "$ROOT" && sha256sum mpich/build-mpich.sh mpich/coll-errflag.py mpich/err-chain.py \
+                               src/multidev/multidev.h \
                                src/kit/md_request.h)
   } | sha256sum | cut -c1-24
 }
@@ -282,6 +283,13 @@ coll_errflag() {
   python3 "$ROOT/mpich/coll-errflag.py" "$TREE/src/mpi/coll/mpir_coll.c"
 }
 
+# MPICH 4.0.2 can chain an error code onto itself, after which its error
+# handler spins for ever: combining two codes never closes a cycle
+# (mpich/err-chain.py; doc/mpich.md).
+err_chain() {
+  python3 "$ROOT/mpich/err-chain.py" "$TREE/src/mpi/errhan/errutil.c"
+}
+
 # MPICH compiles against a snapshot of libmultidev's public headers whose
 # timestamps change only when their contents do: every MPICH object depends
 # on them (the request embeds md_request_t), and a plain "make install" of
@@ -382,6 +390,7 @@ else
   step inject inject
   step autogen autogen
   step coll-errflag coll_errflag
+  step err-chain err_chain
   step configure configure_mpich
 fi
 step make make_mpich

@@ -54,6 +54,7 @@ TESTS=(
   "rma              4 rma"
   "cpi              4 cpi"
   "singleton        0 singleton"
+  "errchain         0 errchain"
   "mpiio            4 mpiio"
   "fortran_f08      4 f:fortran_f08"
   "fortran_mpi      3 f:fortran_mpi"
