@@ -223,7 +223,10 @@ struct md {
     uint64_t       idle_sleeps, idle_timeouts, idle_late;
     int            idle_carry;          /**< events (or an error) that check
                                              found, for the next md_progress */
-    uint64_t       requests_done;       /**< requests completed (md_request_done) */
+    uint64_t       requests_done;       /**< the caller's requests completed
+                                             (md_request_done; not internal ones) */
+    uint64_t       user_sysmsgs;        /**< system messages of the caller's tags
+                                             dispatched (md_sysmsg_dispatch) */
     int            progress_rr;
     int            progress_error[MD_MAX_SUBDEVS];   /**< a subdevice's last progress error */
     int            print_stats;

@@ -89,13 +89,20 @@ int md_idle_setup(md_t *md)
     return MD_OK;
 }
 
+/* What a waiting caller may be waiting for: its requests completed, the
+ * messages delivered to it (a forwarded one included, whole), arrivals that
+ * matched nothing (what a probe waits for) and system messages of its own
+ * tags.  Not what the multidevice does for itself: chunks a relay passes on,
+ * forwarding's acknowledgements and credits, its internal sends.  Those
+ * woke a relay's caller for nothing and, arriving while it slept, counted
+ * as lost wake-ups (md_idle_timed_out). */
 uint64_t md_work_count(const md_t *md)
 {
-    uint64_t n = md->requests_done;
+    uint64_t n = md->requests_done + md->user_sysmsgs;
 
     for (int i = 0; i < md->devs.num; i++) {
         const md_subdev_counters_t *c = &md->devs.subdevs[i].counters;
-        n += c->msgs_recvd + c->unexpected + c->sysmsgs_recvd;
+        n += c->msgs_recvd + c->unexpected;
     }
     return n;
 }
@@ -103,22 +110,29 @@ uint64_t md_work_count(const md_t *md)
 /* A sleep ran to its bound: was work there all along?  Looked at at once,
  * before the caller does anything else, so that only what arrived counts:
  * what the progress thread took in meanwhile (the work count moved since
- * the sleep began), or what a progress pass finds now.  Either is a lost
- * wake-up.  The pass's events go to the caller's next md_progress. */
+ * the sleep began), or the caller's work that a progress pass finds now.
+ * Either is a lost wake-up; what the pass does for others (a relay passing
+ * chunks on) is not.  The pass's events go to the caller's next
+ * md_progress. */
 static void md_idle_timed_out(md_t *md, uint64_t mark)
 {
-    int moved, events, ran;
+    int moved, found, events, ran;
+    uint64_t before;
 
     md->idle_timeouts++;
     md_api_enter(md);
-    moved = md_work_count(md) != mark;
+    before = md_work_count(md);
+    moved = before != mark;
     ran = md_api_leave(md);
     events = md_progress(md);
+    md_api_enter(md);
+    found = md_work_count(md) != before;
+    ran += md_api_leave(md);
     if (events >= 0)
         events += ran;
     if (events != 0)
         md->idle_carry = events;
-    if (moved || events > 0)
+    if (moved || found || ran > 0)
         md->idle_late++;
 }
 

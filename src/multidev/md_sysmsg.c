@@ -58,9 +58,12 @@ void md_sysmsg_dispatch(md_t *md, md_subdev_t *sd, const md_envelope_t *env,
 
     if (md->tearing_down)
         return;           /* drained in a finalize: nobody waits for it (md_teardown) */
-    if (env->tag > MD_SYSTAG_USER_FIRST)
+    if (env->tag > MD_SYSTAG_USER_FIRST) {
         md_fwd_dispatch(md, sd, env, payload);
-    else if (slot >= 0 && (md->sys_handlers[slot].flags & MD_SYSMSG_F_ANY_THREAD))
+        return;
+    }
+    md->user_sysmsgs++;
+    if (slot >= 0 && (md->sys_handlers[slot].flags & MD_SYSMSG_F_ANY_THREAD))
         md_sysmsg_run_handler(md, env->src_world, env->tag, payload, env->size);
     else
         md_defer_sysmsg(md, env, payload);

@@ -313,8 +313,12 @@ static void md_request_finish(md_request_t *req)
 
 void md_request_done(md_t *md, md_request_t *req)
 {
+    if (req->md_flags & MD_REQ_F_INTERNAL) {
+        md_request_finish(req);     /* the multidevice's own: nobody waits */
+        return;
+    }
     md->requests_done++;        /* under the lock when the thread runs */
-    if (!md->thr.enabled || (req->md_flags & MD_REQ_F_INTERNAL)) {
+    if (!md->thr.enabled) {
         md_request_finish(req);
         return;
     }

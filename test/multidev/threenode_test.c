@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "forkjob.h"
@@ -282,8 +283,14 @@ static int relay_bounded(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
     md_get_fwd_counters(md, &c);
     if (rc == 0 && atomic_load(&sh->counters[RELAY]) == rank + 1 &&
         (c.relayed_bytes != BIG || c.relayed_chunks != BIG / CHUNK || c.relay_peak_bytes == 0 ||
-         c.relay_peak_bytes > WINDOW * (CHUNK + MD_FWD_WIRE_PART) || c.relay_held_bytes != 0))
+         c.relay_peak_bytes > WINDOW * (CHUNK + MD_FWD_WIRE_PART) || c.relay_held_bytes != 0)) {
+        fprintf(stderr, "threenode_test: relay rank %d: relayed %llu bytes in %llu chunks "
+                "(want %d in %d), held at most %llu (window %d), still holds %llu\n", rank,
+                (unsigned long long)c.relayed_bytes, (unsigned long long)c.relayed_chunks, BIG,
+                BIG / CHUNK, (unsigned long long)c.relay_peak_bytes,
+                WINDOW * (CHUNK + (int)MD_FWD_WIRE_PART), (unsigned long long)c.relay_held_bytes);
         rc = 76;                /* held more than its window, or kept some */
+    }
     return rc;
 }
 

@@ -382,3 +382,64 @@ Test(wakeup, four_ranks_exchanging_over_shm_and_myri, .timeout = 120)
     cr_assert_eq(rc, 0, "rank status %d (25: late sleeps, see above) after %.1f s", rc,
                  forkjob_now_s() - t0);
 }
+
+/* A relay's caller asleep in a wait of its own is not woken by what the
+ * relay passes on: a asks b for nothing while it sends RELAYED messages to c
+ * through b, then one to b; b waits asleep for that one the whole time.
+ * Each chunk passed on woke b's caller for nothing (the work count counted
+ * the relay's own system messages and sends), and arriving while it slept
+ * counted as a lost wake-up.  b's sleeps must stay few, and none late. */
+enum { RELAYED = 120 };
+
+static int relay_sleeps_job(md_t *md, int rank, int size, forkjob_shared_t *sh, void *arg)
+{
+    forkjob_idle_t idle;
+    int rc = 0, v = -1;
+
+    (void)arg;
+    if (rank == 0) {
+        for (int i = 0; i < RELAYED && rc == 0; i++) {
+            md_request_t s = { 0 };
+            pause_ms(1);        /* one at a time: no batch carries several */
+            if (md_isend(md, &s, &i, sizeof(i), 2, 0, 1, CTX, 0) != MD_OK ||
+                forkjob_wait(md, &s) != 0)
+                rc = 50;
+        }
+        md_request_t last = { 0 };
+        if (rc == 0 && (md_isend(md, &last, &rc, sizeof(rc), 1, 0, 2, CTX, 0) != MD_OK ||
+                        forkjob_wait(md, &last) != 0))
+            rc = 51;
+    } else if (rank == 2) {
+        for (int i = 0; i < RELAYED && rc == 0; i++) {
+            md_request_t r = { 0 };
+            if (md_irecv(md, &r, &v, sizeof(v), 0, 0, 1, CTX, NULL) != MD_OK ||
+                forkjob_wait(md, &r) != 0 || v != i)
+                rc = 52;
+        }
+    } else {
+        md_request_t r = { 0 };
+        if (md_irecv(md, &r, &v, sizeof(v), 0, 0, 2, CTX, NULL) != MD_OK ||
+            wait_asleep(md, &r) != 0)
+            rc = 53;
+        else if (forkjob_idle_stats(md, &idle) != 0 || idle.sleeps == 0)
+            rc = 24;
+        else if (idle.late > 0 || idle.sleeps > RELAYED / 8) {
+            fprintf(stderr, "wakeup_test: the relay's caller slept %llu times (%llu late) "
+                    "while %d messages passed through\n", idle.sleeps, idle.late, RELAYED);
+            rc = 25;
+        }
+    }
+    return forkjob_end_drained(md, sh, size, rc);
+}
+
+Test(wakeup, a_relay_sleeps_through_what_it_passes_on, .timeout = 60)
+{
+    const char *const env[][2] = {
+        { "MULTIDEV_PROGRESS_THREAD", "on" }, { "MULTIDEV_IDLE", "block" },
+        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" },
+        { "MULTIDEV_IDLE_SLEEP_MS", "3000" }, { NULL, NULL }
+    };
+
+    cr_assert_eq(forkjob_run_env(env, 3, three_nodes, relay_conf, relay_sleeps_job, NULL, 50),
+                 0, "rank status (24: never slept; 25: woken by relayed traffic, see above)");
+}
