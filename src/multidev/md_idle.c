@@ -185,16 +185,14 @@ void md_idle(md_t *md)
             return;
         md->idle_polls = md->spin_polls + 1;
     }
-    if (md->idle_mode == MD_IDLE_YIELD) {
-        sched_yield();
-        return;
-    }
-    /* Blocking mode.  A stretch of idle polls begins past the spin polls,
-     * or again after the caller did other work since its last idle poll:
-     * one that calls MPI_Test between computations must yield, not sleep
-     * (MPICH does not tell a test from a wait).  Within a stretch the
-     * caller polls continuously, and the progress thread sleeps beside it
-     * instead of on the wires it polls. */
+    /* A stretch of idle polls begins past the spin polls, or again after
+     * the caller did other work since its last idle poll: one that calls
+     * MPI_Test between computations must yield, not sleep (MPICH does not
+     * tell a test from a wait).  Within a stretch the caller polls
+     * continuously, and the progress thread sleeps beside it instead of
+     * polling the same wires: in yield mode too (two pollers per rank on
+     * a core each cost an 8 B ping-pong between two namespace hosts 1.5-2
+     * us of its 10, bench/wire-hosts.sh).  Only blocking mode sleeps. */
     now = md_now_ns();
     new_stretch = md->idle_polls == md->spin_polls + 1 ||
                   now - md->idle_left_ns > MD_IDLE_GAP_NS;
@@ -202,7 +200,7 @@ void md_idle(md_t *md)
         md->idle_polls = md->spin_polls + 1;
         md->yield_since_ns = now;
     }
-    if (now - md->yield_since_ns < md->yield_ns) {
+    if (md->idle_mode == MD_IDLE_YIELD || now - md->yield_since_ns < md->yield_ns) {
         md_set_caller_polling(md, !new_stretch);
         sched_yield();
     } else {
