@@ -234,7 +234,7 @@ static void fw_rx_batch_end(void *arg)
 static int fw_service_eps(nic_fw_t *fw)
 {
     int events = 0;
-    for (unsigned i = 0; i < NIC_FW_MAX_EP; i++) {
+    for (unsigned i = 0; i < fw->eps_end; i++) {
         nic_fw_ep_t *ep = fw->eps[i];
         if (ep == NULL)
             continue;
@@ -252,7 +252,7 @@ static int fw_service_eps(nic_fw_t *fw)
 /* Work pending that a sleeping firmware must not miss. */
 static int fw_doorbells_pending(nic_fw_t *fw)
 {
-    for (unsigned i = 0; i < NIC_FW_MAX_EP; i++) {
+    for (unsigned i = 0; i < fw->eps_end; i++) {
         nic_fw_ep_t *ep = fw->eps[i];
         if (ep == NULL)
             continue;

@@ -21,6 +21,17 @@ static int is_pow2(uint64_t v)
     return v != 0 && (v & (v - 1)) == 0;
 }
 
+/* Puts ep (or NULL) in a slot, keeping eps_end (under turn_lock, as every
+ * change of the endpoints is). */
+static void fw_ep_slot_set(nic_fw_t *fw, uint32_t slot, nic_fw_ep_t *ep)
+{
+    fw->eps[slot] = ep;
+    if (ep != NULL && slot >= fw->eps_end)
+        fw->eps_end = slot + 1;
+    while (fw->eps_end > 0 && fw->eps[fw->eps_end - 1] == NULL)
+        fw->eps_end--;
+}
+
 int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, const nic_job_t *job, uint32_t sq_n,
                      uint32_t rq_n, uint32_t cq_n, nic_fw_ep_t **ep_p)
 {
@@ -93,9 +104,9 @@ int nic_fw_ep_create(nic_fw_t *fw, uint32_t conn, const nic_job_t *job, uint32_t
                   &sh->rq_prod, &sh->rq_cons, 0);
     nic_ring_init(&ep->cq, (nic_entry_t *)(base + sh->cq_off), cq_n, &sh->cq_prod, &sh->cq_cons, 1);
 
-    fw->eps[slot] = ep;
+    fw_ep_slot_set(fw, slot, ep);
     if (fw->pers->ep_open != NULL && (rc = fw->pers->ep_open(fw, ep)) != NIC_OK) {
-        fw->eps[slot] = NULL;
+        fw_ep_slot_set(fw, slot, NULL);
         munmap(ep->sh, seg);
         goto err_free;
     }
@@ -122,7 +133,7 @@ void nic_fw_ep_destroy(nic_fw_t *fw, nic_fw_ep_t *ep)
     if (nic_wire_job_refs(&fw->wire, job) == 1 && fw->pers->job_end != NULL)
         fw->pers->job_end(fw, job);      /* its last endpoint here */
     nic_wire_job_drop(&fw->wire, job);
-    fw->eps[slot] = NULL;
+    fw_ep_slot_set(fw, slot, NULL);
     atomic_store(&ep->sh->state, NIC_EP_CLOSED);
     for (unsigned i = 0; i < NIC_FW_MAX_MR; i++)
         if (ep->mr[i].key != 0)
@@ -148,7 +159,7 @@ pid_t nic_fw_ep_pid(nic_fw_t *fw, const nic_fw_ep_t *ep)
 
 void nic_fw_ep_foreach(nic_fw_t *fw, void (*fn)(nic_fw_t *, nic_fw_ep_t *, void *), void *arg)
 {
-    for (unsigned i = 0; i < NIC_FW_MAX_EP; i++)
+    for (unsigned i = 0; i < fw->eps_end; i++)
         if (fw->eps[i] != NULL)
             fn(fw, fw->eps[i], arg);
 }

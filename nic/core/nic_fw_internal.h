@@ -30,6 +30,8 @@ struct nic_fw {
     nic_fw_conn_t         conns[NIC_FW_MAX_CONN];
     unsigned              nconns;
     nic_fw_ep_t          *eps[NIC_FW_MAX_EP];
+    unsigned              eps_end;              /* 1 + the highest slot in use: every
+                                                   turn scans only up to it */
     uint32_t              ep_gen[NIC_FW_MAX_EP];
     atomic_int            stop;
     uint64_t              idle_since_ns;        /* no process attached since */
