@@ -29,6 +29,15 @@
 #define SYS_TAG (-70)
 #define LATE_MS 1000        /* a third of the sleep bound */
 
+/* Block mode without spin or yield: a rank that waits sleeps at once, for
+ * at most sleep_ms at a time; the progress thread "on" or "off". */
+#define ASLEEP_ENV(thread, sleep_ms)                                                   \
+    {                                                                                  \
+        { "MULTIDEV_PROGRESS_THREAD", thread }, { "MULTIDEV_IDLE", "block" },          \
+        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" },                 \
+        { "MULTIDEV_IDLE_SLEEP_MS", sleep_ms }, { NULL, NULL }                         \
+    }
+
 enum { READY = 0, SENT_MS = 1 };      /* counters: READY, SENT_MS + i */
 enum wait_kind { BY_RECV, BY_PROBE, BY_SYSMSG };
 
@@ -240,11 +249,7 @@ static const char *const shm_myri_conf[][2] = {
 static void run_case(const char *thread, enum wait_kind kind, int size,
                      const char *const *nodes, const char *const (*confs)[2])
 {
-    const char *const env[][2] = {
-        { "MULTIDEV_PROGRESS_THREAD", thread }, { "MULTIDEV_IDLE", "block" },
-        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" },
-        { "MULTIDEV_IDLE_SLEEP_MS", "3000" }, { NULL, NULL }
-    };
+    const char *const env[][2] = ASLEEP_ENV(thread, "3000");
     wake_case_t wc = { .kind = kind, .size = size };
     int rc = forkjob_run_env(env, size, nodes, confs, wake_job, &wc, 60);
 
@@ -357,11 +362,7 @@ static int held_send_job(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
 
 Test(wakeup, a_send_waiting_for_room_wakes_its_sleeping_sender, .timeout = 60)
 {
-    const char *const env[][2] = {
-        { "MULTIDEV_PROGRESS_THREAD", "on" }, { "MULTIDEV_IDLE", "block" },
-        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" },
-        { "MULTIDEV_IDLE_SLEEP_MS", "40" }, { NULL, NULL }
-    };
+    const char *const env[][2] = ASLEEP_ENV("on", "40");
 
     cr_assert_eq(forkjob_run_env(env, 2, two_nodes, held_conf, held_send_job, NULL, 50), 0,
                  "rank status (24: never slept; 25: late sleeps, see above)");
@@ -434,11 +435,7 @@ static int relay_sleeps_job(md_t *md, int rank, int size, forkjob_shared_t *sh, 
 
 Test(wakeup, a_relay_sleeps_through_what_it_passes_on, .timeout = 60)
 {
-    const char *const env[][2] = {
-        { "MULTIDEV_PROGRESS_THREAD", "on" }, { "MULTIDEV_IDLE", "block" },
-        { "MULTIDEV_YIELD_US", "0" }, { "MULTIDEV_SPIN_POLLS", "0" },
-        { "MULTIDEV_IDLE_SLEEP_MS", "3000" }, { NULL, NULL }
-    };
+    const char *const env[][2] = ASLEEP_ENV("on", "3000");
 
     cr_assert_eq(forkjob_run_env(env, 3, three_nodes, relay_conf, relay_sleeps_job, NULL, 50),
                  0, "rank status (24: never slept; 25: woken by relayed traffic, see above)");
