@@ -60,6 +60,9 @@ trap 'rm -rf "${rundirs[@]}"' EXIT
 export MULTIDEV_MYRI_PEER_TIMEOUT_MS=$PEER_TIMEOUT_MS MULTIDEV_SCI_PEER_TIMEOUT_MS=$PEER_TIMEOUT_MS
 export MULTIDEV_VIA_PEER_TIMEOUT_MS=$PEER_TIMEOUT_MS MULTIDEV_SCI_TIMEOUT_MS=$PEER_TIMEOUT_MS
 
+# shellcheck source=test/mpi/hang-lib.sh
+. "$ROOT/test/mpi/hang-lib.sh"
+
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -92,36 +95,6 @@ nicd_pid() {
 # relay_pid OUT: the pid of b's rank (rank 2), from its first line.
 relay_pid() {
   awk '/^faults: rank 2 on b pid/ { sub(/:$/, "", $7); print $7; exit }' "$1"
-}
-
-# descendants PID: PID and every process under it (hydra puts each rank
-# in a session of its own, so a session or group would miss them).
-descendants() {
-  local c
-  echo "$1"
-  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do descendants "$c"; done
-}
-
-# watch_hang JOBPID T0 FILE: if the job still runs HANG_DUMP_S after T0,
-# writes the state and every thread's stack of the job's processes to FILE
-# (before the hard limit ends them; a hang is only fixed once it is seen).
-watch_hang() {
-  local job=$1 t0=$2 file=$3 p
-  : >"$file"
-  while kill -0 "$job" 2>/dev/null; do
-    if awk -v a="$t0" -v b="$(now)" -v l="$HANG_DUMP_S" 'BEGIN { exit !(b - a >= l) }'; then
-      for p in $(descendants "$job"); do
-        [ -r "/proc/$p/status" ] || continue
-        echo "== pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-100)" \
-             "($(awk '/^State:/ { print $2, $3 }' "/proc/$p/status"))"
-        [ "$(cat "/proc/$p/comm")" = faults ] && command -v gdb >/dev/null &&
-          timeout 20 gdb -q -batch -p "$p" -ex 'thread apply all bt 12' 2>/dev/null |
-            grep -E '^(Thread|#)' | cut -c1-160
-      done >>"$file" 2>&1
-      return 0
-    fi
-    sleep 1
-  done
 }
 
 # run SCENARIO MODE: one job; returns non-zero if a check failed.
@@ -168,7 +141,11 @@ run() {
       sleep "$(awk -v t="$PEER_TIMEOUT_MS" 'BEGIN { print t / 2000 }')"; kill -CONT "$pid2" 2>/dev/null
     fi
   fi
-  watch_hang "$pid" "$t0" "$WORK/$s-$mode.stacks" &
+  # (HANG_DUMP_S counts from the job's start, as the hard limit does)
+  rm -f "$WORK/$s-$mode.stacks"
+  hang_watch "$pid" "$(awk -v d="$HANG_DUMP_S" -v a="$t0" -v b="$(now)" \
+                         'BEGIN { l = int(d - (b - a)); print l > 1 ? l : 1 }')" \
+             "$WORK/$s-$mode.stacks" faults &
   local watcher=$!
   wait "$pid"; rc=$?
   kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null

@@ -13,6 +13,8 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PREFIX=${MULTIDEV_PREFIX:-$ROOT/_install}
+# shellcheck source=test/mpi/hang-lib.sh
+. "$HERE/hang-lib.sh"
 
 MPICC=${MPICC:-$PREFIX/bin/mpicc}
 MPIFORT=${MPIFORT:-}
@@ -246,8 +248,15 @@ for t in "${TESTS[@]}"; do
   fi
   start=$(date +%s.%N)
   echo "+ ${cmd[*]}" >"$log"
-  timeout --kill-after=10 "$TIMEOUT" "${cmd[@]}" >>"$log" 2>&1 </dev/null
+  timeout --kill-after=10 "$TIMEOUT" "${cmd[@]}" >>"$log" 2>&1 </dev/null &
+  job=$!
+  # a job about to hit the limit is hung: its stacks, before it is ended
+  hang_watch "$job" "$((TIMEOUT > 15 ? TIMEOUT - 10 : TIMEOUT * 2 / 3 + 1))" "$log.stacks" \
+    "$(basename "$exe" | cut -c1-15)" &
+  watcher=$!
+  wait "$job"
   rc=$?
+  kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
   if [ "$must_fail" -eq 1 ]; then
     # Passes when the program noticed the injected fault and said so.
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
@@ -268,6 +277,10 @@ for t in "${TESTS[@]}"; do
     [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="timed out after ${TIMEOUT}s"
     printf 'FAIL  %-16s %2d ranks  %6ss  (%s; log %s)\n' "$name" "$np" "$secs" "$why" "$log"
     tail -n 25 "$log" | sed 's/^/      /'
+    if [ -s "$log.stacks" ]; then
+      echo "      where its processes were before the limit:"
+      head -n 120 "$log.stacks" | sed 's/^/      | /'
+    fi
     fail=$((fail + 1)); failed+=("$name")
   fi
 done
