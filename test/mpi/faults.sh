@@ -144,7 +144,7 @@ run() {
   # (HANG_DUMP_S counts from the job's start, as the hard limit does)
   rm -f "$WORK/$s-$mode.stacks"
   hang_watch "$pid" "$(awk -v d="$HANG_DUMP_S" -v a="$t0" -v b="$(now)" \
-                         'BEGIN { l = int(d - (b - a)); print l > 1 ? l : 1 }')" \
+                         'BEGIN { l = int(d - (b - a)); print (l > 1 ? l : 1) }')" \
              "$WORK/$s-$mode.stacks" faults &
   local watcher=$!
   wait "$pid"; rc=$?
