@@ -134,9 +134,14 @@ Test(doorbell, a_sleeping_firmware_is_woken_by_the_doorbell, .timeout = 30)
         while (!atomic_load(&h->status->fw_sleeping) && now_ms() < end)
             usleep(100);
         cr_assert(atomic_load(&h->status->fw_sleeping), "an idle firmware must block");
+        /* loops is published every 256 turns: one wake-up in the 20 ms
+         * (a deadline of its own, then its spin time) may move it once;
+         * spinning moves it by thousands */
         uint64_t loops = atomic_load(&h->status->loops);
         usleep(20000);
-        cr_assert_eq(atomic_load(&h->status->loops), loops, "a sleeping firmware must not spin");
+        uint64_t moved = atomic_load(&h->status->loops) - loops;
+        cr_assert_leq(moved, 256, "a sleeping firmware must not spin (%llu turns in 20 ms)",
+                      (unsigned long long)moved);
 
         nic_entry_t *e = nic_ep_sq_slot(ep);
         cr_assert_not_null(e);
