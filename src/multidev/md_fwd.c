@@ -306,14 +306,22 @@ void md_get_fwd_counters(const md_t *md, md_fwd_counters_t *out)
     }
 }
 
+/* Under the lock: the progress thread finishes flows and frees them (an
+ * acknowledgement arriving while this walked the list was read after its
+ * free, ASan in fwd_test).  Only the lock: a query runs nothing queued. */
 int md_indirect_in_flight(const md_t *md)
 {
+    pthread_mutex_t *lock = (pthread_mutex_t *)&md->thr.lock;
     const md_fwd_state_t *st = md->fwd;
     int n = 0;
 
+    if (md->thr.enabled)
+        pthread_mutex_lock(lock);
     for (const md_fwd_out_t *o = st ? st->out : NULL; o != NULL; o = o->next)
         n++;
     for (const md_fwd_relay_t *r = st ? st->relays : NULL; r != NULL; r = r->next)
         n++;
+    if (md->thr.enabled)
+        pthread_mutex_unlock(lock);
     return n;
 }
