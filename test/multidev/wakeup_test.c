@@ -319,8 +319,12 @@ Test(wakeup, forwarded_through_a_relay, .timeout = 60)
  * the subdevice offers no descriptor then, and the progress thread, asleep
  * on the one it armed before the send, must be told to poll.  The sleep
  * bound is 40 ms, under the thread's own 50 ms: a thread left asleep shows
- * as a sleep that ran to its bound with the send ready (late). */
-enum { HELD_ROUNDS = 10 };
+ * as a sleep that ran to its bound with the send ready (late): 2-3 of 11
+ * sleeps without the kick.  A bound that short is also met, now and then,
+ * by a thread the scheduler holds back when the machine is loaded (once in
+ * a full test run, 1 of 10): one late sleep in HELD_ROUNDS is tolerated,
+ * a thread left asleep shows in several. */
+enum { HELD_ROUNDS = 20, HELD_LATE_OK = 1 };
 
 static const char *const held_conf[][2] = {
     { "a", "multidev-node-config 1\nnode a\ndevice tnet hold_ms=2\n"
@@ -352,7 +356,7 @@ static int held_send_job(md_t *md, int rank, int size, forkjob_shared_t *sh, voi
     }
     if (rc == 0 && (forkjob_idle_stats(md, &idle) != 0 || idle.sleeps == 0))
         rc = 24;
-    if (rc == 0 && idle.late > 0) {
+    if (rc == 0 && idle.late > HELD_LATE_OK) {
         fprintf(stderr, "wakeup_test: %llu of %llu sleeps of the sender late (%llu ran to "
                 "the bound)\n", idle.late, idle.sleeps, idle.timeouts);
         rc = 25;
