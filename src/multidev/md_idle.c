@@ -116,23 +116,20 @@ uint64_t md_work_count(const md_t *md)
  * md_progress. */
 static void md_idle_timed_out(md_t *md, uint64_t mark)
 {
-    int moved, found, events, ran;
-    uint64_t before;
+    int late, events, ran;
 
     md->idle_timeouts++;
-    md_api_enter(md);
-    before = md_work_count(md);
-    moved = before != mark;
-    ran = md_api_leave(md);
     events = md_progress(md);
+    /* the count only grows: past mark, whether it moved during the sleep
+     * or in the pass */
     md_api_enter(md);
-    found = md_work_count(md) != before;
-    ran += md_api_leave(md);
+    late = md_work_count(md) != mark;
+    ran = md_api_leave(md);
     if (events >= 0)
         events += ran;
     if (events != 0)
         md->idle_carry = events;
-    if (moved || found || ran > 0)
+    if (late || ran > 0)
         md->idle_late++;
 }
 
@@ -184,6 +181,10 @@ void md_idle(md_t *md)
         if (now - md->spin_since_ns < md->spin_ns)
             return;
         md->idle_polls = md->spin_polls + 1;
+    }
+    if (md->idle_mode == MD_IDLE_YIELD && !md->thr.enabled) {
+        sched_yield();      /* no thread to tell that the caller polls */
+        return;
     }
     /* A stretch of idle polls begins past the spin polls, or again after
      * the caller did other work since its last idle poll: one that calls

@@ -160,8 +160,10 @@ int main(int argc, char **argv)
             pair = atoi(argv[++a]);
         else if (strcmp(argv[a], "--no-rma") == 0)
             use_rma = 0;
-        else if (strcmp(argv[a], "--bcast-only") == 0)
-            bcast_only = 1, use_rma = 0;
+        else if (strcmp(argv[a], "--bcast-only") == 0) {
+            bcast_only = 1;
+            use_rma = 0;
+        }
         else {
             fprintf(stderr, "usage: faults [--iters N] [--errors-return] [--grace S] "
                             "[--pace-us U] [--pair R] [--no-rma] [--bcast-only]\n");

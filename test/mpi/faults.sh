@@ -104,8 +104,9 @@ run() {
   [ "$mode" = return ] && args+=(--errors-return)
   rundir=$(mktemp -d /dev/shm/md-faults-XXXXXX); rundirs+=("$rundir")
   case "$s" in
-    *-relay) conf=$WORK/relay-3node nodes="a c b" map=cyclic np=3; args+=(--pair 1) ;;
-    stop-bcast) conf=$WORK/relay-3node nodes="a c b" map=cyclic np=3; args+=(--bcast-only) ;;
+    *-relay|stop-bcast)
+      conf=$WORK/relay-3node nodes="a c b" map=cyclic np=3
+      if [ "$s" = stop-bcast ]; then args+=(--bcast-only); else args+=(--pair 1); fi ;;
     *)          conf=$WORK/emulated-4node nodes="node0 node1" map=block np=4 ;;
   esac
   # broken from the start, the window's creation (a collective inside MPICH)
@@ -135,11 +136,12 @@ run() {
       stop-relay|stop-bcast) pid2=$(relay_pid "$out"); kill -STOP "$pid2" ;;
     esac || { echo "FAIL  $s/$mode: could not break it (pid '${pid2:-}')"; fail=1; }
     t_fault=$(now)
-    if [ "$s" = stop-fw ] || [ "$s" = stop-relay ] || [ "$s" = stop-bcast ]; then
-      sleep $((PEER_TIMEOUT_MS / 1000 + 3)); kill -CONT "$pid2" 2>/dev/null
-    elif [ "$s" = stop-brief ]; then
-      sleep "$(awk -v t="$PEER_TIMEOUT_MS" 'BEGIN { print t / 2000 }')"; kill -CONT "$pid2" 2>/dev/null
-    fi
+    case "$s" in
+      stop-fw|stop-relay|stop-bcast)
+        sleep $((PEER_TIMEOUT_MS / 1000 + 3)); kill -CONT "$pid2" 2>/dev/null ;;
+      stop-brief)
+        sleep "$(awk -v t="$PEER_TIMEOUT_MS" 'BEGIN { print t / 2000 }')"; kill -CONT "$pid2" 2>/dev/null ;;
+    esac
   fi
   # (HANG_DUMP_S counts from the job's start, as the hard limit does)
   rm -f "$WORK/$s-$mode.stacks"
